@@ -1,0 +1,46 @@
+// Url: an absolute http:// or https:// URL split into the parts a client needs.
+//
+// ParseUrl accepts what users paste from browsers and logs: case-insensitive scheme, IPv4,
+// bracketed IPv6 ("http://[::1]:8080/x"), host names, an optional port, and any path/query
+// (kept byte for byte; the fragment is dropped). It rejects, with a message naming the
+// problem: other schemes, empty or invalid hosts, ports outside 1-65535, userinfo, spaces and
+// control characters. Results are plain values, safe to copy between threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hammer/base/status.h"
+
+namespace hammer::http {
+
+struct Url {
+  std::string scheme;  // "http" or "https", lower case
+  std::string host;    // lower case; IPv6 literals without brackets
+  uint16_t port = 0;   // explicit port, or 80/443 by scheme
+  std::string target;  // path and query as sent in the request line; "/" if empty
+  bool ipv6_literal = false;
+
+  bool tls() const { return scheme == "https"; }
+  bool default_port() const { return port == (tls() ? 443 : 80); }
+  // Host header value: host, bracketed if IPv6, with ":port" unless the port is the default.
+  std::string HostHeader() const;
+  // "scheme://host[:port]": identifies a connection pool.
+  std::string Origin() const;
+  // The URL written back in canonical form: Origin() + target.
+  std::string ToString() const;
+  // The path without the query string.
+  std::string_view Path() const;
+
+  bool operator==(const Url&) const = default;
+};
+
+Result<Url> ParseUrl(std::string_view text);
+
+// Resolves a redirect Location (absolute URL, scheme-relative "//host/x", absolute path
+// "/x", or relative path "x") against the URL that was requested (RFC 3986 §5.2, without
+// dot-segment removal beyond what servers send in practice).
+Result<Url> ResolveLocation(const Url& base, std::string_view location);
+
+}  // namespace hammer::http

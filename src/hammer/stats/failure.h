@@ -1,0 +1,66 @@
+// The fixed set of reasons a request fails. Hadoop allows ~120 counters per job and a comma in
+// a counter name breaks its parser, so this list is small, closed, and its names are the
+// counter names hammer writes as `reporter:counter:error,<name>,<n>`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hammer {
+
+enum class Failure : uint8_t {
+  kInvalidUrl,        // the input line is not a URL hammer can send (bad syntax, unknown scheme)
+  kDns,               // the host name did not resolve
+  kConnect,           // TCP connect refused, unreachable or timed out
+  kTls,               // TLS handshake or certificate verification failed
+  kTimeout,           // no complete response within --timeout
+  kReset,             // the peer closed or reset the connection before the response ended
+  kProtocol,          // the response was not valid HTTP/1.x (or exceeded a size cap)
+  kHttp4xx,           // status 400-499
+  kHttp5xx,           // status 500-599
+  kErrorlikeContent,  // 2xx/3xx whose body matches --error-pattern (the seed's check)
+  kRedirectLoop,      // too many redirects, or a redirect cycle
+  kOther,             // anything else (out of file descriptors, local errors)
+};
+
+inline constexpr size_t kFailureCount = static_cast<size_t>(Failure::kOther) + 1;
+
+inline constexpr std::array<std::string_view, kFailureCount> kFailureNames = {
+    "invalid_url", "dns",      "connect",           "tls",           "timeout", "reset", "protocol",
+    "http_4xx",    "http_5xx", "errorlike_content", "redirect_loop", "other",
+};
+
+inline constexpr std::string_view FailureName(Failure f) {
+  return kFailureNames[static_cast<size_t>(f)];
+}
+
+inline std::optional<Failure> FailureFromName(std::string_view name) {
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    if (kFailureNames[i] == name) return static_cast<Failure>(i);
+  }
+  return std::nullopt;
+}
+
+// Per-type failure counts; a mergeable value type.
+struct FailureCounts {
+  std::array<uint64_t, kFailureCount> by_type{};
+
+  void Add(Failure f, uint64_t n = 1) { by_type[static_cast<size_t>(f)] += n; }
+  uint64_t Get(Failure f) const { return by_type[static_cast<size_t>(f)]; }
+  uint64_t Total() const {
+    uint64_t total = 0;
+    for (uint64_t n : by_type)
+      total += n;
+    return total;
+  }
+  void Merge(const FailureCounts& other) {
+    for (size_t i = 0; i < kFailureCount; ++i)
+      by_type[i] += other.by_type[i];
+  }
+  bool operator==(const FailureCounts&) const = default;
+};
+
+}  // namespace hammer
