@@ -1,0 +1,58 @@
+// KeyStats: everything hammer knows about one key (a URL, path or name) after any number of
+// records: counts, exact sum/min/max of successful latencies, their histogram, and failures by
+// type. The seed reducer's columns (sum, average, max, min, errors, count) come from here.
+//
+// Latencies are integer microseconds, so sums are exact and Merge is exact: merging the
+// KeyStats of any split of a record stream gives a result equal (operator==) to recording the
+// whole stream into one. A value type; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "hammer/stats/failure.h"
+#include "hammer/stats/histogram.h"
+
+namespace hammer {
+
+struct KeyStats {
+  uint64_t count = 0;   // successful requests (records with a time)
+  uint64_t errors = 0;  // failed requests (records without a time)
+  int64_t sum_micros = 0;
+  int64_t min_micros = std::numeric_limits<int64_t>::max();  // exact; valid when count > 0
+  int64_t max_micros = 0;                                     // exact; valid when count > 0
+  Histogram histogram;     // successful latencies, µs
+  FailureCounts failures;  // by type where known; seed records carry no type, so
+                           // failures.Total() <= errors
+
+  void RecordSuccess(int64_t micros) {
+    ++count;
+    sum_micros += micros;
+    if (micros < min_micros) min_micros = micros;
+    if (micros > max_micros) max_micros = micros;
+    histogram.Record(micros);
+  }
+  void RecordFailure(std::optional<Failure> type) {
+    ++errors;
+    if (type) failures.Add(*type);
+  }
+  void Merge(const KeyStats& other) {
+    count += other.count;
+    errors += other.errors;
+    sum_micros += other.sum_micros;
+    if (other.count > 0) {
+      if (other.min_micros < min_micros) min_micros = other.min_micros;
+      if (other.max_micros > max_micros) max_micros = other.max_micros;
+    }
+    histogram.Merge(other.histogram);
+    failures.Merge(other.failures);
+  }
+  uint64_t total() const { return count + errors; }
+  double MeanMicros() const {
+    return count ? static_cast<double>(sum_micros) / static_cast<double>(count) : 0.0;
+  }
+  bool operator==(const KeyStats&) const = default;
+};
+
+}  // namespace hammer
