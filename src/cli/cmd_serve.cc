@@ -1,12 +1,70 @@
+// hammer serve: the embedded HTTP/1.1 target server.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "hammer/base/duration.h"
+#include "hammer/base/signals.h"
+#include "hammer/serve/serve_group.h"
 
 namespace hammer::cli {
 
-int RunServe(int, char**) {
-  std::fprintf(stderr, "hammer serve: not built yet\n");
-  return kExitUsage;
+int RunServe(int argc, char** argv) {
+  CLI::App app{
+      "Embedded HTTP/1.1 target server for demos, tests and calibration.\n"
+      "Prints the bound address (e.g. 127.0.0.1:41234) on the first line of stdout.\n\n"
+      "Routes: / (200 ok), /status/N, /delay/MS, /bytes/N, /error-content, /redirect/N,\n"
+      "/redirect-loop, /cookie/set, /cookie/check, /echo, /_hammer/stats,\n"
+      "/fault/reset-mid-body, /fault/endless-header.\n\n"
+      "Example: hammer serve --listen 127.0.0.1:0 --threads 2 --latency exp:5ms",
+      "hammer serve"};
+  serve::ServeOptions options;
+  std::string latency = "0";
+  std::string duration;
+  app.add_option("--listen", options.listen, "address to listen on (IP:PORT, port 0 = any)")
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "event-loop threads")->capture_default_str();
+  app.add_option("--latency", latency,
+                 "added latency per request: 5ms | uniform:1ms,10ms | exp:5ms | normal:10ms,2ms")
+      ->capture_default_str();
+  app.add_option("--error-rate", options.target.error_rate,
+                 "fraction of requests answered 500 (0..1)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--duration", duration, "stop by itself after this long (e.g. 30s)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  Result<serve::LatencyDistribution> dist = serve::LatencyDistribution::Parse(latency);
+  if (!dist.ok()) {
+    std::fprintf(stderr, "hammer serve: %s\n", dist.status().message().c_str());
+    return kExitUsage;
+  }
+  options.target.latency = *dist;
+  Nanos run_for = -1;
+  if (!duration.empty()) {
+    Result<Nanos> d = ParseDuration(duration);
+    if (!d.ok()) {
+      std::fprintf(stderr, "hammer serve: --duration: %s\n", d.status().message().c_str());
+      return kExitUsage;
+    }
+    run_for = *d;
+  }
+
+  BlockShutdownSignals();
+  auto group = serve::TargetServerGroup::Start(options);
+  if (!group.ok()) {
+    std::fprintf(stderr, "hammer serve: %s\n", group.status().message().c_str());
+    return kExitUsage;
+  }
+  std::printf("%s\n", (*group)->address().ToString().c_str());
+  std::fflush(stdout);
+  WaitForShutdownSignal(run_for);
+  (*group)->Stop();
+  std::fprintf(stderr, "hammer serve: %llu requests received\n",
+               static_cast<unsigned long long>((*group)->counts().requests()));
+  return kExitOk;
 }
 
 }  // namespace hammer::cli

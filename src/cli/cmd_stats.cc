@@ -1,12 +1,108 @@
+// hammer stats: the reducer / combiner / report writer. Flags only; the work is StatsJob's.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "hammer/stats/stats_job.h"
 
 namespace hammer::cli {
+namespace {
 
-int RunStats(int, char**) {
-  std::fprintf(stderr, "hammer stats: not built yet\n");
-  return kExitUsage;
+constexpr const char* kDescription =
+    "Aggregate latency records per key (URL). Reads `KEY<TAB>SECONDS` records (`KEY<TAB>` for a\n"
+    "failure) as written by `hammer load` or the seed's Ruby mapper, and `KEY<TAB>#hp1 ...`\n"
+    "partials written by --combine, mixed and in any order, from FILEs or stdin. Malformed lines\n"
+    "are counted, reported on stderr (Hadoop counter stats/malformed) and otherwise ignored.";
+
+constexpr const char* kFooter =
+    "Modes (one; default --table on a terminal, --reducer otherwise):\n"
+    "  --reducer  per key: key sum average max min errors count p50 p90 p99 p99.9 histogram,\n"
+    "             TAB-separated, seconds; the seed reducer's columns first. Streams sorted input.\n"
+    "               hadoop jar hadoop-streaming.jar ... -mapper 'hammer load' \\\n"
+    "                 -reducer 'hammer stats --reducer'\n"
+    "  --combine  per key one partial line (exact counts, sums, min/max and histogram); feed\n"
+    "             partials of many runs or machines back into any mode to merge them exactly.\n"
+    "               hammer stats --combine < run1.tsv > run1.partial\n"
+    "               cat run1.partial run2.partial | hammer stats --table\n"
+    "  --csv      the --reducer columns as CSV with a header; also converts --reducer output.\n"
+    "               hadoop fs -cat out/part-* | hammer stats --csv > stats.csv\n"
+    "  --json     one JSON document: per key and total, times in microseconds.\n"
+    "               hammer stats --json records.tsv | jq '.total.p99_us'\n"
+    "  --table    aligned table in milliseconds, busiest keys first, with a TOTAL row.\n"
+    "               hammer load urls.txt | hammer stats --table\n"
+    "  --hdr      HdrHistogram percentile distribution (ms) per key, for HdrHistogram's plotter.\n"
+    "               hammer stats --hdr --key http://127.0.0.1:8080/ records.tsv\n"
+    "\n"
+    "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
+    "FILE.";
+
+}  // namespace
+
+int RunStats(int argc, char** argv) {
+  CLI::App app(kDescription, "hammer stats");
+  app.footer(kFooter);
+  bool reducer = false, combine = false, csv = false, json = false, table = false, hdr = false;
+  bool unsorted = false;
+  std::string only_key;
+  size_t rows = 40;
+  std::vector<std::string> inputs;
+  app.add_flag("--reducer", reducer, "Hadoop Streaming reducer output (seed columns + ours)");
+  app.add_flag("--combine", combine, "one mergeable partial line per key");
+  app.add_flag("--csv", csv, "CSV with a header row");
+  app.add_flag("--json", json, "JSON document");
+  app.add_flag("--table", table, "human-readable table (ms)");
+  app.add_flag("--hdr", hdr, "HdrHistogram percentile distribution (ms)");
+  app.add_flag("--unsorted", unsorted,
+               "input is not sorted by key: aggregate in memory (otherwise detected)");
+  app.add_option("--key", only_key, "output this key only");
+  app.add_option("--rows", rows, "--table: keys to list before '... N more keys' (0: all)")
+      ->capture_default_str();
+  app.add_option("FILE", inputs, "inputs, '-' for stdin (default: stdin)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "hammer stats: %s (try 'hammer stats --help')\n", e.what());
+    return kExitUsage;
+  }
+  int modes = reducer + combine + csv + json + table + hdr;
+  if (modes > 1) {
+    std::fprintf(stderr,
+                 "hammer stats: choose one of --reducer, --combine, --csv, --json, --table, "
+                 "--hdr\n");
+    return kExitUsage;
+  }
+
+  StatsJobOptions options;
+  options.mode = reducer                 ? StatsMode::kReducer
+                 : combine               ? StatsMode::kCombine
+                 : csv                   ? StatsMode::kCsv
+                 : json                  ? StatsMode::kJson
+                 : table                 ? StatsMode::kTable
+                 : hdr                   ? StatsMode::kHdr
+                 : isatty(STDOUT_FILENO) ? StatsMode::kTable
+                                         : StatsMode::kReducer;
+  options.order = unsorted ? Reducer::Order::kUnsorted : Reducer::Order::kDetect;
+  if (app.count("--key") > 0) options.only_key = only_key;
+  options.table_rows = rows;
+
+  StatsJob job(options);
+  if (Status status = job.Open(inputs); !status.ok()) {
+    std::fprintf(stderr, "hammer stats: %s\n", status.message().c_str());
+    return kExitUsage;
+  }
+  Result<StatsJobSummary> summary = job.Run(STDOUT_FILENO);
+  if (!summary.ok()) {
+    std::fprintf(stderr, "hammer stats: %s\n", summary.status().message().c_str());
+    return 1;
+  }
+  std::fputs(summary->StderrText().c_str(), stderr);
+  return kExitOk;
 }
 
 }  // namespace hammer::cli

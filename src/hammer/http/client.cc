@@ -1,0 +1,105 @@
+#include "hammer/http/client.h"
+
+#include <utility>
+
+#include "hammer/http/client_connection.h"
+
+namespace hammer::http {
+
+HttpClient::HttpClient(net::EventLoop* loop, net::Resolver* resolver, ClientOptions options)
+    : loop_(loop), hosts_(loop, resolver), options_(std::move(options)) {}
+
+HttpClient::~HttpClient() {
+  // Connections unregister from pools_ and connections_ as they close; take them out first.
+  auto connections = std::move(connections_);
+  connections_.clear();
+  pools_.clear();
+}
+
+const Origin* HttpClient::GetOrigin(const Url& url) {
+  std::string key = url.Origin();
+  auto it = origins_.find(key);
+  if (it != origins_.end()) return it->second.get();
+  auto origin = std::make_unique<Origin>();
+  origin->key = key;
+  origin->host = url.host;
+  origin->port = url.port;
+  origin->tls = url.tls();
+  origin->host_header = url.HostHeader();
+  const Origin* result = origin.get();
+  origins_.emplace(std::move(key), std::move(origin));
+  return result;
+}
+
+void HttpClient::Send(const ClientRequest& request, ResponseHandler* handler) {
+  ++send_depth_;  // failures found before Send returns are reported later (see Complete)
+  Pool& pool = pools_[request.origin];
+  if (!pool.idle.empty()) {
+    ClientConnection* connection = pool.idle.back();
+    pool.idle.pop_back();
+    ++counters_.connections_reused;
+    connection->StartReused(request, handler);
+  } else {
+    StartOnNewConnection(request, handler, /*retry=*/false);
+  }
+  --send_depth_;
+}
+
+void HttpClient::Complete(ResponseHandler* handler, ExchangeResult result) {
+  if (send_depth_ == 0) {
+    handler->OnResponseComplete(result);
+    return;
+  }
+  // Never call a handler from inside its own Send: a closed-loop generator against a dead
+  // server would otherwise recurse once per request.
+  loop_->Post([handler, result = std::move(result)] { handler->OnResponseComplete(result); });
+}
+
+void HttpClient::StartOnNewConnection(const ClientRequest& request, ResponseHandler* handler,
+                                      bool retry) {
+  auto owned = std::make_unique<ClientConnection>(this, request.origin);
+  ClientConnection* connection = owned.get();
+  connections_.emplace(connection, std::move(owned));
+  connection->StartFresh(request, handler, retry);
+}
+
+void HttpClient::ReturnToPool(ClientConnection* connection) {
+  Pool& pool = pools_[connection->origin()];
+  if (pool.idle.size() >= options_.max_idle_per_origin) {
+    connection->Close();
+    return;
+  }
+  pool.idle.push_back(connection);
+}
+
+void HttpClient::RemoveFromPool(ClientConnection* connection) {
+  auto it = pools_.find(connection->origin());
+  if (it == pools_.end()) return;
+  auto& idle = it->second.idle;
+  for (size_t i = 0; i < idle.size(); ++i) {
+    if (idle[i] == connection) {
+      idle[i] = idle.back();
+      idle.pop_back();
+      return;
+    }
+  }
+}
+
+void HttpClient::Destroy(ClientConnection* connection) {
+  auto it = connections_.find(connection);
+  if (it == connections_.end()) return;
+  std::unique_ptr<ClientConnection> owned = std::move(it->second);
+  connections_.erase(it);
+  loop_->DeleteLater(std::move(owned));
+}
+
+void HttpClient::CloseIdle() {
+  for (auto& [origin, pool] : pools_) {
+    std::vector<ClientConnection*> idle = std::move(pool.idle);
+    pool.idle.clear();
+    for (ClientConnection* connection : idle)
+      connection->Close();
+  }
+}
+
+}  // namespace hammer::http

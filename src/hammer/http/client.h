@@ -1,0 +1,141 @@
+// HttpClient: the HTTP/1.1 client engine shared by `load`, `dark` (upstream side) and `bulk`.
+//
+// One HttpClient per event loop, used only on that loop's thread. It keeps a keep-alive
+// connection pool per origin, resolves names without blocking (HostCache), connects with a
+// timeout, trying each resolved address in turn (IPv6 and IPv4), writes a pre-serialized
+// request, parses the response with ResponseParser and streams it to a ResponseHandler.
+//
+// Ownership: the caller owns the ResponseHandler and the request bytes, both of which must
+// stay valid until OnResponseComplete has been called (exactly once per Send). Connections
+// and Origins are owned by the client. Handlers may call Send() from inside their callbacks.
+//
+// A request sent on a reused keep-alive connection that the server had already closed (EOF or
+// reset before any response byte) is retried once on a new connection; that is the only
+// retry. Everything else is reported as a Failure with a human-readable detail.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hammer/base/clock.h"
+#include "hammer/http/message.h"
+#include "hammer/http/url.h"
+#include "hammer/net/event_loop.h"
+#include "hammer/net/resolver.h"
+#include "hammer/stats/failure.h"
+
+namespace hammer::http {
+
+class ClientConnection;
+class TlsClientContext;
+
+// Where requests go: scheme, host and port. Interned by HttpClient::GetOrigin; the pointer is
+// stable for the client's lifetime.
+struct Origin {
+  std::string key;   // "http://host:port"
+  std::string host;  // name or IP literal, no brackets
+  uint16_t port = 0;
+  bool tls = false;
+  std::string host_header;  // value for the Host header
+};
+
+struct ClientRequest {
+  const Origin* origin = nullptr;
+  std::string_view head;     // serialized request head, ending with the blank line
+  std::string_view body;     // may be empty
+  bool head_method = false;  // HEAD: the response has no body
+  bool idempotent = true;    // may be retried once after a stale keep-alive connection
+  MonoNanos deadline = 0;    // the whole exchange must end by then (0: no deadline)
+};
+
+struct ExchangeResult {
+  std::optional<Failure> failure;  // transport/protocol failure; HTTP status is not judged here
+  std::string detail;              // why it failed, for logs and summaries ("" on success)
+  int status = 0;                  // HTTP status when a head arrived
+  bool reused_connection = false;
+  MonoNanos connect_start = 0;  // 0 when a pooled connection was used
+  MonoNanos connect_end = 0;
+  MonoNanos handshake_end = 0;  // TLS only
+  MonoNanos first_byte = 0;     // first response byte
+  MonoNanos end = 0;            // exchange finished (success or failure)
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+};
+
+class ResponseHandler {
+ public:
+  virtual ~ResponseHandler() = default;
+  virtual void OnResponseHead(const ResponseHead& /*head*/) {}
+  virtual void OnResponseBody(std::string_view /*data*/) {}
+  virtual void OnResponseComplete(const ExchangeResult& result) = 0;
+};
+
+struct ClientOptions {
+  Nanos connect_timeout = 5 * kSecond;
+  Limits limits;
+  size_t read_buffer_bytes = 16 * 1024;
+  size_t max_idle_per_origin = 4096;
+  TlsClientContext* tls = nullptr;  // required for https origins; not owned
+};
+
+// Counters a client keeps about its connections (mergeable).
+struct ClientCounters {
+  uint64_t connections_opened = 0;
+  uint64_t connections_reused = 0;  // exchanges served by a pooled connection
+  uint64_t stale_retries = 0;       // requests retried after a stale keep-alive connection
+  void Merge(const ClientCounters& o) {
+    connections_opened += o.connections_opened;
+    connections_reused += o.connections_reused;
+    stale_retries += o.stale_retries;
+  }
+};
+
+class HttpClient {
+ public:
+  HttpClient(net::EventLoop* loop, net::Resolver* resolver, ClientOptions options);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  const Origin* GetOrigin(const Url& url);
+
+  // Starts an exchange. `handler` is always called back later (never inline, even on
+  // immediate failure), exactly once with OnResponseComplete.
+  void Send(const ClientRequest& request, ResponseHandler* handler);
+
+  // Closes idle connections (at shutdown).
+  void CloseIdle();
+
+  net::EventLoop* loop() const { return loop_; }
+  const ClientOptions& options() const { return options_; }
+  const ClientCounters& counters() const { return counters_; }
+  size_t open_connections() const { return connections_.size(); }
+
+ private:
+  friend class ClientConnection;
+  struct Pool {
+    std::vector<ClientConnection*> idle;  // most recently used last
+  };
+
+  void StartOnNewConnection(const ClientRequest& request, ResponseHandler* handler, bool retry);
+  void ReturnToPool(ClientConnection* connection);
+  void RemoveFromPool(ClientConnection* connection);
+  void Destroy(ClientConnection* connection);
+  void Complete(ResponseHandler* handler, ExchangeResult result);
+
+  net::EventLoop* loop_;
+  net::HostCache hosts_;
+  ClientOptions options_;
+  ClientCounters counters_;
+  int send_depth_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<Origin>> origins_;
+  std::unordered_map<const Origin*, Pool> pools_;
+  std::unordered_map<ClientConnection*, std::unique_ptr<ClientConnection>> connections_;
+};
+
+}  // namespace hammer::http

@@ -1,0 +1,389 @@
+#include "hammer/http/client_connection.h"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "hammer/http/tls.h"
+
+namespace hammer::http {
+
+namespace {
+
+constexpr uint32_t kEpollEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+
+std::string FormatSeconds(Nanos d) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3gs", static_cast<double>(d) / kSecond);
+  return buf;
+}
+
+}  // namespace
+
+ClientConnection::ClientConnection(HttpClient* client, const Origin* origin)
+    : client_(client),
+      loop_(client->loop()),
+      origin_(origin),
+      timer_(client->loop(), [this] { OnTimer(); }),
+      parser_(client->options().limits) {}
+
+ClientConnection::~ClientConnection() {
+  *alive_ = false;
+  CloseSocket();
+}
+
+void ClientConnection::StartFresh(const ClientRequest& request, ResponseHandler* handler,
+                                  bool is_retry) {
+  BeginExchange(request, handler);
+  is_retry_ = is_retry;
+  state_ = State::kResolving;
+  ArmTimer();
+  if (const Result<net::AddressList>* known = client_->hosts_.Find(origin_->host)) {
+    OnResolved(*known);
+    return;
+  }
+  std::weak_ptr<bool> alive = alive_;
+  client_->hosts_.Fetch(origin_->host, [this, alive](const Result<net::AddressList>& addresses) {
+    if (alive.expired() || state_ != State::kResolving) return;
+    OnResolved(addresses);
+  });
+}
+
+void ClientConnection::StartReused(const ClientRequest& request, ResponseHandler* handler) {
+  BeginExchange(request, handler);
+  result_.reused_connection = true;
+  state_ = State::kActive;
+  ArmTimer();
+  OnWritable();
+}
+
+void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandler* handler) {
+  request_ = request;
+  handler_ = handler;
+  result_ = ExchangeResult{};
+  is_retry_ = false;
+  write_offset_ = 0;
+  response_keep_alive_ = true;
+  parser_.Reset(request.head_method);
+  read_start_ = read_end_ = 0;
+}
+
+void ClientConnection::OnResolved(const Result<net::AddressList>& addresses) {
+  if (!addresses.ok()) {
+    Fail(Failure::kDns, addresses.status().message());
+    return;
+  }
+  addresses_ = *addresses;
+  next_address_ = 0;
+  result_.connect_start = loop_->now();
+  ConnectNext();
+}
+
+void ClientConnection::ConnectNext() {
+  while (next_address_ < addresses_.size()) {
+    net::SocketAddress address = addresses_[next_address_++];
+    address.set_port(origin_->port);
+    Result<net::Fd> fd = net::StartConnect(address);
+    if (!fd.ok()) {
+      connect_errors_ += (connect_errors_.empty() ? "" : "; ") + fd.status().message();
+      continue;
+    }
+    int raw = fd->get();
+    if (Status s = loop_->Add(raw, kEpollEvents, this); !s.ok()) {
+      connect_errors_ += (connect_errors_.empty() ? "" : "; ") + s.message();
+      continue;
+    }
+    transport_ = std::make_unique<net::PlainTransport>(std::move(*fd));
+    ++client_->counters_.connections_opened;
+    state_ = State::kConnecting;
+    connect_deadline_ = loop_->now() + client_->options().connect_timeout;
+    ArmTimer();
+    return;
+  }
+  Fail(Failure::kConnect, connect_errors_.empty() ? "no address to connect to" : connect_errors_);
+}
+
+void ClientConnection::OnIoEvents(uint32_t events) {
+  switch (state_) {
+    case State::kConnecting:
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) OnConnectReady();
+      return;
+    case State::kHandshaking:
+      OnHandshakeReady();
+      return;
+    case State::kActive:
+      if (events & EPOLLOUT) OnWritable();
+      if (state_ == State::kActive && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+        OnReadable();
+      }
+      return;
+    case State::kIdle:
+      // An idle connection that turns readable was closed by the server (or sent bytes it
+      // should not have): either way it cannot be reused.
+      if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+        client_->RemoveFromPool(this);
+        Close();
+      }
+      return;
+    case State::kResolving:
+    case State::kClosed:
+      return;
+  }
+}
+
+void ClientConnection::OnConnectReady() {
+  int error = net::TakeSocketError(transport_->fd());
+  if (error != 0) {
+    net::SocketAddress failed = addresses_[next_address_ - 1];
+    failed.set_port(origin_->port);
+    connect_errors_ += (connect_errors_.empty() ? "" : "; ") +
+                       Status::FromErrno("connect " + failed.ToString(), error).message();
+    CloseSocket();
+    ConnectNext();
+    return;
+  }
+  result_.connect_end = loop_->now();
+  if (origin_->tls) {
+    TlsClientContext* tls = client_->options().tls;
+    if (tls == nullptr) {
+      Fail(Failure::kTls, "https is not enabled in this client");
+      return;
+    }
+    Result<std::unique_ptr<net::Transport>> wrapped =
+        tls->Wrap(std::move(transport_), origin_->host);
+    if (!wrapped.ok()) {
+      Fail(Failure::kTls, wrapped.status().message());
+      return;
+    }
+    transport_ = std::move(*wrapped);
+    state_ = State::kHandshaking;
+    OnHandshakeReady();
+    return;
+  }
+  OnConnected();
+}
+
+void ClientConnection::OnHandshakeReady() {
+  net::IoResult r = transport_->Handshake();
+  switch (r.kind) {
+    case net::IoResult::Kind::kOk:
+      result_.handshake_end = loop_->now();
+      OnConnected();
+      return;
+    case net::IoResult::Kind::kWantRead:
+    case net::IoResult::Kind::kWantWrite:
+      return;  // edge-triggered registration covers both directions
+    case net::IoResult::Kind::kEof:
+      Fail(Failure::kTls, "connection closed during TLS handshake");
+      return;
+    case net::IoResult::Kind::kError:
+      Fail(Failure::kTls, transport_->last_error());
+      return;
+  }
+}
+
+void ClientConnection::OnConnected() {
+  state_ = State::kActive;
+  ArmTimer();
+  OnWritable();
+  if (state_ == State::kActive) OnReadable();
+}
+
+void ClientConnection::OnWritable() {
+  const size_t head_size = request_.head.size();
+  const size_t total = head_size + request_.body.size();
+  while (write_offset_ < total) {
+    iovec iov[2];
+    int count = 0;
+    if (write_offset_ < head_size) {
+      iov[count++] = {const_cast<char*>(request_.head.data() + write_offset_),
+                      head_size - write_offset_};
+      if (!request_.body.empty()) {
+        iov[count++] = {const_cast<char*>(request_.body.data()), request_.body.size()};
+      }
+    } else {
+      size_t body_offset = write_offset_ - head_size;
+      iov[count++] = {const_cast<char*>(request_.body.data() + body_offset),
+                      request_.body.size() - body_offset};
+    }
+    net::IoResult r = transport_->Write(iov, count);
+    if (r.kind == net::IoResult::Kind::kOk) {
+      write_offset_ += r.bytes;
+      result_.bytes_sent += r.bytes;
+      continue;
+    }
+    if (r.kind == net::IoResult::Kind::kWantWrite || r.kind == net::IoResult::Kind::kWantRead) {
+      return;
+    }
+    // A reused connection the server already closed fails here with EPIPE/ECONNRESET.
+    if (TryStaleRetry()) return;
+    Fail(Failure::kReset, "write: " + transport_->last_error());
+    return;
+  }
+}
+
+void ClientConnection::OnReadable() {
+  while (state_ == State::kActive) {
+    if (read_end_ == read_buffer_.size()) {
+      if (read_start_ > 0) {
+        std::copy(read_buffer_.begin() + static_cast<std::ptrdiff_t>(read_start_),
+                  read_buffer_.begin() + static_cast<std::ptrdiff_t>(read_end_),
+                  read_buffer_.begin());
+        read_end_ -= read_start_;
+        read_start_ = 0;
+      } else {
+        read_buffer_.resize(
+            std::max(client_->options().read_buffer_bytes, read_buffer_.size() * 2));
+      }
+    }
+    net::IoResult r =
+        transport_->Read(read_buffer_.data() + read_end_, read_buffer_.size() - read_end_);
+    if (r.kind == net::IoResult::Kind::kWantRead || r.kind == net::IoResult::Kind::kWantWrite) {
+      return;
+    }
+    if (r.kind == net::IoResult::Kind::kEof) {
+      HandleEof();
+      return;
+    }
+    if (r.kind == net::IoResult::Kind::kError) {
+      if (TryStaleRetry()) return;
+      Fail(Failure::kReset, "read: " + transport_->last_error());
+      return;
+    }
+    if (result_.first_byte == 0) result_.first_byte = loop_->now();
+    result_.bytes_received += r.bytes;
+    read_end_ += r.bytes;
+    Progress p = parser_.Feed(
+        std::string_view(read_buffer_.data() + read_start_, read_end_ - read_start_), *this);
+    if (state_ != State::kActive) return;  // a visitor callback failed the exchange
+    read_start_ += p.consumed;
+    if (read_start_ == read_end_) read_start_ = read_end_ = 0;
+    if (p.state == Progress::State::kError) {
+      Fail(Failure::kProtocol,
+           std::string("invalid response: ") + std::string(ParseErrorName(p.error)));
+      return;
+    }
+    if (p.state == Progress::State::kComplete) {
+      // Bytes after a complete response, with no request outstanding, mean the connection is
+      // out of step: do not reuse it.
+      if (read_end_ > read_start_) response_keep_alive_ = false;
+      Finish();
+      return;
+    }
+  }
+}
+
+void ClientConnection::HandleEof() {
+  Progress p = parser_.FinishAtEof(*this);
+  if (state_ != State::kActive) return;
+  if (p.state == Progress::State::kComplete) {
+    response_keep_alive_ = false;
+    Finish();
+    return;
+  }
+  if (TryStaleRetry()) return;
+  Fail(Failure::kReset, parser_.started() ? "connection closed before the response ended"
+                                          : "connection closed before any response");
+}
+
+bool ClientConnection::TryStaleRetry() {
+  if (!result_.reused_connection || is_retry_ || parser_.started() || !request_.idempotent) {
+    return false;
+  }
+  ClientRequest request = request_;
+  ResponseHandler* handler = handler_;
+  handler_ = nullptr;
+  ++client_->counters_.stale_retries;
+  Close();
+  client_->StartOnNewConnection(request, handler, /*retry=*/true);
+  return true;
+}
+
+void ClientConnection::OnHead(const ResponseHead& head) {
+  result_.status = head.status;
+  response_keep_alive_ = head.keep_alive;
+  handler_->OnResponseHead(head);
+}
+
+void ClientConnection::OnBody(std::string_view data) {
+  handler_->OnResponseBody(data);
+}
+
+void ClientConnection::ArmTimer() {
+  MonoNanos deadline = request_.deadline;
+  if (state_ == State::kConnecting && (deadline == 0 || connect_deadline_ < deadline)) {
+    deadline = connect_deadline_;
+  }
+  if (deadline == 0) {
+    timer_.Cancel();
+  } else if (!timer_.armed() || timer_.deadline() != deadline) {
+    timer_.ArmAt(deadline);
+  }
+}
+
+void ClientConnection::OnTimer() {
+  if (state_ == State::kIdle || state_ == State::kClosed) return;
+  MonoNanos now = loop_->now();
+  if (request_.deadline != 0 && now >= request_.deadline) {
+    Fail(Failure::kTimeout, state_ == State::kResolving    ? "timeout while resolving"
+                            : state_ == State::kConnecting ? "timeout while connecting"
+                                                           : "timeout waiting for the response");
+    return;
+  }
+  if (state_ == State::kConnecting && now >= connect_deadline_) {
+    net::SocketAddress failed = addresses_[next_address_ - 1];
+    failed.set_port(origin_->port);
+    connect_errors_ += (connect_errors_.empty() ? "" : "; ") + std::string("connect ") +
+                       failed.ToString() + ": timed out after " +
+                       FormatSeconds(client_->options().connect_timeout);
+    CloseSocket();
+    ConnectNext();
+    return;
+  }
+  ArmTimer();
+}
+
+void ClientConnection::Finish() {
+  timer_.Cancel();
+  result_.end = loop_->now();
+  ResponseHandler* handler = handler_;
+  handler_ = nullptr;
+  ExchangeResult result = std::move(result_);
+  if (response_keep_alive_) {
+    state_ = State::kIdle;
+    client_->ReturnToPool(this);
+  } else {
+    Close();
+  }
+  // Last: the handler may start its next exchange, possibly on this very connection.
+  client_->Complete(handler, std::move(result));
+}
+
+void ClientConnection::Fail(Failure failure, std::string detail) {
+  ResponseHandler* handler = handler_;
+  handler_ = nullptr;
+  ExchangeResult result = std::move(result_);
+  result.failure = failure;
+  result.detail = std::move(detail);
+  result.end = loop_->now();
+  Close();
+  if (handler != nullptr) client_->Complete(handler, std::move(result));
+}
+
+void ClientConnection::Close() {
+  if (state_ == State::kClosed && !transport_) return;
+  state_ = State::kClosed;
+  timer_.Cancel();
+  CloseSocket();
+  client_->Destroy(this);
+}
+
+void ClientConnection::CloseSocket() {
+  if (transport_) {
+    loop_->Remove(transport_->fd());
+    transport_.reset();
+  }
+}
+
+}  // namespace hammer::http

@@ -1,0 +1,87 @@
+// ClientConnection: one keep-alive HTTP/1.1 connection of an HttpClient (internal to it).
+//
+// States (one handler method each):
+//   kResolving -> kConnecting -> kHandshaking (TLS) -> kActive <-> kIdle ... -> kClosed
+// kActive writes the request, then reads and parses the response. The connection carries at
+// most one exchange at a time (no pipelining). A single Timer enforces both the connect
+// timeout and the exchange deadline. Owned by HttpClient; destroyed via DeleteLater.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "hammer/http/client.h"
+#include "hammer/http/response_parser.h"
+#include "hammer/net/transport.h"
+
+namespace hammer::http {
+
+class ClientConnection final : public net::IoHandler,
+                               public net::Deletable,
+                               private ResponseParser::Visitor {
+ public:
+  ClientConnection(HttpClient* client, const Origin* origin);
+  ~ClientConnection() override;
+
+  const Origin* origin() const { return origin_; }
+  bool idle() const { return state_ == State::kIdle; }
+
+  // Begins an exchange on a fresh connection (resolve, connect, then send).
+  void StartFresh(const ClientRequest& request, ResponseHandler* handler, bool is_retry);
+  // Begins an exchange on this idle pooled connection.
+  void StartReused(const ClientRequest& request, ResponseHandler* handler);
+  // Closes without reporting (idle connections at shutdown).
+  void Close();
+
+  void OnIoEvents(uint32_t events) override;
+
+ private:
+  enum class State : uint8_t { kResolving, kConnecting, kHandshaking, kActive, kIdle, kClosed };
+
+  void BeginExchange(const ClientRequest& request, ResponseHandler* handler);
+  void OnResolved(const Result<net::AddressList>& addresses);
+  void ConnectNext();
+  void OnConnectReady();
+  void OnHandshakeReady();
+  void OnConnected();
+  void OnWritable();
+  void OnReadable();
+  void OnTimer();
+  void ArmTimer();
+  void HandleEof();
+  bool TryStaleRetry();
+  void Finish();
+  void Fail(Failure failure, std::string detail);
+  void CloseSocket();
+
+  // ResponseParser::Visitor
+  void OnHead(const ResponseHead& head) override;
+  void OnBody(std::string_view data) override;
+
+  HttpClient* client_;
+  net::EventLoop* loop_;
+  const Origin* origin_;
+  State state_ = State::kClosed;
+  std::unique_ptr<net::Transport> transport_;
+  net::Timer timer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // guards async callbacks
+
+  net::AddressList addresses_;
+  size_t next_address_ = 0;
+  MonoNanos connect_deadline_ = 0;
+  std::string connect_errors_;
+
+  // The exchange in progress.
+  ClientRequest request_;
+  ResponseHandler* handler_ = nullptr;
+  ExchangeResult result_;
+  bool is_retry_ = false;
+  size_t write_offset_ = 0;  // bytes of head+body already written
+  bool response_keep_alive_ = true;
+  ResponseParser parser_;
+  std::string read_buffer_;
+  size_t read_start_ = 0;  // unconsumed bytes are read_buffer_[read_start_, read_end_)
+  size_t read_end_ = 0;
+};
+
+}  // namespace hammer::http

@@ -1,0 +1,43 @@
+// Everything a load run is told to do; filled by `hammer load` / `hammer demo` flags.
+#pragma once
+
+#include <re2/re2.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hammer/base/clock.h"
+#include "hammer/http/request_writer.h"
+#include "hammer/http/tls.h"
+#include "hammer/load/target_source.h"
+
+namespace hammer::load {
+
+enum class EmitMode : uint8_t {
+  kRecords,   // KEY<TAB>SECONDS per request (the seed's format)
+  kPartials,  // one mergeable partial per key at the end (shrinks a Hadoop shuffle)
+  kNone,      // summary only
+};
+
+struct LoadOptions {
+  int concurrency = 100;      // closed loop: requests in flight; open loop: the in-flight cap
+  int threads = 1;            // event-loop threads
+  double rate = 0;            // requests per second in total; 0 = closed loop
+  Nanos duration = 0;         // 0 = until the input ends
+  uint64_t max_requests = 0;  // 0 = no limit
+  Nanos timeout = 30 * kSecond;
+  Nanos connect_timeout = 5 * kSecond;
+  std::shared_ptr<const re2::RE2> error_pattern;  // null: no body check
+  bool empty_body_is_error = false;               // the seed treated an empty body as an error
+  EmitMode emit = EmitMode::kRecords;
+  SourceOptions source;
+  http::HeaderList headers;            // added to every request
+  std::string body;                    // sent with every request that has no body of its own
+  std::string method;                  // overrides the method of every line when set
+  size_t max_prepared_targets = 8192;  // per thread; distinct lines beyond this are re-parsed
+  size_t max_summary_keys = 10000;     // per thread; more keys share one "(other keys)" row
+  http::TlsOptions tls;
+};
+
+}  // namespace hammer::load

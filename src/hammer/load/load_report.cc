@@ -1,0 +1,103 @@
+#include "hammer/load/load_report.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hammer/stats/report_table.h"
+
+namespace hammer::load {
+
+namespace {
+
+std::string Ms(int64_t micros) {
+  return fmt::format("{:.2f}ms", micros / 1000.0);
+}
+
+std::string Percentiles(const Histogram& h) {
+  return fmt::format("p50 {}  p90 {}  p99 {}  p99.9 {}  max {}", Ms(h.ValueAtPercentile(50)),
+                     Ms(h.ValueAtPercentile(90)), Ms(h.ValueAtPercentile(99)),
+                     Ms(h.ValueAtPercentile(99.9)), Ms(h.max()));
+}
+
+nlohmann::json PercentileJson(const Histogram& h) {
+  return {{"p50_ms", h.ValueAtPercentile(50) / 1000.0},
+          {"p90_ms", h.ValueAtPercentile(90) / 1000.0},
+          {"p99_ms", h.ValueAtPercentile(99) / 1000.0},
+          {"p999_ms", h.ValueAtPercentile(99.9) / 1000.0},
+          {"max_ms", h.max() / 1000.0}};
+}
+
+}  // namespace
+
+std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_rows) {
+  std::string out;
+  out += fmt::format(
+      "hammer load: {} requests sent = {} succeeded + {} failed, in {:.2f} s: "
+      "{:.1f} req/s{}\n",
+      s.requests(), s.succeeded, s.failed, s.seconds, s.rps(),
+      s.interrupted ? " (interrupted)" : "");
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    uint64_t n = s.total.failures.by_type[i];
+    if (n == 0) continue;
+    out += fmt::format("  failed {:<17} {:>10}", kFailureNames[i], n);
+    if (!s.failure_examples[i].empty()) out += "   e.g. " + s.failure_examples[i].front();
+    out += "\n";
+  }
+  if (s.succeeded > 0) {
+    out += fmt::format("  latency      {}{}\n", Percentiles(s.total.histogram),
+                       s.open_loop ? "  (from intended send time)" : "");
+    if (s.open_loop) {
+      out +=
+          fmt::format("  uncorrected  {}  (from actual send time)\n", Percentiles(s.uncorrected));
+    }
+  }
+  if (s.open_loop) {
+    out +=
+        fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate, s.rps());
+    if (s.late > 0) {
+      out += fmt::format(
+          "  {} requests started more than 1 ms late: all {} in-flight slots "
+          "were busy (raise -c); their latency counts from the due time\n",
+          s.late, s.concurrency);
+    }
+  }
+  out +=
+      fmt::format("  connections  {} opened, {} reuses, {} stale retries\n",
+                  s.client.connections_opened, s.client.connections_reused, s.client.stale_retries);
+  if (!s.source_warning.empty()) out += "  warning: " + s.source_warning + "\n";
+  if (with_table && !s.keys.empty()) out += "\n" + FormatKeyTable(s.keys, max_rows);
+  return out;
+}
+
+std::string LoadSummaryJson(const LoadSummary& s) {
+  nlohmann::json failures = nlohmann::json::object();
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    if (s.total.failures.by_type[i] > 0) {
+      failures[std::string(kFailureNames[i])] = s.total.failures.by_type[i];
+    }
+  }
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& [key, stats] : s.keys) {
+    nlohmann::json row = {{"key", key}, {"count", stats.count}, {"errors", stats.errors}};
+    if (stats.count > 0) row["latency"] = PercentileJson(stats.histogram);
+    keys.push_back(std::move(row));
+  }
+  nlohmann::json j = {{"requests", s.requests()},
+                      {"sent", s.requests()},
+                      {"succeeded", s.succeeded},
+                      {"failed", s.failed},
+                      {"seconds", s.seconds},
+                      {"rps", s.rps()},
+                      {"open_loop", s.open_loop},
+                      {"late", s.late},
+                      {"interrupted", s.interrupted},
+                      {"failures", failures},
+                      {"connections_opened", s.client.connections_opened},
+                      {"keys", keys}};
+  if (s.succeeded > 0) j["latency"] = PercentileJson(s.total.histogram);
+  if (s.open_loop && s.succeeded > 0) j["uncorrected"] = PercentileJson(s.uncorrected);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace hammer::load

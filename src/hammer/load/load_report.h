@@ -1,0 +1,19 @@
+// The end-of-run summary of `hammer load` and `hammer demo` (stderr text and JSON).
+// The per-key table is the stats module's, so `hammer load`, `hammer demo` and `hammer stats`
+// print the same figures the same way.
+#pragma once
+
+#include <string>
+
+#include "hammer/load/load_run.h"
+
+namespace hammer::load {
+
+// The accounting line, failures with examples, latency percentiles; plus the per-key table
+// when `with_table` (at most `max_rows` keys).
+std::string FormatLoadSummary(const LoadSummary& summary, bool with_table, size_t max_rows);
+
+// The same summary as a JSON document (for scripts and benchmarks).
+std::string LoadSummaryJson(const LoadSummary& summary);
+
+}  // namespace hammer::load

@@ -1,0 +1,55 @@
+// LoadRun: a whole `hammer load` run. Starts one LoadWorker per thread on a LoopGroup, shows
+// progress while they work, stops them on a signal, and merges their results into a
+// LoadSummary (per-thread statistics are merged only here, at the end).
+//
+// Progress goes to stderr: a live line when stderr is a terminal; Hadoop Streaming counter
+// deltas (`reporter:counter:error,<type>,<n>`, every 10 s and at the end) and status lines
+// (`reporter:status:...`, every 30 s) when asked (Hadoop mode, or stderr not a terminal).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hammer/base/status.h"
+#include "hammer/http/client.h"
+#include "hammer/load/load_options.h"
+#include "hammer/load/target_source.h"
+#include "hammer/stats/key_stats.h"
+
+namespace hammer::load {
+
+struct ProgressOptions {
+  bool live_line = false;        // redraw a status line on stderr every second
+  bool hadoop_reporter = false;  // reporter:counter / reporter:status lines
+  Nanos counter_interval = 10 * kSecond;
+  Nanos status_interval = 30 * kSecond;
+  MonoNanos start_at = 0;  // 0: now; else wait until then (synchronised start)
+};
+
+struct LoadSummary {
+  uint64_t succeeded = 0;
+  uint64_t failed = 0;
+  double seconds = 0;
+  bool open_loop = false;
+  double target_rate = 0;
+  int concurrency = 0;
+  uint64_t late = 0;
+  bool interrupted = false;
+  KeyStats total;                                      // every key merged
+  Histogram uncorrected;                               // open loop only
+  std::vector<std::pair<std::string, KeyStats>> keys;  // sorted by key
+  std::vector<std::string> failure_examples[kFailureCount];
+  http::ClientCounters client;
+  std::string source_warning;
+
+  uint64_t requests() const { return succeeded + failed; }
+  double rps() const { return seconds > 0 ? static_cast<double>(requests()) / seconds : 0; }
+};
+
+// Runs to completion. Records go to `records_fd` (stdout). Fails only on set-up errors.
+Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSource> source,
+                            int records_fd, const ProgressOptions& progress);
+
+}  // namespace hammer::load

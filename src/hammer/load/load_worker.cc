@@ -1,0 +1,410 @@
+#include "hammer/load/load_worker.h"
+
+#include <utility>
+
+#include "hammer/http/tls.h"
+#include "hammer/load/target_line.h"
+#include "hammer/stats/record.h"
+
+namespace hammer::load {
+
+namespace {
+
+constexpr size_t kBatchLines = 256;
+constexpr size_t kRecordFlushBytes = 64 * 1024;
+constexpr size_t kInvalidKeyBytes = 256;
+constexpr int kInvalidLinesPerTurn = 256;  // then yield to the loop
+constexpr Nanos kLateThreshold = kMillisecond;
+constexpr Nanos kReportInterval = kSecond;
+
+// A printable, bounded record key for a line that is not a URL (it may be binary or huge).
+std::string PrintableKey(std::string_view text, bool oversized) {
+  std::string key;
+  static const char kHex[] = "0123456789abcdef";
+  for (unsigned char c : text.substr(0, kInvalidKeyBytes)) {
+    if (c >= 0x20 && c < 0x7f) {
+      key.push_back(static_cast<char>(c));
+    } else {
+      key.append("\\x").push_back(kHex[c >> 4]);
+      key.push_back(kHex[c & 15]);
+    }
+  }
+  if (oversized || text.size() > kInvalidKeyBytes) key.append("...");
+  return key;
+}
+
+}  // namespace
+
+class LoadWorker::Slot final : public http::ResponseHandler {
+ public:
+  Slot(LoadWorker* worker, const re2::RE2* pattern) : worker_(worker), matcher_(pattern) {}
+
+  void Send(const PreparedTarget* target, MonoNanos intended) {
+    target_ = target;
+    sent_ = MonoNow();
+    intended_ = intended == 0 ? sent_ : intended;
+    status_ = 0;
+    body_bytes_ = 0;
+    check_body_ = false;
+    matcher_.Reset();
+    http::ClientRequest request;
+    request.origin = target->origin;
+    request.head = target->head;
+    request.body = target->body;
+    request.head_method = target->head_method;
+    request.idempotent = target->idempotent;
+    request.deadline = sent_ + worker_->options_->timeout;
+    worker_->client_->Send(request, this);
+  }
+
+  void OnResponseHead(const http::ResponseHead& head) override {
+    status_ = head.status;
+    check_body_ = status_ >= 200 && status_ < 400;
+  }
+  void OnResponseBody(std::string_view data) override {
+    body_bytes_ += data.size();
+    if (check_body_) matcher_.Feed(data);
+  }
+  void OnResponseComplete(const http::ExchangeResult& result) override {
+    result_ = &result;
+    worker_->OnSlotDone(this);
+    result_ = nullptr;
+  }
+
+  // Valid inside OnSlotDone.
+  const http::ExchangeResult& exchange() const { return *result_; }
+  const PreparedTarget* target() const { return target_; }
+  PreparedTarget* scratch() { return &scratch_; }
+  MonoNanos intended() const { return intended_; }
+  MonoNanos sent() const { return sent_; }
+  int status() const { return status_; }
+  uint64_t body_bytes() const { return body_bytes_; }
+  bool body_matched() const { return matcher_.matched(); }
+
+ private:
+  LoadWorker* worker_;
+  BodyMatcher matcher_;
+  const PreparedTarget* target_ = nullptr;
+  PreparedTarget scratch_;  // a target not kept in the worker's cache
+  const http::ExchangeResult* result_ = nullptr;
+  MonoNanos intended_ = 0;
+  MonoNanos sent_ = 0;
+  int status_ = 0;
+  uint64_t body_bytes_ = 0;
+  bool check_body_ = false;
+};
+
+LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
+                       const LoadOptions* options, TargetSource* source, RecordSink* sink,
+                       RunMonitor* monitor, SharedRunState* shared)
+    : index_(index),
+      workers_(workers),
+      loop_(loop),
+      options_(options),
+      source_(source),
+      sink_(sink),
+      monitor_(monitor),
+      shared_(shared),
+      pace_timer_(loop, [this] { OnPaceTimer(); }),
+      interval_timer_(loop, [this] { ReportInterval(); }),
+      stop_timer_(loop, [this] { MaybeFinish(); }) {
+  http::ClientOptions client_options;
+  client_options.connect_timeout = options->connect_timeout;
+  if (Result<std::unique_ptr<http::TlsClientContext>> tls =
+          http::TlsClientContext::Create(options->tls);
+      tls.ok()) {
+    tls_ = std::move(*tls);
+    client_options.tls = tls_.get();
+  }
+  client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options);
+  const re2::RE2* pattern = options->error_pattern.get();
+  uint64_t slots = ShareOf(static_cast<uint64_t>(options->concurrency), workers, index);
+  for (uint64_t i = 0; i < slots; ++i)
+    slots_.push_back(std::make_unique<Slot>(this, pattern));
+}
+
+LoadWorker::~LoadWorker() = default;
+
+void LoadWorker::Start(MonoNanos start) {
+  loop_->Post([this, start] {
+    start_ = start;
+    if (options_->duration > 0) stop_at_ = start + options_->duration;
+    Begin();
+  });
+}
+
+void LoadWorker::RequestStop() {
+  loop_->Post([this] {
+    stop_requested_ = true;
+    MaybeFinish();
+  });
+}
+
+bool LoadWorker::stopping() const {
+  return stop_requested_ || shared_->stop.load(std::memory_order_relaxed) ||
+         (stop_at_ != 0 && loop_->now() >= stop_at_);
+}
+
+void LoadWorker::Begin() {
+  interval_timer_.ArmAfter(kReportInterval);
+  if (stop_at_ != 0) stop_timer_.ArmAt(stop_at_);
+  for (auto& slot : slots_)
+    free_slots_.push_back(slot.get());
+  if (options_->rate > 0) {
+    pacer_.emplace(start_, options_->rate, index_, workers_);
+    Pump();
+  } else {
+    Fill();
+  }
+  MaybeFinish();
+}
+
+// Closed loop: every free slot starts a request.
+void LoadWorker::Fill() {
+  while (!free_slots_.empty()) {
+    Slot* slot = free_slots_.back();
+    free_slots_.pop_back();
+    if (!StartNext(slot, 0)) {
+      free_slots_.push_back(slot);
+      return;
+    }
+  }
+}
+
+bool LoadWorker::StartNext(Slot* slot, MonoNanos intended) {
+  int invalid = 0;
+  while (!stopping()) {
+    const PreparedTarget* target = NextTarget(slot->scratch());
+    if (target == nullptr) return false;
+    if (target->invalid) {
+      RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
+      if (++invalid == kInvalidLinesPerTurn) {
+        // A long run of bad lines: let the loop breathe, then carry on.
+        free_slots_.push_back(slot);
+        loop_->Post([this] { Fill(); });
+        return true;
+      }
+      continue;
+    }
+    ++in_flight_;
+    slot->Send(target, intended);
+    return true;
+  }
+  return false;
+}
+
+bool LoadWorker::TakeTicket() {
+  if (shared_->requests_left.load(std::memory_order_relaxed) == INT64_MAX) return true;
+  return shared_->requests_left.fetch_sub(1, std::memory_order_relaxed) > 0;
+}
+
+// The next line to send, prepared. Comment lines are skipped; invalid lines come back with
+// `invalid` set. nullptr when the input (or the --requests budget) is used up. A line that is
+// not in the cache (and does not fit in it) is prepared into `scratch`.
+const LoadWorker::PreparedTarget* LoadWorker::NextTarget(PreparedTarget* scratch) {
+  while (true) {
+    if (batch_next_ == batch_.size()) {
+      if (source_exhausted_ || !source_->NextBatch(batch_, kBatchLines)) {
+        source_exhausted_ = true;
+        return nullptr;
+      }
+      batch_next_ = 0;
+    }
+    const SourceLine& line = batch_[batch_next_++];
+    TargetLine parsed = ParseTargetLine(line.text);
+    if (parsed.kind == TargetLine::Kind::kSkip && !line.oversized) continue;
+    if (!TakeTicket()) {
+      source_exhausted_ = true;
+      return nullptr;
+    }
+    auto it = prepared_.find(line.text);
+    if (it != prepared_.end()) return it->second.get();
+    if (prepared_.size() >= options_->max_prepared_targets) return Prepare(line, scratch);
+    auto owned = std::make_unique<PreparedTarget>();
+    PreparedTarget* target = owned.get();
+    prepared_.emplace(line.text, std::move(owned));
+    return Prepare(line, target);
+  }
+}
+
+const LoadWorker::PreparedTarget* LoadWorker::Prepare(const SourceLine& line,
+                                                      PreparedTarget* target) {
+  *target = PreparedTarget{};
+  TargetLine parsed = ParseTargetLine(line.text);
+  if (line.oversized) {
+    target->key = PrintableKey(line.text, true);
+    target->invalid =
+        "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
+  } else {
+    Result<http::Url> url = http::ParseUrl(parsed.url);
+    if (!url.ok()) {
+      target->key = PrintableKey(parsed.url, false);
+      target->invalid = url.status().message();
+    } else {
+      std::string_view method = options_->method.empty() ? parsed.method : options_->method;
+      target->key = std::string(parsed.url);
+      target->origin = client_->GetOrigin(*url);
+      target->body = options_->body;
+      target->head =
+          http::SerializeRequestHead(method, *url, options_->headers, target->body.size());
+      target->head_method = method == "HEAD";
+      target->idempotent = http::IsIdempotentMethod(method);
+    }
+  }
+  target->stats = StatsFor(target->key);
+  return target;
+}
+
+KeyStats* LoadWorker::StatsFor(const std::string& key) {
+  auto it = result_.keys.find(key);
+  if (it != result_.keys.end()) return &it->second;
+  // The summary keeps a bounded number of keys; records always carry the real key.
+  if (result_.keys.size() >= options_->max_summary_keys)
+    return &result_.keys[std::string(kOtherKeys)];
+  return &result_.keys[key];
+}
+
+void LoadWorker::OnSlotDone(Slot* slot) {
+  --in_flight_;
+  const http::ExchangeResult& exchange = slot->exchange();
+  const PreparedTarget& target = *slot->target();
+  std::optional<Failure> failure = exchange.failure;
+  std::string detail = exchange.detail;
+  if (!failure) {
+    int status = exchange.status;
+    if (status >= 500) {
+      failure = Failure::kHttp5xx;
+      detail = "HTTP " + std::to_string(status);
+    } else if (status >= 400) {
+      failure = Failure::kHttp4xx;
+      detail = "HTTP " + std::to_string(status);
+    } else if (slot->body_matched()) {
+      failure = Failure::kErrorlikeContent;
+      detail = "body matches --error-pattern";
+    } else if (options_->empty_body_is_error && slot->body_bytes() == 0) {
+      failure = Failure::kErrorlikeContent;
+      detail = "empty body";
+    }
+  }
+  if (failure) {
+    RecordFailure(target, *failure, detail);
+  } else {
+    RecordSuccess(target, (exchange.end - slot->intended()) / kMicrosecond,
+                  (exchange.end - slot->sent()) / kMicrosecond);
+  }
+  if (pacer_) {
+    free_slots_.push_back(slot);
+    Pump();
+  } else if (!StartNext(slot, 0)) {
+    free_slots_.push_back(slot);
+  }
+  MaybeFinish();
+}
+
+void LoadWorker::RecordSuccess(const PreparedTarget& target, int64_t micros,
+                               int64_t uncorrected_micros) {
+  target.stats->RecordSuccess(micros);
+  if (pacer_) result_.uncorrected.Record(uncorrected_micros);
+  ++interval_.succeeded;
+  interval_.latency.Record(micros);
+  if (options_->emit == EmitMode::kRecords) {
+    AppendSuccessRecord(records_, target.key, micros);
+    FlushRecords(false);
+  }
+}
+
+void LoadWorker::RecordFailure(const PreparedTarget& target, Failure failure,
+                               std::string_view detail) {
+  target.stats->RecordFailure(failure);
+  result_.failures.Add(failure);
+  ++interval_.failed;
+  interval_.failures.Add(failure);
+  auto& examples = result_.failure_examples[static_cast<size_t>(failure)];
+  if (examples.size() < kFailureExamples) {
+    std::string example = target.key + ": " + std::string(detail);
+    bool seen = false;
+    for (const std::string& e : examples)
+      seen = seen || e == example;
+    if (!seen) examples.push_back(std::move(example));
+  }
+  if (options_->emit == EmitMode::kRecords) {
+    AppendFailureRecord(records_, target.key);
+    FlushRecords(false);
+  }
+}
+
+void LoadWorker::FlushRecords(bool force) {
+  if (records_.empty() || (!force && records_.size() < kRecordFlushBytes)) return;
+  sink_->Write(records_);
+  records_.clear();
+}
+
+// Open loop: send every request that is due, as long as slots are free.
+void LoadWorker::Pump() {
+  if (finished_) return;
+  MonoNanos now = loop_->UpdateNow();
+  uint64_t due = pacer_->DueCount(now);
+  while (next_due_ < due && !free_slots_.empty() && !stopping()) {
+    MonoNanos intended = pacer_->DueTime(next_due_);
+    if (stop_at_ != 0 && intended >= stop_at_) break;
+    Slot* slot = free_slots_.back();
+    const PreparedTarget* target = NextTarget(slot->scratch());
+    if (target == nullptr) break;
+    ++next_due_;
+    if (target->invalid) {
+      RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
+      continue;
+    }
+    free_slots_.pop_back();
+    if (now - intended > kLateThreshold) {
+      ++interval_.late;
+      ++result_.late;
+    }
+    ++in_flight_;
+    slot->Send(target, intended);
+  }
+  ArmPaceTimer();
+}
+
+void LoadWorker::ArmPaceTimer() {
+  if (free_slots_.empty() || source_exhausted_ || stopping()) {
+    pace_timer_.Cancel();
+    return;
+  }
+  MonoNanos next = pacer_->DueTime(next_due_);
+  if (stop_at_ != 0 && next >= stop_at_) {
+    pace_timer_.Cancel();
+    return;
+  }
+  pace_timer_.ArmAt(next);
+}
+
+void LoadWorker::OnPaceTimer() {
+  Pump();
+  MaybeFinish();
+}
+
+void LoadWorker::ReportInterval() {
+  interval_.in_flight = in_flight_;
+  monitor_->Report(index_, interval_);
+  interval_ = IntervalSnapshot{};
+  if (!finished_) interval_timer_.ArmAfter(kReportInterval);
+}
+
+void LoadWorker::MaybeFinish() {
+  if (finished_ || in_flight_ > 0) return;
+  bool no_more = source_exhausted_ || stopping();
+  if (pacer_ && stop_at_ != 0 && pacer_->DueTime(next_due_) >= stop_at_) no_more = true;
+  if (!no_more) return;
+  finished_ = true;
+  pace_timer_.Cancel();
+  stop_timer_.Cancel();
+  interval_timer_.Cancel();
+  FlushRecords(true);
+  ReportInterval();
+  result_.client = client_->counters();
+  client_->CloseIdle();
+  loop_->Stop();
+}
+
+}  // namespace hammer::load

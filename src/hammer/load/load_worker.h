@@ -1,0 +1,136 @@
+// LoadWorker: one thread's share of a load run (the wrk model: one event loop, its own
+// HttpClient and connections, its own statistics; nothing shared on the hot path).
+//
+// Closed loop: `concurrency` slots each send a request, wait for its end, send the next.
+// Open loop: requests are due on the OpenLoopPacer's schedule; a due request takes a free slot
+// (or waits for one, its latency still counted from its due time). Every request ends as a
+// success or as a failure of one Failure type, and is written as a record and counted in its
+// key's KeyStats. Lines that are not valid URLs are failures too (invalid_url), never dropped.
+//
+// Threading: constructed on the main thread; Start() posts to the worker's loop; everything
+// else runs on that loop. After the loop has returned, the main thread reads results.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hammer/http/client.h"
+#include "hammer/load/body_matcher.h"
+#include "hammer/load/load_options.h"
+#include "hammer/load/pacer.h"
+#include "hammer/load/record_sink.h"
+#include "hammer/load/run_monitor.h"
+#include "hammer/load/target_source.h"
+#include "hammer/stats/key_stats.h"
+
+namespace hammer::load {
+
+// State every worker of a run shares: a stop flag and the --requests budget.
+struct SharedRunState {
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> requests_left{INT64_MAX};
+};
+
+// The summary row that collects keys beyond LoadOptions::max_summary_keys.
+inline constexpr std::string_view kOtherKeys = "(other keys)";
+
+// Up to this many distinct failure details are kept per type for the summary.
+inline constexpr size_t kFailureExamples = 3;
+
+struct WorkerResult {
+  std::unordered_map<std::string, KeyStats> keys;
+  Histogram uncorrected;  // open loop: latency from the actual send time
+  FailureCounts failures;
+  std::vector<std::string> failure_examples[kFailureCount];
+  uint64_t late = 0;
+  http::ClientCounters client;
+};
+
+class LoadWorker {
+ public:
+  LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
+             const LoadOptions* options, TargetSource* source, RecordSink* sink,
+             RunMonitor* monitor, SharedRunState* shared);
+  ~LoadWorker();
+
+  // Begins sending at `start` (all workers get the same start). Thread-safe.
+  void Start(MonoNanos start);
+  // Asks the worker to stop sending and finish what is in flight. Thread-safe.
+  void RequestStop();
+
+  // Valid after the loop has returned.
+  WorkerResult& result() { return result_; }
+
+ private:
+  struct PreparedTarget {
+    std::string key;
+    std::string head;
+    std::string_view body;
+    std::string owned_body;
+    const http::Origin* origin = nullptr;
+    bool head_method = false;
+    bool idempotent = true;
+    KeyStats* stats = nullptr;
+    std::optional<std::string> invalid;  // why the line cannot be sent
+  };
+  class Slot;
+
+  void Begin();
+  void Fill();
+  bool StartNext(Slot* slot, MonoNanos intended);
+  const PreparedTarget* NextTarget(PreparedTarget* scratch);
+  const PreparedTarget* Prepare(const SourceLine& line, PreparedTarget* scratch);
+  bool TakeTicket();
+  void OnSlotDone(Slot* slot);
+  void OnPaceTimer();
+  void Pump();
+  void ArmPaceTimer();
+  void RecordSuccess(const PreparedTarget& target, int64_t micros, int64_t uncorrected_micros);
+  void RecordFailure(const PreparedTarget& target, Failure failure, std::string_view detail);
+  void FlushRecords(bool force);
+  void ReportInterval();
+  void MaybeFinish();
+  bool stopping() const;
+  KeyStats* StatsFor(const std::string& key);
+
+  int index_;
+  int workers_;
+  net::EventLoop* loop_;
+  const LoadOptions* options_;
+  TargetSource* source_;
+  RecordSink* sink_;
+  RunMonitor* monitor_;
+  SharedRunState* shared_;
+  std::unique_ptr<http::TlsClientContext> tls_;
+  std::unique_ptr<http::HttpClient> client_;
+
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<Slot*> free_slots_;
+  uint64_t in_flight_ = 0;
+
+  std::vector<SourceLine> batch_;
+  size_t batch_next_ = 0;
+  bool source_exhausted_ = false;
+  std::unordered_map<std::string, std::unique_ptr<PreparedTarget>> prepared_;
+
+  std::optional<OpenLoopPacer> pacer_;
+  uint64_t next_due_ = 0;  // this thread's next request index on the pacer's schedule
+  net::Timer pace_timer_;
+  net::Timer interval_timer_;
+  net::Timer stop_timer_;
+  MonoNanos start_ = 0;
+  MonoNanos stop_at_ = 0;  // 0: no duration limit
+  bool stop_requested_ = false;
+  bool finished_ = false;
+
+  std::string records_;
+  IntervalSnapshot interval_;
+  WorkerResult result_;
+};
+
+}  // namespace hammer::load

@@ -1,0 +1,40 @@
+// OpenLoopPacer: when each request of an open-loop (--rate) run is due.
+//
+// Request n of the whole run (all threads) is due at start + n / rate, computed exactly in
+// integer nanoseconds (the rate is held as requests per 1000 s, so there is no drift over long
+// runs). With T threads, thread i sends requests i, i+T, i+2T...: the schedule interleaves
+// perfectly and the total rate is exact. Latency is measured from the due time, not from when
+// the request could actually be sent (no coordinated omission). A value type; thread-compatible.
+#pragma once
+
+#include <cstdint>
+
+#include "hammer/base/clock.h"
+
+namespace hammer::load {
+
+class OpenLoopPacer {
+ public:
+  // `rate` requests per second in total (> 0); this pacer serves thread `index` of `threads`.
+  OpenLoopPacer(MonoNanos start, double rate, int index, int threads);
+
+  // Global sequence number of this thread's k-th request.
+  uint64_t GlobalIndex(uint64_t k) const { return k * threads_ + index_; }
+  // When this thread's k-th request is due.
+  MonoNanos DueTime(uint64_t k) const;
+  // Requests of this thread due at or before `now` (i.e. the k of the first not yet due).
+  uint64_t DueCount(MonoNanos now) const;
+  int64_t millirate() const { return millirate_; }
+
+ private:
+  MonoNanos start_;
+  int64_t millirate_;  // requests per 1000 seconds
+  uint64_t index_;
+  uint64_t threads_;
+};
+
+// Splits `total` as evenly as possible over `parts`; part i gets the i-th share (earlier
+// parts get the remainder). Used for concurrency per thread and rate per worker.
+uint64_t ShareOf(uint64_t total, int parts, int i);
+
+}  // namespace hammer::load

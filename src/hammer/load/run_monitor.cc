@@ -1,0 +1,29 @@
+#include "hammer/load/run_monitor.h"
+
+namespace hammer::load {
+
+void RunMonitor::Report(int index, const IntervalSnapshot& interval) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  succeeded_ += interval.succeeded;
+  failed_ += interval.failed;
+  late_ += interval.late;
+  failures_.Merge(interval.failures);
+  recent_.Merge(interval.latency);
+  in_flight_[static_cast<size_t>(index)] = interval.in_flight;
+}
+
+RunMonitor::View RunMonitor::TakeView() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  View view;
+  view.succeeded = succeeded_;
+  view.failed = failed_;
+  view.late = late_;
+  view.failures = failures_;
+  for (uint64_t n : in_flight_)
+    view.in_flight += n;
+  view.recent = std::move(recent_);
+  recent_ = Histogram();
+  return view;
+}
+
+}  // namespace hammer::load

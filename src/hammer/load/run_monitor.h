@@ -1,0 +1,56 @@
+// RunMonitor: how workers report progress to the thread that prints it.
+//
+// Each worker keeps its own statistics (nothing shared on the hot path) and, once per
+// interval, hands a snapshot of that interval to the monitor, which is the only shared,
+// locked object of a run. The main thread reads totals for the live line, Hadoop counters
+// (`reporter:counter:error,<type>,<delta>`) and status lines.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "hammer/base/clock.h"
+#include "hammer/stats/failure.h"
+#include "hammer/stats/histogram.h"
+
+namespace hammer::load {
+
+struct IntervalSnapshot {
+  uint64_t succeeded = 0;
+  uint64_t failed = 0;
+  FailureCounts failures;
+  Histogram latency;  // successful requests of the interval, µs
+  uint64_t in_flight = 0;
+  uint64_t late = 0;  // open loop: requests sent more than 1 ms after their due time
+};
+
+class RunMonitor {
+ public:
+  explicit RunMonitor(int workers) : in_flight_(static_cast<size_t>(workers), 0) {}
+
+  // Called by worker `index` with the interval it just closed.
+  void Report(int index, const IntervalSnapshot& interval);
+
+  struct View {
+    uint64_t succeeded = 0;
+    uint64_t failed = 0;
+    uint64_t in_flight = 0;
+    uint64_t late = 0;
+    FailureCounts failures;
+    Histogram recent;  // everything reported since the previous TakeView
+  };
+  // Totals so far, plus the intervals reported since the last call.
+  View TakeView();
+
+ private:
+  std::mutex mutex_;
+  uint64_t succeeded_ = 0;
+  uint64_t failed_ = 0;
+  uint64_t late_ = 0;
+  FailureCounts failures_;
+  Histogram recent_;
+  std::vector<uint64_t> in_flight_;
+};
+
+}  // namespace hammer::load

@@ -1,0 +1,53 @@
+// Transport: the byte stream under an HTTP connection (plain TCP here; TLS implements the
+// same interface). Transport separate from protocol, as in h2load: connections speak HTTP over
+// any Transport and never call read(2)/write(2) themselves.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <string>
+
+#include "hammer/net/socket.h"
+
+namespace hammer::net {
+
+struct IoResult {
+  enum class Kind : uint8_t {
+    kOk,         // `bytes` transferred (> 0)
+    kWantRead,   // try again when the descriptor is readable
+    kWantWrite,  // try again when the descriptor is writable
+    kEof,        // the peer closed its side cleanly
+    kError,      // `error` holds errno (or a TLS reason in Transport::last_error())
+  };
+  Kind kind = Kind::kOk;
+  size_t bytes = 0;
+  int error = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int fd() const = 0;
+  // Completes any protocol handshake (TLS). kOk when done.
+  virtual IoResult Handshake() { return {}; }
+  virtual IoResult Read(char* buf, size_t len) = 0;
+  virtual IoResult Write(const iovec* iov, int count) = 0;
+  // A human description of the last kError (errno text or TLS reason).
+  virtual std::string last_error() const = 0;
+};
+
+class PlainTransport final : public Transport {
+ public:
+  explicit PlainTransport(Fd fd) : fd_(std::move(fd)) {}
+  int fd() const override { return fd_.get(); }
+  IoResult Read(char* buf, size_t len) override;
+  IoResult Write(const iovec* iov, int count) override;
+  std::string last_error() const override;
+
+ private:
+  Fd fd_;
+  int last_errno_ = 0;
+};
+
+}  // namespace hammer::net
