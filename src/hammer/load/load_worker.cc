@@ -203,12 +203,13 @@ bool LoadWorker::TakeTicket() {
 // not in the cache (and does not fit in it) is prepared into `scratch`.
 const LoadWorker::PreparedTarget* LoadWorker::NextTarget(PreparedTarget* scratch) {
   while (true) {
-    if (batch_next_ == batch_.size()) {
-      if (source_exhausted_ || !source_->NextBatch(batch_, kBatchLines)) {
+    if (source_exhausted_) return nullptr;
+    if (batch_next_ >= batch_.size()) {
+      batch_next_ = 0;
+      if (!source_->NextBatch(batch_, kBatchLines)) {
         source_exhausted_ = true;
         return nullptr;
       }
-      batch_next_ = 0;
     }
     const SourceLine& line = batch_[batch_next_++];
     TargetLine parsed = ParseTargetLine(line.text);
