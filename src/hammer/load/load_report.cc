@@ -55,11 +55,20 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
   if (s.open_loop) {
     out +=
         fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate, s.rps());
-    if (s.late > 0) {
-      out += fmt::format(
-          "  {} requests started more than 1 ms late: all {} in-flight slots "
-          "were busy (raise -c); their latency counts from the due time\n",
-          s.late, s.concurrency);
+    if (s.late_no_slot > 0) {
+      out += fmt::format("  {} requests started more than 1 ms late because all {} in-flight "
+                         "slots were busy (raise -c); their latency counts from the due time\n",
+                         s.late_no_slot, s.concurrency);
+    }
+    if (s.late_behind > 0) {
+      out += fmt::format("  {} requests started more than 1 ms late because the generator was "
+                         "busy (CPU): add threads or machines\n",
+                         s.late_behind);
+    }
+    if (s.dropped > 0) {
+      out += fmt::format("  {} requests were due before the end but never sent (no free slot); "
+                         "they are not counted above\n",
+                         s.dropped);
     }
   }
   out +=
@@ -90,7 +99,10 @@ std::string LoadSummaryJson(const LoadSummary& s) {
                       {"seconds", s.seconds},
                       {"rps", s.rps()},
                       {"open_loop", s.open_loop},
-                      {"late", s.late},
+                      {"late", s.late_no_slot + s.late_behind},
+                      {"late_no_slot", s.late_no_slot},
+                      {"late_behind", s.late_behind},
+                      {"dropped", s.dropped},
                       {"interrupted", s.interrupted},
                       {"failures", failures},
                       {"connections_opened", s.client.connections_opened},

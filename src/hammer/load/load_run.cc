@@ -143,7 +143,9 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSo
       keys[key].Merge(stats);
     }
     summary.uncorrected.Merge(r.uncorrected);
-    summary.late += r.late;
+    summary.late_no_slot += r.late_no_slot;
+    summary.late_behind += r.late_behind;
+    summary.dropped += r.dropped;
     summary.client.Merge(r.client);
     for (size_t i = 0; i < kFailureCount; ++i) {
       for (std::string& e : r.failure_examples[i]) {

@@ -35,7 +35,9 @@ struct LoadSummary {
   bool open_loop = false;
   double target_rate = 0;
   int concurrency = 0;
-  uint64_t late = 0;
+  uint64_t late_no_slot = 0;
+  uint64_t late_behind = 0;
+  uint64_t dropped = 0;
   bool interrupted = false;
   KeyStats total;                                      // every key merged
   Histogram uncorrected;                               // open loop only

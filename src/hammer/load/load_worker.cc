@@ -359,11 +359,13 @@ void LoadWorker::Pump() {
     free_slots_.pop_back();
     if (now - intended > kLateThreshold) {
       ++interval_.late;
-      ++result_.late;
+      ++(slot_starved_ ? result_.late_no_slot : result_.late_behind);
     }
     ++in_flight_;
     slot->Send(target, intended);
   }
+  // Requests still due with every slot busy: they will go out late, when a slot frees.
+  slot_starved_ = next_due_ < due && free_slots_.empty();
   ArmPaceTimer();
 }
 
@@ -398,6 +400,12 @@ void LoadWorker::MaybeFinish() {
   if (pacer_ && stop_at_ != 0 && pacer_->DueTime(next_due_) >= stop_at_) no_more = true;
   if (!no_more) return;
   finished_ = true;
+  if (pacer_ && !source_exhausted_) {
+    // Due before the end but never sent (all slots busy until then): reported, not hidden.
+    MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();
+    uint64_t due = pacer_->DueCount(end);
+    if (due > next_due_) result_.dropped = due - next_due_;
+  }
   pace_timer_.Cancel();
   stop_timer_.Cancel();
   interval_timer_.Cancel();

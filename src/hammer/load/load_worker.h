@@ -47,7 +47,9 @@ struct WorkerResult {
   Histogram uncorrected;  // open loop: latency from the actual send time
   FailureCounts failures;
   std::vector<std::string> failure_examples[kFailureCount];
-  uint64_t late = 0;
+  uint64_t late_no_slot = 0;  // open loop: sent > 1 ms late because every slot was busy
+  uint64_t late_behind = 0;   // open loop: sent > 1 ms late because the loop was behind (CPU)
+  uint64_t dropped = 0;       // open loop: due before the end, never sent (slots busy)
   http::ClientCounters client;
 };
 
@@ -125,6 +127,7 @@ class LoadWorker {
   net::Timer stop_timer_;
   MonoNanos start_ = 0;
   MonoNanos stop_at_ = 0;  // 0: no duration limit
+  bool slot_starved_ = false;
   bool stop_requested_ = false;
   bool finished_ = false;
 

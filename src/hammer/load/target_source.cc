@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "hammer/load/target_line.h"
+
 namespace hammer::load {
 
 namespace {
@@ -86,12 +88,17 @@ bool TargetSource::ReadLine(SourceLine& line) {
   while (true) {
     if (ReadRawLine(line)) {
       ++lines_read_;
-      ++lines_this_pass_;
+      // Comments and blank lines are handed out too (the worker skips them) but do not count:
+      // they can never become a request.
+      if (line.oversized || ParseTargetLine(line.text).kind == TargetLine::Kind::kRequest) {
+        ++requests_this_pass_;
+      }
       return true;
     }
-    // End of this pass. A pass without any line would make --loop spin: stop instead.
-    if (!options_.loop || lines_this_pass_ == 0 || !Rewind()) return false;
-    lines_this_pass_ = 0;
+    // End of this pass. A pass without any request line (empty, or only comments) would make
+    // --loop spin: stop instead.
+    if (!options_.loop || requests_this_pass_ == 0 || !Rewind()) return false;
+    requests_this_pass_ = 0;
   }
 }
 
@@ -184,9 +191,11 @@ bool TargetSource::ReadRawLine(SourceLine& line) {
       return true;
     }
     if (!FillBuffer()) {
-      if (pending.empty()) return false;
+      // FillBuffer compacts and resizes buffer_: `pending` may point into freed memory.
+      std::string_view rest(buffer_.data() + buffer_start_, buffer_end_ - buffer_start_);
+      if (rest.empty()) return false;
       line.oversized = false;  // last line without a newline
-      line.text.assign(pending);
+      line.text.assign(rest);
       buffer_start_ = buffer_end_;
       return true;
     }

@@ -4,7 +4,8 @@
 // batches; a line longer than max_line_bytes is cut and marked oversized (the worker records it
 // as an invalid_url failure) and the rest of it is skipped. --loop starts the input again at
 // its end (files are re-read from the start; standard input is replayed from memory when it is
-// at most kMaxReplayBytes, otherwise looping stops with a warning). --shuffle emits lines in
+// at most kMaxReplayBytes, otherwise looping stops with a warning); an input without any line
+// to send (only comments and blank lines) is not repeated. --shuffle emits lines in
 // random order within a window of shuffle_window lines. Thread-safe: NextBatch takes a lock,
 // once per batch.
 #pragma once
@@ -76,7 +77,7 @@ class TargetSource {
   size_t replay_offset_ = 0;
 
   uint64_t lines_read_ = 0;
-  uint64_t lines_this_pass_ = 0;
+  uint64_t requests_this_pass_ = 0;  // lines of this pass that are not comments or blank
   std::string warning_;
   std::vector<SourceLine> window_;
   std::mt19937_64 rng_;
