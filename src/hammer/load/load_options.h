@@ -31,6 +31,8 @@ struct LoadOptions {
   std::shared_ptr<const re2::RE2> error_pattern;  // null: no body check
   bool empty_body_is_error = false;               // the seed treated an empty body as an error
   EmitMode emit = EmitMode::kRecords;
+  int max_redirects = 10;  // 0: do not follow redirects
+  bool cookies = false;    // a cookie jar per in-flight slot (simulated user)
   SourceOptions source;
   http::HeaderList headers;            // added to every request
   std::string body;                    // sent with every request that has no body of its own

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "hammer/http/tls.h"
+#include "hammer/http/url.h"
 #include "hammer/load/target_line.h"
 #include "hammer/stats/record.h"
 
@@ -35,65 +36,6 @@ std::string PrintableKey(std::string_view text, bool oversized) {
 
 }  // namespace
 
-class LoadWorker::Slot final : public http::ResponseHandler {
- public:
-  Slot(LoadWorker* worker, const re2::RE2* pattern) : worker_(worker), matcher_(pattern) {}
-
-  void Send(const PreparedTarget* target, MonoNanos intended) {
-    target_ = target;
-    sent_ = MonoNow();
-    intended_ = intended == 0 ? sent_ : intended;
-    status_ = 0;
-    body_bytes_ = 0;
-    check_body_ = false;
-    matcher_.Reset();
-    http::ClientRequest request;
-    request.origin = target->origin;
-    request.head = target->head;
-    request.body = target->body;
-    request.head_method = target->head_method;
-    request.idempotent = target->idempotent;
-    request.deadline = sent_ + worker_->options_->timeout;
-    worker_->client_->Send(request, this);
-  }
-
-  void OnResponseHead(const http::ResponseHead& head) override {
-    status_ = head.status;
-    check_body_ = status_ >= 200 && status_ < 400;
-  }
-  void OnResponseBody(std::string_view data) override {
-    body_bytes_ += data.size();
-    if (check_body_) matcher_.Feed(data);
-  }
-  void OnResponseComplete(const http::ExchangeResult& result) override {
-    result_ = &result;
-    worker_->OnSlotDone(this);
-    result_ = nullptr;
-  }
-
-  // Valid inside OnSlotDone.
-  const http::ExchangeResult& exchange() const { return *result_; }
-  const PreparedTarget* target() const { return target_; }
-  PreparedTarget* scratch() { return &scratch_; }
-  MonoNanos intended() const { return intended_; }
-  MonoNanos sent() const { return sent_; }
-  int status() const { return status_; }
-  uint64_t body_bytes() const { return body_bytes_; }
-  bool body_matched() const { return matcher_.matched(); }
-
- private:
-  LoadWorker* worker_;
-  BodyMatcher matcher_;
-  const PreparedTarget* target_ = nullptr;
-  PreparedTarget scratch_;  // a target not kept in the worker's cache
-  const http::ExchangeResult* result_ = nullptr;
-  MonoNanos intended_ = 0;
-  MonoNanos sent_ = 0;
-  int status_ = 0;
-  uint64_t body_bytes_ = 0;
-  bool check_body_ = false;
-};
-
 LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
                        const LoadOptions* options, TargetSource* source, RecordSink* sink,
                        RunMonitor* monitor, SharedRunState* shared)
@@ -117,10 +59,16 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
     client_options.tls = tls_.get();
   }
   client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options);
-  const re2::RE2* pattern = options->error_pattern.get();
+  slot_options_.timeout = options->timeout;
+  slot_options_.max_redirects = options->max_redirects;
+  slot_options_.cookies = options->cookies;
+  slot_options_.error_pattern = options->error_pattern.get();
+  slot_options_.empty_body_is_error = options->empty_body_is_error;
+  slot_options_.headers = &options->headers;
   uint64_t slots = ShareOf(static_cast<uint64_t>(options->concurrency), workers, index);
-  for (uint64_t i = 0; i < slots; ++i)
-    slots_.push_back(std::make_unique<Slot>(this, pattern));
+  for (uint64_t i = 0; i < slots; ++i) {
+    slots_.push_back(std::make_unique<RequestSlot>(this, client_.get(), &slot_options_));
+  }
 }
 
 LoadWorker::~LoadWorker() = default;
@@ -162,7 +110,7 @@ void LoadWorker::Begin() {
 // Closed loop: every free slot starts a request.
 void LoadWorker::Fill() {
   while (!free_slots_.empty()) {
-    Slot* slot = free_slots_.back();
+    RequestSlot* slot = free_slots_.back();
     free_slots_.pop_back();
     if (!StartNext(slot, 0)) {
       free_slots_.push_back(slot);
@@ -171,10 +119,10 @@ void LoadWorker::Fill() {
   }
 }
 
-bool LoadWorker::StartNext(Slot* slot, MonoNanos intended) {
+bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
   int invalid = 0;
   while (!stopping()) {
-    const PreparedTarget* target = NextTarget(slot->scratch());
+    const PreparedRequest* target = NextTarget(slot->scratch());
     if (target == nullptr) return false;
     if (target->invalid) {
       RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
@@ -187,7 +135,7 @@ bool LoadWorker::StartNext(Slot* slot, MonoNanos intended) {
       continue;
     }
     ++in_flight_;
-    slot->Send(target, intended);
+    slot->Start(target, intended);
     return true;
   }
   return false;
@@ -201,7 +149,7 @@ bool LoadWorker::TakeTicket() {
 // The next line to send, prepared. Comment lines are skipped; invalid lines come back with
 // `invalid` set. nullptr when the input (or the --requests budget) is used up. A line that is
 // not in the cache (and does not fit in it) is prepared into `scratch`.
-const LoadWorker::PreparedTarget* LoadWorker::NextTarget(PreparedTarget* scratch) {
+const PreparedRequest* LoadWorker::NextTarget(PreparedRequest* scratch) {
   while (true) {
     if (source_exhausted_) return nullptr;
     if (batch_next_ >= batch_.size()) {
@@ -221,36 +169,27 @@ const LoadWorker::PreparedTarget* LoadWorker::NextTarget(PreparedTarget* scratch
     auto it = prepared_.find(line.text);
     if (it != prepared_.end()) return it->second.get();
     if (prepared_.size() >= options_->max_prepared_targets) return Prepare(line, scratch);
-    auto owned = std::make_unique<PreparedTarget>();
-    PreparedTarget* target = owned.get();
+    auto owned = std::make_unique<PreparedRequest>();
+    PreparedRequest* target = owned.get();
     prepared_.emplace(line.text, std::move(owned));
     return Prepare(line, target);
   }
 }
 
-const LoadWorker::PreparedTarget* LoadWorker::Prepare(const SourceLine& line,
-                                                      PreparedTarget* target) {
-  *target = PreparedTarget{};
+const PreparedRequest* LoadWorker::Prepare(const SourceLine& line, PreparedRequest* target) {
   TargetLine parsed = ParseTargetLine(line.text);
+  target->invalid.reset();
   if (line.oversized) {
     target->key = PrintableKey(line.text, true);
     target->invalid =
         "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
+  } else if (Result<http::Url> url = http::ParseUrl(parsed.url); !url.ok()) {
+    target->key = PrintableKey(parsed.url, false);
+    target->invalid = url.status().message();
   } else {
-    Result<http::Url> url = http::ParseUrl(parsed.url);
-    if (!url.ok()) {
-      target->key = PrintableKey(parsed.url, false);
-      target->invalid = url.status().message();
-    } else {
-      std::string_view method = options_->method.empty() ? parsed.method : options_->method;
-      target->key = std::string(parsed.url);
-      target->origin = client_->GetOrigin(*url);
-      target->body = options_->body;
-      target->head =
-          http::SerializeRequestHead(method, *url, options_->headers, target->body.size());
-      target->head_method = method == "HEAD";
-      target->idempotent = http::IsIdempotentMethod(method);
-    }
+    std::string_view method = options_->method.empty() ? parsed.method : options_->method;
+    PrepareRequest(method, *url, options_->headers, options_->body, client_.get(), target);
+    target->key = std::string(parsed.url);
   }
   target->stats = StatsFor(target->key);
   return target;
@@ -265,34 +204,20 @@ KeyStats* LoadWorker::StatsFor(const std::string& key) {
   return &result_.keys[key];
 }
 
-void LoadWorker::OnSlotDone(Slot* slot) {
+void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) {
   --in_flight_;
-  const http::ExchangeResult& exchange = slot->exchange();
-  const PreparedTarget& target = *slot->target();
-  std::optional<Failure> failure = exchange.failure;
-  std::string detail = exchange.detail;
-  if (!failure) {
-    int status = exchange.status;
-    if (status >= 500) {
-      failure = Failure::kHttp5xx;
-      detail = "HTTP " + std::to_string(status);
-    } else if (status >= 400) {
-      failure = Failure::kHttp4xx;
-      detail = "HTTP " + std::to_string(status);
-    } else if (slot->body_matched()) {
-      failure = Failure::kErrorlikeContent;
-      detail = "body matches --error-pattern";
-    } else if (options_->empty_body_is_error && slot->body_bytes() == 0) {
-      failure = Failure::kErrorlikeContent;
-      detail = "empty body";
-    }
-  }
-  if (failure) {
-    RecordFailure(target, *failure, detail);
+  const PreparedRequest& request = *slot->request();
+  if (outcome.failure) {
+    RecordFailure(request, *outcome.failure, outcome.detail);
   } else {
-    RecordSuccess(target, (exchange.end - slot->intended()) / kMicrosecond,
-                  (exchange.end - slot->sent()) / kMicrosecond);
+    RecordSuccess(request, (outcome.end - outcome.intended) / kMicrosecond,
+                  (outcome.end - outcome.sent) / kMicrosecond);
   }
+  if (outcome.connect_time > 0) result_.connect_time.Record(outcome.connect_time / kMicrosecond);
+  if (outcome.handshake_time > 0) {
+    result_.handshake_time.Record(outcome.handshake_time / kMicrosecond);
+  }
+  result_.redirects += static_cast<uint64_t>(outcome.redirects);
   if (pacer_) {
     free_slots_.push_back(slot);
     Pump();
@@ -302,7 +227,7 @@ void LoadWorker::OnSlotDone(Slot* slot) {
   MaybeFinish();
 }
 
-void LoadWorker::RecordSuccess(const PreparedTarget& target, int64_t micros,
+void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
                                int64_t uncorrected_micros) {
   target.stats->RecordSuccess(micros);
   if (pacer_) result_.uncorrected.Record(uncorrected_micros);
@@ -314,7 +239,7 @@ void LoadWorker::RecordSuccess(const PreparedTarget& target, int64_t micros,
   }
 }
 
-void LoadWorker::RecordFailure(const PreparedTarget& target, Failure failure,
+void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
                                std::string_view detail) {
   target.stats->RecordFailure(failure);
   result_.failures.Add(failure);
@@ -348,8 +273,8 @@ void LoadWorker::Pump() {
   while (next_due_ < due && !free_slots_.empty() && !stopping()) {
     MonoNanos intended = pacer_->DueTime(next_due_);
     if (stop_at_ != 0 && intended >= stop_at_) break;
-    Slot* slot = free_slots_.back();
-    const PreparedTarget* target = NextTarget(slot->scratch());
+    RequestSlot* slot = free_slots_.back();
+    const PreparedRequest* target = NextTarget(slot->scratch());
     if (target == nullptr) break;
     ++next_due_;
     if (target->invalid) {
@@ -362,7 +287,7 @@ void LoadWorker::Pump() {
       ++(slot_starved_ ? result_.late_no_slot : result_.late_behind);
     }
     ++in_flight_;
-    slot->Send(target, intended);
+    slot->Start(target, intended);
   }
   // Requests still due with every slot busy: they will go out late, when a slot frees.
   slot_starved_ = next_due_ < due && free_slots_.empty();

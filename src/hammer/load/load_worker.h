@@ -20,10 +20,11 @@
 #include <vector>
 
 #include "hammer/http/client.h"
-#include "hammer/load/body_matcher.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/pacer.h"
+#include "hammer/load/prepared_request.h"
 #include "hammer/load/record_sink.h"
+#include "hammer/load/request_slot.h"
 #include "hammer/load/run_monitor.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
@@ -50,10 +51,13 @@ struct WorkerResult {
   uint64_t late_no_slot = 0;  // open loop: sent > 1 ms late because every slot was busy
   uint64_t late_behind = 0;   // open loop: sent > 1 ms late because the loop was behind (CPU)
   uint64_t dropped = 0;       // open loop: due before the end, never sent (slots busy)
+  uint64_t redirects = 0;     // redirect hops followed
+  Histogram connect_time;     // TCP connects of new connections, µs
+  Histogram handshake_time;   // TLS handshakes of new connections, µs
   http::ClientCounters client;
 };
 
-class LoadWorker {
+class LoadWorker final : public RequestSlot::Owner {
  public:
   LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
              const LoadOptions* options, TargetSource* source, RecordSink* sink,
@@ -69,31 +73,18 @@ class LoadWorker {
   WorkerResult& result() { return result_; }
 
  private:
-  struct PreparedTarget {
-    std::string key;
-    std::string head;
-    std::string_view body;
-    std::string owned_body;
-    const http::Origin* origin = nullptr;
-    bool head_method = false;
-    bool idempotent = true;
-    KeyStats* stats = nullptr;
-    std::optional<std::string> invalid;  // why the line cannot be sent
-  };
-  class Slot;
-
   void Begin();
   void Fill();
-  bool StartNext(Slot* slot, MonoNanos intended);
-  const PreparedTarget* NextTarget(PreparedTarget* scratch);
-  const PreparedTarget* Prepare(const SourceLine& line, PreparedTarget* scratch);
+  bool StartNext(RequestSlot* slot, MonoNanos intended);
+  const PreparedRequest* NextTarget(PreparedRequest* scratch);
+  const PreparedRequest* Prepare(const SourceLine& line, PreparedRequest* target);
   bool TakeTicket();
-  void OnSlotDone(Slot* slot);
+  void OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) override;
   void OnPaceTimer();
   void Pump();
   void ArmPaceTimer();
-  void RecordSuccess(const PreparedTarget& target, int64_t micros, int64_t uncorrected_micros);
-  void RecordFailure(const PreparedTarget& target, Failure failure, std::string_view detail);
+  void RecordSuccess(const PreparedRequest& target, int64_t micros, int64_t uncorrected_micros);
+  void RecordFailure(const PreparedRequest& target, Failure failure, std::string_view detail);
   void FlushRecords(bool force);
   void ReportInterval();
   void MaybeFinish();
@@ -111,14 +102,15 @@ class LoadWorker {
   std::unique_ptr<http::TlsClientContext> tls_;
   std::unique_ptr<http::HttpClient> client_;
 
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<Slot*> free_slots_;
+  SlotOptions slot_options_;
+  std::vector<std::unique_ptr<RequestSlot>> slots_;
+  std::vector<RequestSlot*> free_slots_;
   uint64_t in_flight_ = 0;
 
   std::vector<SourceLine> batch_;
   size_t batch_next_ = 0;
   bool source_exhausted_ = false;
-  std::unordered_map<std::string, std::unique_ptr<PreparedTarget>> prepared_;
+  std::unordered_map<std::string, std::unique_ptr<PreparedRequest>> prepared_;
 
   std::optional<OpenLoopPacer> pacer_;
   uint64_t next_due_ = 0;  // this thread's next request index on the pacer's schedule

@@ -1,0 +1,16 @@
+#include "hammer/load/prepared_request.h"
+
+namespace hammer::load {
+
+void PrepareRequest(std::string_view method, const http::Url& url, const http::HeaderList& headers,
+                    std::string_view body, http::HttpClient* client, PreparedRequest* out) {
+  out->method.assign(method);
+  out->url = url;
+  out->origin = client->GetOrigin(url);
+  out->body = body;
+  out->head = http::SerializeRequestHead(method, url, headers, body.size());
+  out->idempotent = http::IsIdempotentMethod(method);
+  out->invalid.reset();
+}
+
+}  // namespace hammer::load
