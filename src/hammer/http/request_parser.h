@@ -3,12 +3,15 @@
 //
 // A request without Content-Length or Transfer-Encoding has no body. A request carrying both
 // is rejected (kBadTransferEncoding), which closes the request-smuggling hole. The proxy maps
-// kHeadTooLarge / kTooManyHeaders to 431 and kBodyTooLarge to 413. Not thread-safe.
+// kHeadTooLarge / kTooManyHeaders to 431 and kBodyTooLarge to 413: a Content-Length over the
+// cap fails at head time (before OnHead), a chunked body as soon as a chunk-size line would
+// take it past the cap. Empty lines before a request line are ignored (RFC 9112 §2.2) and do
+// not count as started(). "Expect: 100-continue" is honoured for HTTP/1.1 only. Errors are
+// sticky until Reset. Not thread-safe.
 #pragma once
 
-#include <vector>
-
 #include "hammer/http/message.h"
+#include "hammer/http/parser_core.h"
 
 namespace hammer::http {
 
@@ -28,31 +31,13 @@ class RequestParser {
   // The client closed: kComplete if between requests (nothing started), else kTruncated.
   Progress FinishAtEof();
 
-  bool started() const { return started_; }
-  bool head_done() const { return state_ != State::kHead; }
+  bool started() const { return core_.started(); }
+  bool head_done() const { return core_.head_done(); }
 
  private:
-  enum class State : uint8_t {
-    kHead,
-    kBodyLength,
-    kChunkSize,
-    kChunkData,
-    kChunkDataEnd,
-    kTrailers,
-    kDone,
-  };
-
   Progress ParseHead(std::string_view input, Visitor& visitor);
-  Progress ParseBody(std::string_view input, size_t offset, Visitor& visitor);
 
-  Limits limits_;
-  State state_ = State::kHead;
-  bool started_ = false;
-  size_t scanned_ = 0;
-  uint64_t remaining_ = 0;
-  uint64_t body_seen_ = 0;
-  size_t line_bytes_ = 0;
-  std::vector<Header> headers_;
+  internal::ParserCore core_;  // message progress, sticky error, header storage, body
 };
 
 }  // namespace hammer::http

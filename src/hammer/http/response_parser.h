@@ -15,13 +15,17 @@
 // The head is consumed only once it is complete: until then Feed returns kNeedMore with
 // consumed == 0 and the caller keeps the bytes; the parser remembers how far it already
 // scanned, so feeding a growing head byte by byte costs O(n) overall. Body bytes are consumed
-// (and passed to OnBody) as they arrive; chunked framing is removed. Interim 1xx responses
-// (other than 101) are skipped. Not thread-safe; one parser per connection.
+// (and passed to OnBody) as they arrive; chunked framing is removed, and a chunk-size or
+// trailer line is held back (not consumed) the same way until it is complete. Trailer fields
+// are checked for syntax and dropped. Interim 1xx responses (other than 101) are consumed and
+// skipped without OnHead. A 101 is final: no body, keep_alive false, and the bytes after its
+// head belong to the new protocol. Limits::max_body_bytes applies to responses too
+// (kBodyTooLarge; unlimited by default). After kError every call reports the same error until
+// Reset. Not thread-safe; one parser per connection.
 #pragma once
 
-#include <vector>
-
 #include "hammer/http/message.h"
+#include "hammer/http/parser_core.h"
 
 namespace hammer::http {
 
@@ -50,33 +54,15 @@ class ResponseParser {
 
   // True once any byte of the current response has been seen (consumed or pending). Lets a
   // client tell "server closed an idle keep-alive connection" from "response cut short".
-  bool started() const { return started_; }
+  bool started() const { return core_.started(); }
   // True once OnHead has been delivered for the current response.
-  bool head_done() const { return state_ != State::kHead; }
+  bool head_done() const { return core_.head_done(); }
 
  private:
-  enum class State : uint8_t {
-    kHead,
-    kBodyLength,
-    kBodyUntilClose,
-    kChunkSize,
-    kChunkData,
-    kChunkDataEnd,
-    kTrailers,
-    kDone,
-  };
-
   Progress ParseHead(std::string_view input, Visitor& visitor);
-  Progress ParseBody(std::string_view input, size_t offset, Visitor& visitor);
 
-  Limits limits_;
-  State state_ = State::kHead;
   bool no_body_ = false;
-  bool started_ = false;
-  size_t scanned_ = 0;           // bytes of a pending head already searched for the terminator
-  uint64_t remaining_ = 0;       // body or chunk bytes still expected
-  size_t line_bytes_ = 0;        // length of a pending chunk-size / trailer line
-  std::vector<Header> headers_;  // reused storage, capacity limits_.max_headers
+  internal::ParserCore core_;  // message progress, sticky error, header storage, body
 };
 
 }  // namespace hammer::http
