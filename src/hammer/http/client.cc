@@ -31,6 +31,19 @@ const Origin* HttpClient::GetOrigin(const Url& url) {
   return result;
 }
 
+Result<TlsClientContext*> HttpClient::Tls() {
+  if (!tls_) {
+    Result<std::unique_ptr<TlsClientContext>> created = TlsClientContext::Create(options_.tls);
+    if (!created.ok()) return created.status();
+    tls_ = std::move(*created);
+  }
+  return tls_.get();
+}
+
+TlsCounters HttpClient::tls_counters() const {
+  return tls_ ? tls_->counters() : TlsCounters{};
+}
+
 void HttpClient::Send(const ClientRequest& request, ResponseHandler* handler) {
   ++send_depth_;  // failures found before Send returns are reported later (see Complete)
   Pool& pool = pools_[request.origin];

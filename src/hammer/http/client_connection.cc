@@ -145,13 +145,13 @@ void ClientConnection::OnConnectReady() {
   }
   result_.connect_end = loop_->now();
   if (origin_->tls) {
-    TlsClientContext* tls = client_->options().tls;
-    if (tls == nullptr) {
-      Fail(Failure::kTls, "https is not enabled in this client");
+    Result<TlsClientContext*> tls = client_->Tls();
+    if (!tls.ok()) {
+      Fail(Failure::kTls, tls.status().message());
       return;
     }
     Result<std::unique_ptr<net::Transport>> wrapped =
-        tls->Wrap(std::move(transport_), origin_->host);
+        (*tls)->Wrap(std::move(transport_), origin_->host);
     if (!wrapped.ok()) {
       Fail(Failure::kTls, wrapped.status().message());
       return;

@@ -45,6 +45,7 @@ class TlsClientContext {
                                                const std::string& host);
 
   TlsCounters& counters() { return counters_; }
+  const TlsCounters& counters() const { return counters_; }
 
   // Called from OpenSSL's new-session callback; takes ownership of `session`.
   void StoreSession(const std::string& host, SSL_SESSION* session);

@@ -52,12 +52,7 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       stop_timer_(loop, [this] { MaybeFinish(); }) {
   http::ClientOptions client_options;
   client_options.connect_timeout = options->connect_timeout;
-  if (Result<std::unique_ptr<http::TlsClientContext>> tls =
-          http::TlsClientContext::Create(options->tls);
-      tls.ok()) {
-    tls_ = std::move(*tls);
-    client_options.tls = tls_.get();
-  }
+  client_options.tls = options->tls;
   client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options);
   slot_options_.timeout = options->timeout;
   slot_options_.max_redirects = options->max_redirects;
@@ -129,7 +124,11 @@ bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
       if (++invalid == kInvalidLinesPerTurn) {
         // A long run of bad lines: let the loop breathe, then carry on.
         free_slots_.push_back(slot);
-        loop_->Post([this] { Fill(); });
+        // MaybeFinish too: this Fill may be the one that reaches the end of the input.
+        loop_->Post([this] {
+          Fill();
+          MaybeFinish();
+        });
         return true;
       }
       continue;

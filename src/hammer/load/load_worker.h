@@ -99,7 +99,6 @@ class LoadWorker final : public RequestSlot::Owner {
   RecordSink* sink_;
   RunMonitor* monitor_;
   SharedRunState* shared_;
-  std::unique_ptr<http::TlsClientContext> tls_;
   std::unique_ptr<http::HttpClient> client_;
 
   SlotOptions slot_options_;

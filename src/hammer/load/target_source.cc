@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -103,39 +104,42 @@ bool TargetSource::ReadLine(SourceLine& line) {
 }
 
 bool TargetSource::Rewind() {
-  if (fd_.valid() && seekable_) {
-    if (lseek(fd_.get(), 0, SEEK_SET) != 0) return false;
-    eof_ = false;
-    buffer_start_ = buffer_end_ = 0;
+  // Inputs up to kMaxReplayBytes are replayed from memory (a short list cycled millions of
+  // times must not cost a read and an lseek per pass); larger files are read again.
+  if (!replay_overflow_) {
+    replaying_ = true;
+    replay_offset_ = 0;
     return true;
   }
-  if (replay_overflow_) {
-    warning_ = "--loop: " + name_ + " is larger than 256 MiB and cannot be replayed; " +
-               "stopped at its end (use a file)";
-    return false;
+  if (fd_.valid() && seekable_ && lseek(fd_.get(), 0, SEEK_SET) == 0) {
+    eof_ = false;
+    buffer_start_ = buffer_end_ = 0;
+    skipping_rest_of_line_ = false;
+    return true;
   }
-  replaying_ = true;
-  replay_offset_ = 0;
-  return true;
+  warning_ = "--loop: " + name_ + " is larger than 256 MiB and cannot be replayed; " +
+             "stopped at its end (use a regular file)";
+  return false;
 }
 
 bool TargetSource::FillBuffer() {
   if (eof_ || !fd_.valid()) return false;
   if (buffer_start_ > 0) {
-    buffer_.erase(0, buffer_start_);
+    std::copy(buffer_.begin() + static_cast<std::ptrdiff_t>(buffer_start_),
+              buffer_.begin() + static_cast<std::ptrdiff_t>(buffer_end_), buffer_.begin());
     buffer_end_ -= buffer_start_;
     buffer_start_ = 0;
   }
-  buffer_.resize(buffer_end_ + kBlockBytes);
+  // buffer_ only grows (a long line), never shrinks: no zero-filling per read.
+  if (buffer_.size() < buffer_end_ + kBlockBytes) buffer_.resize(buffer_end_ + kBlockBytes);
   while (true) {
     ssize_t n = read(fd_.get(), buffer_.data() + buffer_end_, kBlockBytes);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       eof_ = true;
-      buffer_.resize(buffer_end_);
       return false;
     }
-    if (!seekable_ && options_.loop && !replay_overflow_) {
+    if (options_.loop && !replay_overflow_ && !replaying_) {
       if (replay_.size() + static_cast<size_t>(n) > kMaxReplayBytes) {
         replay_overflow_ = true;
         std::string().swap(replay_);
@@ -144,7 +148,6 @@ bool TargetSource::FillBuffer() {
       }
     }
     buffer_end_ += static_cast<size_t>(n);
-    buffer_.resize(buffer_end_);
     return true;
   }
 }
