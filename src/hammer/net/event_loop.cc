@@ -5,6 +5,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -110,6 +111,8 @@ void EventLoop::Run() {
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
   while (!stopping()) {
+    // At the top, not the end, of an iteration: timers armed before Run() count too.
+    RearmTimerFd();
     int timeout_ms = to_delete_.empty() ? -1 : 0;
     int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
     UpdateNow();
@@ -134,7 +137,6 @@ void EventLoop::Run() {
       RunExpiredTimers();
     }
     to_delete_.clear();
-    RearmTimerFd();
   }
   RunPosted();
   to_delete_.clear();
@@ -164,14 +166,18 @@ void EventLoop::RunExpiredTimers() {
 }
 
 void EventLoop::RearmTimerFd() {
-  MonoNanos next = timers_.empty() ? -1 : timers_.front()->deadline_;
+  // A deadline already past must still fire: timerfd treats an all-zero value as "disarm", and
+  // -1 means "disarmed" here, so deadlines at or before 0 are armed as 1.
+  MonoNanos next = timers_.empty() ? -1 : std::max<MonoNanos>(timers_.front()->deadline_, 1);
   if (next == timer_fd_deadline_) return;
+  // An armed timerfd that would fire earlier than needed is left alone: the early wake-up
+  // finds nothing due and re-arms then. A load run cancels a timeout per request, so this
+  // saves a timerfd_settime call on almost every loop iteration.
+  if (timer_fd_deadline_ >= 0 && (next < 0 || next > timer_fd_deadline_)) return;
   itimerspec spec{};
   if (next >= 0) {
-    // A deadline already past must still fire: timerfd treats an all-zero value as "disarm".
-    MonoNanos at = next > 0 ? next : 1;
-    spec.it_value.tv_sec = at / kSecond;
-    spec.it_value.tv_nsec = at % kSecond;
+    spec.it_value.tv_sec = next / kSecond;
+    spec.it_value.tv_nsec = next % kSecond;
   }
   timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
   timer_fd_deadline_ = next;
