@@ -38,7 +38,8 @@ struct LoadOptions {
   std::string body;                    // sent with every request that has no body of its own
   std::string method;                  // overrides the method of every line when set
   size_t max_prepared_targets = 8192;  // per thread; distinct lines beyond this are re-parsed
-  size_t max_summary_keys = 10000;     // per thread; more keys share one "(other keys)" row
+  // Per thread; more keys share one "(other keys)" row in the summary (and in partials).
+  size_t max_summary_keys = 100000;
   http::TlsOptions tls;
 };
 

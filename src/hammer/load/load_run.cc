@@ -11,6 +11,7 @@
 #include "hammer/load/run_monitor.h"
 #include "hammer/net/loop_group.h"
 #include "hammer/net/resolver.h"
+#include "hammer/stats/partial.h"
 
 namespace hammer::load {
 
@@ -159,6 +160,18 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSo
   summary.failed = summary.total.errors;
   for (auto& [key, stats] : keys) {
     if (stats.total() > 0) summary.keys.emplace_back(key, std::move(stats));
+  }
+  if (options.emit == EmitMode::kPartials) {
+    // One mergeable partial per key: a Hadoop shuffle of O(keys) lines instead of O(requests).
+    std::string partials;
+    for (const auto& [key, stats] : summary.keys) {
+      AppendPartialRecord(partials, key, stats);
+      if (partials.size() > (1u << 16)) {
+        sink.Write(partials);
+        partials.clear();
+      }
+    }
+    sink.Write(partials);
   }
   if (progress.hadoop_reporter) {
     counters.Emit(summary.total.failures);
