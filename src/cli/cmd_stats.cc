@@ -23,7 +23,7 @@ constexpr const char* kFooter =
     "  --reducer  per key: key sum average max min errors count p50 p90 p99 p99.9 histogram,\n"
     "             TAB-separated, seconds; the seed reducer's columns first. Streams sorted input.\n"
     "               hadoop jar hadoop-streaming.jar ... -mapper 'hammer load' \\\n"
-    "                 -reducer 'hammer stats --reducer'\n"
+    "                 -combiner 'hammer stats --combine' -reducer 'hammer stats --reducer'\n"
     "  --combine  per key one partial line (exact counts, sums, min/max and histogram); feed\n"
     "             partials of many runs or machines back into any mode to merge them exactly.\n"
     "               hammer stats --combine < run1.tsv > run1.partial\n"

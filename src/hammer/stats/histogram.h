@@ -47,7 +47,7 @@ class Histogram {
   ~Histogram() = default;
 
   void Record(int64_t value) { RecordN(value, 1); }
-  void RecordN(int64_t value, uint64_t count);
+  void RecordN(int64_t value, uint64_t count);  // count 0 records nothing
   void Merge(const Histogram& other);
   void Clear();
 
@@ -82,12 +82,26 @@ class Histogram {
 
   // HdrHistogram V2 compressed encoding ("HISTFAAA..." once base64ed), as produced by
   // encodeIntoCompressedByteBuffer and read by Histogram.decodeFromCompressedByteBuffer.
+  // EncodeCompressed() is byte-for-byte what HdrHistogram Java writes for the same counts (same
+  // header, payload and zlib settings).
+  //
+  // Decoding never crashes on corrupt input: it returns an error for a bad cookie, a length that
+  // does not match, bad zlib data, a truncated or out-of-range count, or a payload that would
+  // inflate past 16 MiB. V0/V1 encodings, DoubleHistogram-style encodings (a conversion ratio
+  // other than 1 or a normalizing offset) are rejected. Encodings with another value range or
+  // number of significant digits are accepted: each of their buckets is re-recorded here at its
+  // lowest value (what HdrHistogram's add() does across layouts). That is exact when the source
+  // has lowest discernible value 1 and 3 digits (whatever its highest value); otherwise the
+  // result is only as precise as the coarser of the two layouts, and a percentile of the result
+  // may be lower than the source's by up to one of its buckets. saturated() of a decoded
+  // histogram counts the values above kHighest that were clamped while decoding.
   std::string EncodeCompressed() const;  // raw bytes
   std::string EncodeBase64() const;      // base64 of EncodeCompressed()
   static Result<Histogram> DecodeCompressed(std::string_view bytes);
   static Result<Histogram> DecodeBase64(std::string_view text);
 
-  // Same counts in the same buckets (bit-for-bit equal state).
+  // Same counts in the same buckets. saturated() is not compared: the encoding cannot carry it,
+  // and the values it counts are already in the top bucket.
   bool operator==(const Histogram& other) const;
 
   // Bytes of counter storage now allocated (for memory-bound tests and reports).

@@ -21,8 +21,8 @@ struct KeyStats {
   uint64_t errors = 0;  // failed requests (records without a time)
   int64_t sum_micros = 0;
   int64_t min_micros = std::numeric_limits<int64_t>::max();  // exact; valid when count > 0
-  int64_t max_micros = 0;                                     // exact; valid when count > 0
-  Histogram histogram;     // successful latencies, µs
+  int64_t max_micros = 0;                                    // exact; valid when count > 0
+  Histogram histogram;                                       // successful latencies, µs
   FailureCounts failures;  // by type where known; seed records carry no type, so
                            // failures.Total() <= errors
 
@@ -47,6 +47,19 @@ struct KeyStats {
     }
     histogram.Merge(other.histogram);
     failures.Merge(other.failures);
+  }
+  // False when RecordSuccess(micros) / Merge(other) would overflow the sum or a counter. Only
+  // hostile input gets there (2^63 µs is 292,000 years); readers treat it as malformed.
+  bool CanRecordSuccess(int64_t micros) const {
+    int64_t sum = 0;
+    return !__builtin_add_overflow(sum_micros, micros, &sum);
+  }
+  bool CanMerge(const KeyStats& other) const {
+    uint64_t n = 0;
+    int64_t sum = 0;
+    return !__builtin_add_overflow(count, other.count, &n) &&
+           !__builtin_add_overflow(errors, other.errors, &n) &&
+           !__builtin_add_overflow(sum_micros, other.sum_micros, &sum);
   }
   uint64_t total() const { return count + errors; }
   double MeanMicros() const {

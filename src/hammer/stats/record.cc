@@ -1,8 +1,33 @@
 #include "hammer/stats/record.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstring>
 
 namespace hammer {
+namespace {
+
+constexpr double kMaxSeconds = 1e12;  // keeps every µs value and realistic sums inside int64
+constexpr int kMaxFastIntegerDigits = 12;
+
+// First non-digit at or after p. Ruby prints 16-17 digit fractions; eight at a time keeps
+// them cheap (a byte is a digit when its high nibble is 3 and adding 6 does not carry).
+const char* SkipDigits(const char* p, const char* end) {
+  constexpr uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0;
+  constexpr uint64_t kThrees = 0x3030303030303030;
+  constexpr uint64_t kSixes = 0x0606060606060606;
+  while (end - p >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    if ((word & kHighNibbles) != kThrees || ((word + kSixes) & kHighNibbles) != kThrees) break;
+    p += 8;
+  }
+  while (p < end && static_cast<unsigned>(*p - '0') < 10)
+    ++p;
+  return p;
+}
+
+}  // namespace
 
 void AppendSanitizedKey(std::string& out, std::string_view key) {
   size_t start = out.size();
@@ -13,26 +38,115 @@ void AppendSanitizedKey(std::string& out, std::string_view key) {
   }
 }
 
-void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros) {
-  AppendSanitizedKey(out, key);
-  if (micros < 0) micros = 0;
+void AppendSeconds(std::string& out, int64_t micros) {
   char buf[32];
-  buf[0] = '\t';
-  char* end = std::to_chars(buf + 1, buf + sizeof(buf), micros / 1000000).ptr;
+  char* end = buf;
+  uint64_t magnitude = static_cast<uint64_t>(micros);
+  if (micros < 0) {
+    *end++ = '-';
+    magnitude = ~magnitude + 1;
+  }
+  end = std::to_chars(end, buf + sizeof(buf), magnitude / 1000000).ptr;
   *end++ = '.';
-  int64_t fraction = micros % 1000000;
+  uint64_t fraction = magnitude % 1000000;
   for (int digit = 5; digit >= 0; --digit) {
     end[digit] = static_cast<char>('0' + fraction % 10);
     fraction /= 10;
   }
-  end += 6;
-  *end++ = '\n';
-  out.append(buf, end);
+  out.append(buf, end + 6);
+}
+
+void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros) {
+  AppendSanitizedKey(out, key);
+  out.push_back('\t');
+  AppendSeconds(out, micros < 0 ? 0 : micros);
+  out.push_back('\n');
 }
 
 void AppendFailureRecord(std::string& out, std::string_view key) {
   AppendSanitizedKey(out, key);
   out.append("\t\n");
+}
+
+bool ParseSeconds(std::string_view text, int64_t* micros) {
+  // Fast and exact path for plain decimals: what hammer writes ("0.012345") and what Ruby
+  // prints for times of 0.1 ms and more ("0.123456789"). Rounds the decimal value itself to the
+  // nearest µs, halves up: llround of the exact value, without a double's error.
+  const char* p = text.data();
+  const char* end = p + text.size();
+  int64_t whole = 0;
+  int integer_digits = 0;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10 &&
+         integer_digits <= kMaxFastIntegerDigits) {
+    whole = whole * 10 + (*p++ - '0');
+    ++integer_digits;
+  }
+  if (integer_digits > 0 && integer_digits <= kMaxFastIntegerDigits) {
+    if (p == end) {
+      *micros = whole * 1000000;
+      return true;
+    }
+    if (*p == '.' && p + 1 < end) {
+      const char* q = p + 1;
+      int64_t fraction = 0;
+      int digits = 0;
+      for (; digits < 6 && q < end && static_cast<unsigned>(*q - '0') < 10; ++digits)
+        fraction = fraction * 10 + (*q++ - '0');
+      bool round_up = q < end && static_cast<unsigned>(*q - '0') < 10 && *q >= '5';
+      q = SkipDigits(q, end);
+      if (q == end) {
+        for (; digits < 6; ++digits)
+          fraction *= 10;
+        *micros = whole * 1000000 + fraction + (round_up ? 1 : 0);
+        return true;
+      }
+    }
+  }
+  // General path: exponents ("1.0e-05", Ruby's form below 0.1 ms) and other spellings.
+  if (text.empty() || !((text[0] >= '0' && text[0] <= '9') || text[0] == '.')) return false;
+  double seconds = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return false;
+  if (!std::isfinite(seconds) || seconds < 0 || seconds >= kMaxSeconds) return false;
+  *micros = std::llround(seconds * 1e6);
+  return true;
+}
+
+ParsedRecord ParseRecordLine(std::string_view line) {
+  ParsedRecord record;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const void* tab = std::memchr(line.data(), '\t', line.size());
+  if (tab == nullptr) {
+    record.error = "no TAB between key and value";
+    return record;
+  }
+  size_t key_size = static_cast<size_t>(static_cast<const char*>(tab) - line.data());
+  if (key_size > kMaxKeyBytes) {
+    record.error = "key longer than 64 KiB";
+    return record;
+  }
+  record.key = line.substr(0, key_size);
+  std::string_view value = line.substr(key_size + 1);
+  if (value.empty()) {
+    record.kind = RecordKind::kFailure;
+    return record;
+  }
+  if (value[0] == '#') {
+    if (value.size() > kPartialTag.size() && value.starts_with(kPartialTag) &&
+        value[kPartialTag.size()] == ' ') {
+      record.kind = RecordKind::kPartial;
+      record.partial = value.substr(kPartialTag.size() + 1);
+    } else {
+      record.error = "unknown partial format (expected #hp1)";
+    }
+    return record;
+  }
+  if (value.size() > kMaxValueBytes || !ParseSeconds(value, &record.micros)) {
+    record.error = "value is not a non-negative number of seconds";
+    return record;
+  }
+  record.kind = RecordKind::kSuccess;
+  return record;
 }
 
 }  // namespace hammer

@@ -1,15 +1,51 @@
 // Records: the line format `hammer load` writes and `hammer stats` reads (Hadoop Streaming
-// compatible, identical to the seed mapper's):
-//   KEY<TAB>SECONDS\n   success; SECONDS with microsecond precision ("0.012345")
-//   KEY<TAB>\n          failure
-// Keys never contain TAB or newline: writers replace them with spaces.
+// compatible, identical to the seed mapper's), plus the partial aggregates combiners write.
+//
+//   KEY<TAB>SECONDS\n   success. hammer writes microsecond precision ("0.012345"); readers also
+//                       take what the seed's Ruby mapper prints ("0.123456789", "1.0e-05").
+//   KEY<TAB>\n          failure (no time). The failure's type goes to stderr as a Hadoop
+//                       counter, not into the record.
+//   KEY<TAB>#hp1 <count> <errors> <sum_micros> <min_micros> <max_micros> <failures> <histogram>\n
+//                       partial aggregate of any number of records of KEY (a combiner's output,
+//                       `hammer stats --combine`). Fields are separated by one space:
+//                         count, errors  successes and failures, unsigned decimal;
+//                         sum_micros     exact sum of the successes' µs;
+//                         min/max_micros exact smallest / largest success in µs; both `-`
+//                                        when count is 0;
+//                         failures       `-`, or `type:n` pairs joined by `,` using the names of
+//                                        failure.h, in that enum's order, only n > 0 (typed
+//                                        failures may be fewer than errors: seed records carry
+//                                        no type);
+//                         histogram      HdrHistogram V2 compressed, base64 (histogram.h) of
+//                                        the successes' µs.
+//                       Every figure of KeyStats is carried exactly (integers, and the histogram's
+//                       counters), so merging the partials of any split of a record stream gives
+//                       KeyStats equal to aggregating the stream in one pass. A reader rejects a
+//                       partial whose figures disagree (histogram total != count, min > max,
+//                       sum outside [count*min, count*max], typed failures > errors, min or max
+//                       outside the histogram's extreme buckets). "#hp1" is the format version:
+//                       a future layout gets a new tag; readers reject tags they do not know.
+//
+// Keys are bytes up to the first TAB; writers replace TAB, CR and LF in keys with spaces. One
+// trailing CR on a line is ignored (Ruby's chomp). Every other line is malformed: no TAB, a key
+// over kMaxKeyBytes, a value that is not a finite non-negative decimal number of seconds below
+// 1e12 (signs, NaN, inf, hex, spaces and binary bytes included), an unknown or inconsistent
+// partial. Readers count malformed lines and never let them change any key's figures.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace hammer {
+
+inline constexpr size_t kMaxKeyBytes = 64 * 1024;
+// Longest value a reader accepts: a partial's worst case (a histogram with all 23552 counters
+// set, base64) is about 290 KB.
+inline constexpr size_t kMaxValueBytes = 512 * 1024;
+inline constexpr size_t kMaxLineBytes = kMaxKeyBytes + 1 + kMaxValueBytes;
+inline constexpr std::string_view kPartialTag = "#hp1";
 
 // Appends "key\tS.UUUUUU\n" (micros >= 0) to `out`.
 void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros);
@@ -17,5 +53,27 @@ void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros)
 void AppendFailureRecord(std::string& out, std::string_view key);
 // Appends `key` with TAB, CR and LF replaced by spaces.
 void AppendSanitizedKey(std::string& out, std::string_view key);
+// Appends µs as seconds with exactly six decimals ("0.012345", "-1.500000").
+void AppendSeconds(std::string& out, int64_t micros);
+
+enum class RecordKind : uint8_t { kSuccess, kFailure, kPartial, kMalformed };
+
+// One parsed line. Views point into the parsed line.
+struct ParsedRecord {
+  RecordKind kind = RecordKind::kMalformed;
+  std::string_view key;
+  int64_t micros = 0;        // kSuccess
+  std::string_view partial;  // kPartial: the fields after "#hp1 "
+  const char* error = "";    // kMalformed: why, for diagnostics
+};
+
+// Parses one line (without its '\n'). Never fails: a bad line comes back as kMalformed.
+ParsedRecord ParseRecordLine(std::string_view line);
+
+// Seconds text to µs, rounded to the nearest µs with halves up (llround). Plain decimals
+// ("0.012345", "0.123456789") are converted exactly from their digits; exponent forms
+// ("1.0e-05") go through a double. False unless `text` is a finite, non-negative decimal
+// number below 1e12 with nothing around it.
+bool ParseSeconds(std::string_view text, int64_t* micros);
 
 }  // namespace hammer

@@ -1,0 +1,226 @@
+#include "hammer/stats/histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+// Bucket arithmetic and statistics follow HdrHistogram (Java 2.2.2,
+// org/HdrHistogram/AbstractHistogram.java: countsArrayIndex, getBucketIndex, valueFromIndex,
+// lowestEquivalentValue, sizeOfEquivalentValueRange, getValueAtPercentile, getMean,
+// getStdDeviation, getMinValue, getMaxValue) for lowestDiscernibleValue 1 (unitMagnitude 0)
+// and 3 significant digits (subBucketCount 2048). Written from the published definitions.
+
+namespace hammer {
+namespace {
+
+// 64 - unitMagnitude - subBucketCountMagnitude: the leading-zero count of the largest value of
+// bucket 0, so that BucketIndex is one subtraction.
+constexpr int kLeadingZeroCountBase = 64 - 0 - (Histogram::kSubBucketHalfCountMagnitude + 1);
+constexpr uint64_t kSubBucketMask = Histogram::kSubBucketCount - 1;
+
+int BucketIndex(int64_t value) {
+  return kLeadingZeroCountBase - std::countl_zero(static_cast<uint64_t>(value) | kSubBucketMask);
+}
+
+int SubBucketIndex(int64_t value, int bucket) {
+  return static_cast<int>(value >> bucket);
+}
+
+// Java's (long) cast of a double: NaN becomes 0, out-of-range values saturate.
+int64_t JavaDoubleToLong(double d) {
+  if (std::isnan(d)) return 0;
+  if (d >= 9.223372036854775807e18) return std::numeric_limits<int64_t>::max();
+  if (d <= -9.223372036854775808e18) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
+}
+
+int64_t MedianEquivalent(int64_t value) {
+  return Histogram::LowestEquivalent(value) + (Histogram::SizeOfEquivalentRange(value) >> 1);
+}
+
+}  // namespace
+
+int Histogram::CountsIndex(int64_t value) {
+  if (value < 0) value = 0;
+  int bucket = BucketIndex(value);
+  int sub_bucket = SubBucketIndex(value, bucket);
+  return ((bucket + 1) << kSubBucketHalfCountMagnitude) + (sub_bucket - kPageSize);
+}
+
+int64_t Histogram::ValueFromIndex(int index) {
+  int bucket = (index >> kSubBucketHalfCountMagnitude) - 1;
+  int sub_bucket = (index & (kPageSize - 1)) + kPageSize;
+  if (bucket < 0) {
+    sub_bucket -= kPageSize;
+    bucket = 0;
+  }
+  return static_cast<int64_t>(sub_bucket) << bucket;
+}
+
+int64_t Histogram::LowestEquivalent(int64_t value) {
+  if (value < 0) value = 0;
+  int bucket = BucketIndex(value);
+  return static_cast<int64_t>(SubBucketIndex(value, bucket)) << bucket;
+}
+
+int64_t Histogram::SizeOfEquivalentRange(int64_t value) {
+  if (value < 0) value = 0;
+  return int64_t{1} << BucketIndex(value);
+}
+
+int64_t Histogram::HighestEquivalent(int64_t value) {
+  // nextNonEquivalentValue - 1, saturating for the last bucket below 2^63.
+  uint64_t next = static_cast<uint64_t>(LowestEquivalent(value)) +
+                  static_cast<uint64_t>(SizeOfEquivalentRange(value));
+  if (next > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return static_cast<int64_t>(next) - 1;
+}
+
+Histogram::Histogram(const Histogram& other)
+    : total_count_(other.total_count_),
+      saturated_(other.saturated_),
+      min_index_(other.min_index_),
+      max_index_(other.max_index_) {
+  for (int page = 0; page < kPageCount; ++page) {
+    if (other.pages_[page]) pages_[page] = std::make_unique<Page>(*other.pages_[page]);
+  }
+}
+
+Histogram& Histogram::operator=(const Histogram& other) {
+  if (this != &other) {
+    Histogram copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+uint64_t& Histogram::CounterAt(int index) {
+  std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
+  if (!page) page = std::make_unique<Page>();  // value-initialized: all zero
+  return (*page)[index & (kPageSize - 1)];
+}
+
+void Histogram::RecordN(int64_t value, uint64_t count) {
+  assert(value >= 0);
+  if (count == 0) return;
+  if (value < 0) value = 0;
+  if (value > kHighest) {
+    value = kHighest;
+    saturated_ += count;
+  }
+  int index = CountsIndex(value);
+  CounterAt(index) += count;
+  total_count_ += count;
+  if (index < min_index_) min_index_ = index;
+  if (index > max_index_) max_index_ = index;
+}
+
+void Histogram::Merge(const Histogram& other) {
+  if (other.total_count_ == 0) return;
+  for (int page = 0; page < kPageCount; ++page) {
+    if (!other.pages_[page]) continue;
+    if (!pages_[page]) {
+      pages_[page] = std::make_unique<Page>(*other.pages_[page]);
+      continue;
+    }
+    Page& mine = *pages_[page];
+    const Page& theirs = *other.pages_[page];
+    for (int i = 0; i < kPageSize; ++i)
+      mine[i] += theirs[i];
+  }
+  total_count_ += other.total_count_;
+  saturated_ += other.saturated_;
+  min_index_ = std::min(min_index_, other.min_index_);
+  max_index_ = std::max(max_index_, other.max_index_);
+}
+
+void Histogram::Clear() {
+  *this = Histogram();
+}
+
+int64_t Histogram::min() const {
+  // getMinValue: 0 when empty or when bucket 0 (value 0) holds a count.
+  if (total_count_ == 0 || min_index_ == 0) return 0;
+  return ValueFromIndex(min_index_);
+}
+
+int64_t Histogram::max() const {
+  // getMaxValue: highestEquivalentValue of the largest recorded value, 0 when that value is 0.
+  if (max_index_ <= 0) return 0;
+  return HighestEquivalent(ValueFromIndex(max_index_));
+}
+
+double Histogram::Mean() const {
+  if (total_count_ == 0) return 0.0;
+  double total_value = 0;
+  ForEachBucket([&](int64_t lowest, int64_t, uint64_t count) {
+    total_value += static_cast<double>(MedianEquivalent(lowest)) * static_cast<double>(count);
+  });
+  return total_value / static_cast<double>(total_count_);
+}
+
+double Histogram::StdDev() const {
+  if (total_count_ == 0) return 0.0;
+  const double mean = Mean();
+  double deviation_total = 0.0;
+  ForEachBucket([&](int64_t lowest, int64_t, uint64_t count) {
+    double deviation = static_cast<double>(MedianEquivalent(lowest)) - mean;
+    deviation_total += (deviation * deviation) * static_cast<double>(count);
+  });
+  return std::sqrt(deviation_total / static_cast<double>(total_count_));
+}
+
+int64_t Histogram::ValueAtPercentile(double percentile) const {
+  // Remove one ulp so that a count landing exactly on an integer is not rounded up into the
+  // next bucket, clamp to [0, 100], then find the bucket holding the ceil(p% * count)-th value.
+  double requested = std::nextafter(percentile, -std::numeric_limits<double>::infinity());
+  requested = std::min(std::max(requested, 0.0), 100.0);
+  double fp_count = (requested * static_cast<double>(total_count_)) / 100.0;
+  int64_t count_at_percentile = std::max<int64_t>(JavaDoubleToLong(std::ceil(fp_count)), 1);
+  uint64_t target = static_cast<uint64_t>(count_at_percentile);
+  uint64_t running = 0;
+  for (int page = 0; page < kPageCount; ++page) {
+    if (!pages_[page]) continue;
+    const Page& counts = *pages_[page];
+    for (int i = 0; i < kPageSize; ++i) {
+      running += counts[i];
+      if (running >= target) {
+        int64_t value = ValueFromIndex(page * kPageSize + i);
+        return percentile == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
+      }
+    }
+  }
+  return 0;
+}
+
+uint64_t Histogram::CountAtValue(int64_t value) const {
+  int index = std::min(CountsIndex(value), kCountsLength - 1);
+  const std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
+  return page ? (*page)[index & (kPageSize - 1)] : 0;
+}
+
+bool Histogram::operator==(const Histogram& other) const {
+  if (total_count_ != other.total_count_) return false;
+  for (int page = 0; page < kPageCount; ++page) {
+    const Page* mine = pages_[page].get();
+    const Page* theirs = other.pages_[page].get();
+    if (mine == theirs) continue;  // both absent
+    for (int i = 0; i < kPageSize; ++i) {
+      if ((mine ? (*mine)[i] : 0) != (theirs ? (*theirs)[i] : 0)) return false;
+    }
+  }
+  return true;
+}
+
+size_t Histogram::allocated_bytes() const {
+  size_t pages = 0;
+  for (const auto& page : pages_)
+    pages += page ? 1 : 0;
+  return pages * sizeof(Page);
+}
+
+}  // namespace hammer

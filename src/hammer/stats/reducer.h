@@ -1,0 +1,103 @@
+// Reducer: aggregates record lines (record.h: raw records and partials, mixed, in any order)
+// into one KeyStats per key, and hands each finished key to a KeySink.
+//
+// Hadoop delivers a reducer's input sorted by key (bytewise), so by default the reducer streams:
+// it keeps only the current key and emits it when the key changes, in input (= key) order.
+// Unsorted input is detected: a key that sorts before the previous one switches the reducer to
+// aggregating every key in a hash map and emitting them all, sorted by key, at Finish(). To make
+// that switch lossless, the keys completed during a detection window (the first 4096 keys or
+// 16 MiB of their statistics, whichever comes first) are held back and joined into the map; once
+// the window has passed they are emitted and memory is bounded by the current key alone. Input
+// that turns unsorted after the window (two sorted files concatenated) cannot be repaired: the
+// keys emitted before may be emitted again, and late_unsorted_line() says so. Order::kUnsorted
+// skips the streaming attempt.
+//
+// Malformed lines (record.h), partials whose figures disagree, and lines whose figures would
+// overflow a key's counters are counted and otherwise ignored: they never create a key or change
+// one. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hammer/stats/key_stats.h"
+#include "hammer/stats/line_reader.h"
+
+namespace hammer {
+
+class KeySink {
+ public:
+  virtual ~KeySink() = default;
+  // Called once per key. `stats` is valid only during the call.
+  virtual void OnKey(std::string_view key, const KeyStats& stats) = 0;
+};
+
+class Reducer : public LineHandler {
+ public:
+  enum class Order : uint8_t { kDetect, kUnsorted };
+  struct Options {
+    Order order = Order::kDetect;
+    size_t window_keys = 4096;
+    size_t window_bytes = 16 << 20;
+  };
+
+  // `sink` must outlive the reducer.
+  Reducer(Options options, KeySink* sink);
+  ~Reducer() override;
+
+  // One line without its '\n'.
+  void OnLine(std::string_view line) override;
+  // A line longer than kMaxLineBytes (LineReader skipped it): malformed.
+  void OnOverlongLine() override;
+  // Emits every key not emitted yet. Call once, after the last line.
+  void Finish();
+
+  uint64_t lines() const { return lines_; }
+  uint64_t malformed() const { return malformed_; }
+  // 1-based line number and reason of the first malformed line (0 and "" when none).
+  uint64_t first_malformed_line() const { return first_malformed_line_; }
+  const std::string& first_malformed_reason() const { return first_malformed_reason_; }
+  // False once the input was found unsorted (or Order::kUnsorted was asked for).
+  bool sorted() const { return !unsorted_; }
+  // Line number where unsorted input was found after the detection window; 0 otherwise.
+  uint64_t late_unsorted_line() const { return late_unsorted_line_; }
+
+ private:
+  class KeyMap;
+
+  void Malformed(std::string_view reason);
+  // The stats `key` accumulates into, switching keys (and detecting order) as needed; nullptr
+  // when the line must be rejected because `fits` says its figures would overflow.
+  template <typename Fits>
+  KeyStats* StatsFor(std::string_view key, Fits fits);
+  void CompleteCurrent();
+  void CloseWindow();
+  void SwitchToMap();
+
+  Options options_;
+  KeySink* sink_;
+  uint64_t lines_ = 0;
+  uint64_t malformed_ = 0;
+  uint64_t first_malformed_line_ = 0;
+  std::string first_malformed_reason_;
+  uint64_t late_unsorted_line_ = 0;
+  bool unsorted_ = false;
+
+  // Streaming state.
+  bool has_current_ = false;
+  std::string current_key_;
+  KeyStats current_;
+  bool window_open_ = true;
+  std::vector<std::pair<std::string, KeyStats>> held_;
+  size_t held_bytes_ = 0;
+
+  // Map state, once unsorted.
+  std::unique_ptr<KeyMap> map_;
+};
+
+}  // namespace hammer

@@ -1,0 +1,31 @@
+// `hammer stats --csv`: the reducer's columns (report_tsv.h) as RFC 4180 CSV with a header
+// row, for spreadsheets. Like the seed's CSVConverter it also converts lines that are already
+// reducer output (hammer's 12 columns or the seed's 7, padded with empty fields), so
+// `cat part-* | hammer stats --csv` works on a finished job's output.
+//
+// Fields are quoted only when they hold a comma, a double quote, CR or LF; quotes are doubled.
+// Empty fields are written empty (Ruby's CSV writes "" for an empty string; both read back as
+// empty). Rows end with "\n".
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "hammer/stats/key_stats.h"
+
+namespace hammer {
+
+void AppendCsvHeader(std::string& out);
+void AppendCsvRow(std::string& out, std::string_view key, const KeyStats& stats);
+
+// True when `line` has the shape of reducer output (more than one TAB): such a line can never
+// be a record, whose value holds no TAB.
+bool LooksLikeReducerLine(std::string_view line);
+
+// Appends `line` (reducer output, without '\n') as a CSV row. False, appending nothing, when it
+// has neither 12 nor 7 fields.
+bool AppendCsvRowFromReducerLine(std::string& out, std::string_view line);
+
+void AppendCsvField(std::string& out, std::string_view field);
+
+}  // namespace hammer

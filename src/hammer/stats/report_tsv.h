@@ -1,0 +1,38 @@
+// The `hammer stats --reducer` output: one line per key, TAB-separated. The first seven columns
+// are the seed reducer's, in its order, so its users' scripts and its `--csv` step keep working;
+// hammer's columns follow:
+//
+//   key sum average max min errors count p50 p90 p99 p99.9 histogram
+//
+// sum, average, max, min and the percentiles are seconds with six decimals. average is
+// sum/count rounded half up to the microsecond; max and min are exact (the seed never set max
+// and set min to the last value); the percentiles come from the histogram (HdrHistogram's
+// getValueAtPercentile: the highest value of the bucket, within 0.1%). When count is 0 the
+// seed prints nothing for average, max and min; so does hammer, and for the percentiles too.
+// histogram is the successes' HdrHistogram V2, base64 (readable by HdrHistogram's tools).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hammer/stats/key_stats.h"
+
+namespace hammer {
+
+inline constexpr std::array<std::string_view, 12> kReducerColumns = {
+    "key",   "sum", "average", "max", "min",   "errors",
+    "count", "p50", "p90",     "p99", "p99.9", "histogram",
+};
+inline constexpr size_t kSeedReducerColumnCount = 7;
+inline constexpr std::array<double, 4> kReportedPercentiles = {50.0, 90.0, 99.0, 99.9};
+
+// Appends the line for `key`, '\n' included.
+void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& stats);
+
+// sum/count rounded half up to the µs; 0 when count is 0.
+int64_t RoundedMeanMicros(const KeyStats& stats);
+
+}  // namespace hammer

@@ -1,0 +1,68 @@
+// StatsJob: everything `hammer stats` does, so that its CLI only parses flags. Reads record
+// lines (record.h) from files or stdin, aggregates them with a Reducer, and writes one of the
+// outputs:
+//   kReducer  report_tsv.h lines, one per key, streamed (the Hadoop Streaming reducer)
+//   kCombine  partial.h lines, one per key, streamed (a combiner, or to merge runs later)
+//   kCsv      report_csv.h, streamed; reducer-output lines in the input are converted as they come
+//   kJson     report_json.h, kTable report_table.h, kHdr report_hdr.h: written at the end
+// Usage: Open(inputs), then Run(out_fd) once. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hammer/base/status.h"
+#include "hammer/stats/reducer.h"
+
+namespace hammer {
+
+enum class StatsMode : uint8_t { kReducer, kCombine, kCsv, kJson, kTable, kHdr };
+
+struct StatsJobOptions {
+  StatsMode mode = StatsMode::kReducer;
+  Reducer::Order order = Reducer::Order::kDetect;
+  std::optional<std::string> only_key;  // report this key alone
+  size_t table_rows = 40;               // kTable: keys listed before "… N more keys" (0: all)
+};
+
+struct StatsJobSummary {
+  StatsMode mode = StatsMode::kReducer;
+  uint64_t lines = 0;
+  uint64_t keys = 0;  // written
+  uint64_t malformed = 0;
+  std::string first_malformed;  // "<input>:<line>: <reason>"
+  std::string late_unsorted;    // "<input>:<line>" when order broke after the detection window
+
+  // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
+  // and one human line per problem. Empty when there is nothing to say.
+  std::string StderrText() const;
+};
+
+class StatsJob {
+ public:
+  explicit StatsJob(StatsJobOptions options);
+  ~StatsJob();
+  StatsJob(const StatsJob&) = delete;
+  StatsJob& operator=(const StatsJob&) = delete;
+
+  // Opens every input now, so that a wrong path is reported before any output is written.
+  // "-" (or no input at all) is stdin. Errors: "open <path>: <strerror>".
+  Status Open(const std::vector<std::string>& inputs);
+
+  // Reads the inputs in order and writes the output to `out_fd`. Errors: a failed read or write.
+  Result<StatsJobSummary> Run(int out_fd);
+
+ private:
+  struct Input {
+    std::string name;
+    int fd = -1;
+    bool owned = false;
+  };
+  StatsJobOptions options_;
+  std::vector<Input> inputs_;
+};
+
+}  // namespace hammer

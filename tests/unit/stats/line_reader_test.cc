@@ -1,0 +1,87 @@
+#include "hammer/stats/line_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hammer {
+namespace {
+
+struct Collector : LineHandler {
+  std::vector<std::string> lines;
+  int overlong = 0;
+  void OnLine(std::string_view line) override { lines.emplace_back(line); }
+  void OnOverlongLine() override {
+    ++overlong;
+    lines.emplace_back("<overlong>");
+  }
+};
+
+TEST(LineReaderTest, SplitsAcrossArbitraryChunks) {
+  const std::string input = "a\tb\n\nccc\r\nlast without newline";
+  const std::vector<std::string> expected = {"a\tb", "", "ccc\r", "last without newline"};
+  std::mt19937 rng(2);
+  for (int round = 0; round < 200; ++round) {
+    LineReader reader(100);
+    Collector collector;
+    size_t pos = 0;
+    while (pos < input.size()) {
+      size_t n = std::min<size_t>(input.size() - pos, rng() % 6);
+      reader.Feed(std::string_view(input).substr(pos, n), collector);
+      pos += n;
+    }
+    reader.Finish(collector);
+    EXPECT_EQ(collector.lines, expected);
+  }
+}
+
+TEST(LineReaderTest, SkipsOverlongLinesOnce) {
+  LineReader reader(10);
+  Collector collector;
+  reader.Feed("short\n", collector);
+  reader.Feed(std::string(25, 'x'), collector);  // overlong before its newline arrives
+  reader.Feed(std::string(3000000, 'y'), collector);
+  reader.Feed("\nexactly10!\nelevenchars\nok", collector);
+  reader.Finish(collector);
+  EXPECT_EQ(collector.lines,
+            (std::vector<std::string>{"short", "<overlong>", "exactly10!", "<overlong>", "ok"}));
+
+  LineReader tail(4);
+  Collector tail_collector;
+  tail.Feed("abcdefgh", tail_collector);
+  tail.Finish(tail_collector);
+  EXPECT_EQ(tail_collector.lines, std::vector<std::string>{"<overlong>"});
+}
+
+TEST(LineReaderTest, ReadsLargeInputFromAPipe) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::string input;
+  for (int i = 0; i < 300000; ++i)
+    input += "http://host/" + std::to_string(i) + "\t0.001234\n";
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < input.size()) {
+      ssize_t n = write(fds[1], input.data() + done, std::min<size_t>(input.size() - done, 65536));
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+  });
+  LineReader reader(1000);
+  Collector collector;
+  Status status = reader.ReadAll(fds[0], "pipe", collector);
+  writer.join();
+  close(fds[0]);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(collector.lines.size(), 300000u);
+  EXPECT_EQ(collector.lines[123456], "http://host/123456\t0.001234");
+  EXPECT_FALSE(LineReader(10).ReadAll(-1, "nothing", collector).ok());
+}
+
+}  // namespace
+}  // namespace hammer

@@ -1,0 +1,133 @@
+#include "hammer/stats/stats_job.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "hammer/stats/record.h"
+
+namespace hammer {
+namespace {
+
+class StatsJobTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& content) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+
+  // Runs a job over `inputs` and returns its output.
+  std::string Run(StatsJobOptions options, const std::vector<std::string>& inputs,
+                  StatsJobSummary* summary = nullptr) {
+    std::string out_path = dir_ + "/out";
+    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    EXPECT_GE(fd, 0);
+    StatsJob job(options);
+    EXPECT_TRUE(job.Open(inputs).ok());
+    Result<StatsJobSummary> result = job.Run(fd);
+    close(fd);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    if (summary != nullptr && result.ok()) *summary = *result;
+    std::stringstream content;
+    content << std::ifstream(out_path, std::ios::binary).rdbuf();
+    return content.str();
+  }
+
+  void SetUp() override {
+    char pattern[] = "/tmp/stats_job_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string dir_;
+};
+
+TEST_F(StatsJobTest, ReducerOverSeveralFiles) {
+  std::string a = Write("a", "u\t0.001\nv\t\nbroken\n");
+  std::string b = Write("b", "u\t0.003\nw\t1.0e-05");  // no final newline
+  StatsJobSummary summary;
+  std::string out = Run({}, {a, b}, &summary);
+  EXPECT_EQ(summary.lines, 5u);
+  EXPECT_EQ(summary.keys, 3u);
+  EXPECT_EQ(summary.malformed, 1u);
+  EXPECT_EQ(summary.first_malformed, a + ":3: no TAB between key and value");
+  EXPECT_EQ(
+      summary.StderrText(),
+      "reporter:counter:stats,malformed,1\nhammer stats: skipped 1 malformed line (first at " + a +
+          ":3: no TAB between key and value)\n");
+  // b's u arrives after v: unsorted, detected, aggregated, written sorted.
+  const std::string u_line = "u\t0.004000\t0.002000\t0.003000\t0.001000\t0\t2\t";
+  EXPECT_EQ(out.substr(0, u_line.size()), u_line);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3);
+}
+
+TEST_F(StatsJobTest, CombineThenReportEveryMode) {
+  std::string records = Write("r", "k\t0.010\nk\t0.020\nk\t\nj\t0.5\n");
+  StatsJobOptions combine;
+  combine.mode = StatsMode::kCombine;
+  std::string partial_lines = Run(combine, {records});
+  EXPECT_EQ(partial_lines.substr(0, 6), "j\t#hp1");
+  std::string partials = Write("p", partial_lines);
+
+  StatsJobOptions reducer;
+  EXPECT_EQ(Run(reducer, {partials}), Run(reducer, {records}));
+
+  StatsJobOptions csv;
+  csv.mode = StatsMode::kCsv;
+  std::string csv_out = Run(csv, {partials});
+  EXPECT_EQ(csv_out.substr(0, csv_out.find('\n')),
+            "key,sum,average,max,min,errors,count,p50,p90,p99,p99.9,histogram");
+  // Reducer output converts to the same CSV as the records it came from.
+  std::string reduced = Write("reduced", Run(reducer, {records}));
+  EXPECT_EQ(Run(csv, {reduced}), csv_out);
+
+  StatsJobOptions table;
+  table.mode = StatsMode::kTable;
+  std::string table_out = Run(table, {partials, records});
+  EXPECT_NE(table_out.find("TOTAL      6       2"), std::string::npos) << table_out;
+
+  StatsJobOptions json;
+  json.mode = StatsMode::kJson;
+  json.only_key = "k";
+  std::string json_out = Run(json, {records});
+  EXPECT_NE(json_out.find("\"key\":\"k\""), std::string::npos);
+  EXPECT_EQ(json_out.find("\"key\":\"j\""), std::string::npos);
+
+  StatsJobOptions hdr;
+  hdr.mode = StatsMode::kHdr;
+  hdr.only_key = "j";
+  std::string hdr_out = Run(hdr, {records});
+  EXPECT_EQ(hdr_out.substr(0, 20), "       Value     Per");
+  EXPECT_NE(hdr_out.find(" 500.223 1.000000000000          1\n"), std::string::npos) << hdr_out;
+}
+
+TEST_F(StatsJobTest, TableMentionsMalformedLines) {
+  std::string input =
+      Write("in", "k\t0.001\nk\tbad\n" + std::string(kMaxLineBytes + 10, 'x') + "\n");
+  StatsJobOptions table;
+  table.mode = StatsMode::kTable;
+  StatsJobSummary summary;
+  std::string out = Run(table, {input}, &summary);
+  EXPECT_NE(out.find("2 malformed input lines skipped (first at " + input +
+                     ":2: value is not a non-negative number of seconds)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(summary.StderrText(), "reporter:counter:stats,malformed,2\n");
+}
+
+TEST_F(StatsJobTest, UnopenableInputIsAnError) {
+  StatsJob job({});
+  Status status = job.Open({dir_ + "/missing"});
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.message(), "open " + dir_ + "/missing: No such file or directory");
+}
+
+}  // namespace
+}  // namespace hammer
