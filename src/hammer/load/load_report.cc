@@ -56,19 +56,22 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out +=
         fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate, s.rps());
     if (s.late_no_slot > 0) {
-      out += fmt::format("  {} requests started more than 1 ms late because all {} in-flight "
-                         "slots were busy (raise -c); their latency counts from the due time\n",
-                         s.late_no_slot, s.concurrency);
+      out += fmt::format(
+          "  {} requests started more than 1 ms late because all {} in-flight "
+          "slots were busy (raise -c); their latency counts from the due time\n",
+          s.late_no_slot, s.concurrency);
     }
     if (s.late_behind > 0) {
-      out += fmt::format("  {} requests started more than 1 ms late because the generator was "
-                         "busy (CPU): add threads or machines\n",
-                         s.late_behind);
+      out += fmt::format(
+          "  {} requests started more than 1 ms late because the generator was "
+          "busy (CPU): add threads or machines\n",
+          s.late_behind);
     }
     if (s.dropped > 0) {
-      out += fmt::format("  {} requests were due before the end but never sent (no free slot); "
-                         "they are not counted above\n",
-                         s.dropped);
+      out += fmt::format(
+          "  {} requests were due before the end but never sent (no free slot); "
+          "they are not counted above\n",
+          s.dropped);
     }
   }
   out +=
