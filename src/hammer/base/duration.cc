@@ -44,13 +44,18 @@ Result<Nanos> ParseDuration(std::string_view text) {
 }
 
 std::string FormatDuration(Nanos d) {
+  // %.3g prints values that round to 1000 or more as "1e+03": such values move up a unit, and
+  // seconds from 999.5 on are printed whole.
+  const double v = static_cast<double>(d);
   char buf[32];
-  if (d >= kSecond) {
-    std::snprintf(buf, sizeof(buf), "%.3gs", static_cast<double>(d) / kSecond);
-  } else if (d >= kMillisecond) {
-    std::snprintf(buf, sizeof(buf), "%.3gms", static_cast<double>(d) / kMillisecond);
+  if (v >= 999.5 * kSecond) {
+    std::snprintf(buf, sizeof(buf), "%.0fs", v / kSecond);
+  } else if (v >= 999.5 * kMillisecond) {
+    std::snprintf(buf, sizeof(buf), "%.3gs", v / kSecond);
+  } else if (v >= 999.5 * kMicrosecond) {
+    std::snprintf(buf, sizeof(buf), "%.3gms", v / kMillisecond);
   } else {
-    std::snprintf(buf, sizeof(buf), "%.3gus", static_cast<double>(d) / kMicrosecond);
+    std::snprintf(buf, sizeof(buf), "%.3gus", v / kMicrosecond);
   }
   return buf;
 }

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "hammer/http/owned_headers.h"
+
 namespace hammer::http {
 
 namespace {
@@ -87,7 +89,7 @@ class ServerConnection final : public net::IoHandler,
         loop_(listener->loop_),
         transport_(std::move(fd)),
         parser_(listener->options_.limits),
-        idle_timer_(listener->loop_, [this] { Close(); }) {}
+        idle_timer_(listener->loop_, [this] { OnIdleTimeout(); }) {}
 
   ~ServerConnection() override { *alive_ = false; }
 
@@ -137,8 +139,19 @@ class ServerConnection final : public net::IoHandler,
   }
 
  private:
+  // Idle means no request in progress: a handler slower than the idle timeout is not cut off,
+  // and the idle time counts from its answer.
+  void OnIdleTimeout() {
+    if (awaiting_response_) {
+      idle_timer_.ArmAfter(listener_->options_.idle_timeout);
+      return;
+    }
+    Close();
+  }
+
   void Answered(bool keep_alive) {
     awaiting_response_ = false;
+    idle_timer_.ArmAfter(listener_->options_.idle_timeout);
     if (!keep_alive) close_after_flush_ = true;
     Flush();
     // Requests that arrived pipelined behind this one are served now (unless this answer came
@@ -208,34 +221,11 @@ class ServerConnection final : public net::IoHandler,
   void OnBody(std::string_view data) override { body_.append(data); }
 
   void CopyHead(const RequestHead& head) {
-    head_storage_.clear();
-    size_t total = head.method.size() + head.target.size();
-    for (const Header& h : head.headers)
-      total += h.name.size() + h.value.size();
-    head_storage_.reserve(total);
-    auto keep = [this](std::string_view s) {
-      size_t at = head_storage_.size();
-      head_storage_.append(s);
-      return at;
-    };
-    struct Span {
-      size_t at, len;
-    };
-    Span method{keep(head.method), head.method.size()};
-    Span target{keep(head.target), head.target.size()};
-    std::vector<std::pair<Span, Span>> spans;
-    spans.reserve(head.headers.size());
-    for (const Header& h : head.headers) {
-      spans.push_back({{keep(h.name), h.name.size()}, {keep(h.value), h.value.size()}});
-    }
-    std::string_view base = head_storage_;
-    head_headers_.clear();
-    for (const auto& [name, value] : spans) {
-      head_headers_.push_back({base.substr(name.at, name.len), base.substr(value.at, value.len)});
-    }
-    head_.method = base.substr(method.at, method.len);
-    head_.target = base.substr(target.at, target.len);
-    head_.headers = head_headers_;
+    const std::string_view extra[] = {head.method, head.target};
+    head_copy_.Assign(head.headers, extra);
+    head_.method = head_copy_.Extra(0);
+    head_.target = head_copy_.Extra(1);
+    head_.headers = head_copy_.headers();
   }
 
   void Dispatch() {
@@ -303,8 +293,7 @@ class ServerConnection final : public net::IoHandler,
   std::string out_;
   size_t out_sent_ = 0;
   RequestHead head_;
-  std::string head_storage_;
-  std::vector<Header> head_headers_;
+  OwnedHeaders head_copy_;
   std::string body_;
   uint64_t sequence_ = 0;
   bool awaiting_response_ = false;

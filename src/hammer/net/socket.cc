@@ -19,7 +19,6 @@ SocketAddress::SocketAddress(const sockaddr* addr, socklen_t len) {
 
 Result<SocketAddress> SocketAddress::FromIp(std::string_view ip, uint16_t port) {
   std::string text(ip);
-  SocketAddress address;
   sockaddr_in v4{};
   if (inet_pton(AF_INET, text.c_str(), &v4.sin_addr) == 1) {
     v4.sin_family = AF_INET;

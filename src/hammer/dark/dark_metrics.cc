@@ -1,0 +1,108 @@
+#include "hammer/dark/dark_metrics.h"
+
+#include <fmt/format.h>
+
+namespace hammer::dark {
+
+namespace {
+
+uint64_t Load(const std::atomic<uint64_t>& a) {
+  return a.load(std::memory_order_relaxed);
+}
+
+// Prometheus label values escape backslash, double quote and newline.
+std::string Label(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out.push_back('\\');
+    if (c == '\n') {
+      out.append("\\n");
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
+                           const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
+                           bool membership_stale) {
+  std::string out;
+  uint64_t requests = 0, responses = 0;
+  std::array<uint64_t, kFailureCount> upstream_failed{};
+  for (const DarkLoopCounters* loop : loops) {
+    requests += Load(loop->proxy.requests);
+    responses += Load(loop->proxy.responses);
+    for (size_t i = 0; i < kFailureCount; ++i)
+      upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
+  }
+  out += "# HELP hammer_dark_requests_total Requests received from clients.\n";
+  out += "# TYPE hammer_dark_requests_total counter\n";
+  out += fmt::format("hammer_dark_requests_total {}\n", requests);
+  out += "# TYPE hammer_dark_responses_total counter\n";
+  out += fmt::format("hammer_dark_responses_total {}\n", responses);
+  out += "# HELP hammer_dark_upstream_failures_total Regular-side failures by type.\n";
+  out += "# TYPE hammer_dark_upstream_failures_total counter\n";
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    if (upstream_failed[i] == 0) continue;
+    out += fmt::format("hammer_dark_upstream_failures_total{{type=\"{}\"}} {}\n", kFailureNames[i],
+                       upstream_failed[i]);
+  }
+  out += "# HELP hammer_dark_regular_instances Ns, instances of the regular cluster.\n";
+  out += "# TYPE hammer_dark_regular_instances gauge\n";
+  out += fmt::format("hammer_dark_regular_instances {}\n", regular_instances);
+  out += "# HELP hammer_dark_membership_stale 1 while the membership source is unreachable.\n";
+  out += "# TYPE hammer_dark_membership_stale gauge\n";
+  out += fmt::format("hammer_dark_membership_stale {}\n", membership_stale ? 1 : 0);
+
+  static constexpr std::pair<const char*, const char*> kCounters[] = {
+      {"considered", "Requests seen while the dark cluster was configured."},
+      {"eligible", "Requests whose method and path may be forked."},
+      {"selected", "Copies the strategy asked for."},
+      {"sent", "Copies sent to the dark cluster."},
+      {"succeeded", "Copies answered below 500."},
+      {"dropped", "Copies not sent because the in-flight budget was full."},
+  };
+  for (size_t c = 0; c < gauges.size(); ++c) {
+    std::string cluster = Label(gauges[c].name);
+    uint64_t values[6] = {};
+    std::array<uint64_t, kFailureCount> failed{};
+    for (const DarkLoopCounters* loop : loops) {
+      if (c >= loop->clusters.size()) continue;
+      const ClusterCounters& k = loop->clusters[c];
+      values[0] += Load(k.considered);
+      values[1] += Load(k.eligible);
+      values[2] += Load(k.selected);
+      values[3] += Load(k.sent);
+      values[4] += Load(k.succeeded);
+      values[5] += Load(k.dropped);
+      for (size_t i = 0; i < kFailureCount; ++i)
+        failed[i] += Load(k.failed[i]);
+    }
+    for (size_t i = 0; i < 6; ++i) {
+      if (c == 0) {
+        out += fmt::format("# HELP hammer_dark_{}_total {}\n", kCounters[i].first,
+                           kCounters[i].second);
+        out += fmt::format("# TYPE hammer_dark_{}_total counter\n", kCounters[i].first);
+      }
+      out += fmt::format("hammer_dark_{}_total{{cluster=\"{}\"}} {}\n", kCounters[i].first, cluster,
+                         values[i]);
+    }
+    for (size_t i = 0; i < kFailureCount; ++i) {
+      if (failed[i] == 0) continue;
+      out += fmt::format("hammer_dark_failed_total{{cluster=\"{}\",type=\"{}\"}} {}\n", cluster,
+                         kFailureNames[i], failed[i]);
+    }
+    out += fmt::format("hammer_dark_instances{{cluster=\"{}\"}} {}\n", cluster,
+                       gauges[c].dark_instances);
+    out +=
+        fmt::format("hammer_dark_multiplier{{cluster=\"{}\"}} {}\n", cluster, gauges[c].multiplier);
+    out += fmt::format("hammer_dark_effective_rate{{cluster=\"{}\"}} {:.3f}\n", cluster,
+                       gauges[c].effective_rate);
+  }
+  return out;
+}
+
+}  // namespace hammer::dark

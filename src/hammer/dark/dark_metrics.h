@@ -1,0 +1,55 @@
+// Counters of the dark proxy, declared in one place with their names and meaning. Each event
+// loop owns one DarkLoopCounters and is its only writer (relaxed atomics, so the admin
+// listener can read them from another thread without locks); readers sum the loops.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hammer/stats/failure.h"
+
+namespace hammer::dark {
+
+struct alignas(64) ClusterCounters {
+  std::atomic<uint64_t> considered{0};  // requests seen while this cluster was configured
+  std::atomic<uint64_t> eligible{0};    // ... whose method/path may be forked
+  std::atomic<uint64_t> selected{0};    // copies the strategy asked for
+  std::atomic<uint64_t> sent{0};        // copies sent
+  std::atomic<uint64_t> succeeded{0};   // copies answered (any HTTP status below 500)
+  std::atomic<uint64_t> dropped{0};     // copies not sent: the in-flight budget was full
+  std::array<std::atomic<uint64_t>, kFailureCount> failed{};  // copies failed, by type
+};
+
+struct alignas(64) ProxyCounters {
+  std::atomic<uint64_t> requests{0};   // requests received from clients
+  std::atomic<uint64_t> responses{0};  // responses sent back (from upstream or 502/504)
+  std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
+};
+
+inline void Bump(std::atomic<uint64_t>& counter, uint64_t n = 1) {
+  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+// One loop's counters: the proxy's and one set per dark cluster (by index in DarkOptions).
+struct DarkLoopCounters {
+  explicit DarkLoopCounters(size_t cluster_count) : clusters(cluster_count) {}
+  ProxyCounters proxy;
+  std::vector<ClusterCounters> clusters;
+};
+
+struct ClusterGauge {
+  std::string name;
+  uint32_t dark_instances = 0;  // Nd
+  double multiplier = 0;
+  double effective_rate = 0;  // copies per second sent over the last interval
+};
+
+// Prometheus text exposition of every loop's counters plus the gauges.
+std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
+                           const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
+                           bool membership_stale);
+
+}  // namespace hammer::dark

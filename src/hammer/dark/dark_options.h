@@ -1,0 +1,58 @@
+// Everything `hammer dark` is told to do; filled from flags (static membership) and kept up
+// to date by a membership source.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hammer/base/clock.h"
+#include "hammer/http/url.h"
+
+namespace hammer::dark {
+
+enum class ForkStrategyKind : uint8_t { kRelative, kIdentical, kConstantQps };
+
+struct DarkClusterOptions {
+  std::string name;
+  std::vector<http::Url> urls;  // the dark instances to send to (round robin)
+  uint32_t instances = 0;       // Nd; 0 means the number of urls
+  double multiplier = 1.0;
+  ForkStrategyKind strategy = ForkStrategyKind::kRelative;
+  double target_rate = 0;         // constant-qps: requests per second each dark instance gets
+  size_t buffer_capacity = 1000;  // constant-qps ring buffer
+  Nanos buffer_ttl = 10 * kSecond;
+
+  uint32_t dark_instances() const {
+    return instances != 0 ? instances : static_cast<uint32_t>(urls.size());
+  }
+};
+
+struct DarkOptions {
+  std::string listen = "127.0.0.1:8080";
+  std::vector<http::Url> upstreams;  // the regular cluster this proxy serves from
+  uint32_t regular_instances = 1;    // Ns: instances of the regular cluster (proxies)
+  std::vector<DarkClusterOptions> clusters;
+  bool bernoulli = false;          // rest.li parity: a coin per request instead of the accumulator
+  std::string identical_header;    // identical strategy: derive the shared number from this header
+  std::vector<std::string> allow;  // path regexes that make unsafe methods eligible
+  std::vector<std::string> deny;   // path regexes never forked
+  Nanos upstream_timeout = 30 * kSecond;
+  Nanos dark_timeout = 5 * kSecond;
+  Nanos connect_timeout = 5 * kSecond;
+  uint32_t dark_max_in_flight = 256;  // per dark cluster and thread; beyond it copies are dropped
+  size_t max_response_bytes = 64u << 20;
+  size_t max_request_body_bytes = 16u << 20;
+  bool preserve_host = false;
+  int threads = 1;
+  std::string admin_listen;  // "/metrics" and "/hammer/dark/report"; empty: no admin listener
+  // Comparison (--compare).
+  bool compare = false;
+  std::vector<http::Url> compare_secondary;  // a second regular instance, for noise
+  std::vector<std::string> compare_headers;  // response headers compared besides status and body
+  std::vector<std::string> compare_ignore;   // field path prefixes never reported
+  size_t compare_max_body_bytes = 1u << 20;
+  uint64_t seed = 0;  // 0: random
+};
+
+}  // namespace hammer::dark
