@@ -19,6 +19,7 @@ deps-build:
 deps-test:
 	@scripts/deps.sh test
 	@$(PYTEST) --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+	@scripts/jvm-deps.sh all
 deps-bench:
 	@scripts/deps.sh bench
 
