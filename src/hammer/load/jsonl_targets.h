@@ -1,0 +1,63 @@
+// JsonTargetReader: reads vegeta's JSON targets format, one target at a time.
+//
+// One JSON object per line (vegeta README, "JSON format"; lib/target.schema.json):
+//
+//   {"method":"POST","url":"http://127.0.0.1:8080/users","header":{"Content-Type":
+//    ["application/json"]},"body":"eyJuYW1lIjoiYWRhIn0="}
+//
+//   method  string, required: an HTTP token (RFC 9110 §5.6.2)
+//   url     string, required: an absolute http(s) URL that ParseUrl accepts
+//   header  object of arrays of strings, optional: each value is sent as its own header line,
+//           in order; names keep their case
+//   body    string, optional: the body in standard base64 with padding (how Go's
+//           encoding/json writes []byte); decoded strictly (see base64.h)
+// A null field counts as absent; other fields are ignored. Blank lines are skipped.
+//
+// Errors name the file, line and problem and stop the reader: "t.jsonl:3: invalid JSON: <what
+// simdjson found>", "t.jsonl:4: 'url' is missing", "t.jsonl:5: header 'Accept' must be an
+// array of strings". Memory is bounded by max_line_bytes (plus the parsed line). Movable; not
+// thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "hammer/base/status.h"
+#include "hammer/load/line_stream.h"
+#include "hammer/load/request_spec.h"
+
+namespace hammer::load {
+
+struct JsonTargetOptions {
+  size_t max_line_bytes = 64u << 20;  // bodies are inline, so lines can be long
+};
+
+class JsonTargetReader {
+ public:
+  // `path` "-" reads standard input. Errors: the file cannot be opened.
+  static Result<JsonTargetReader> Open(const std::string& path,
+                                       const JsonTargetOptions& options = {});
+  // Reads `text` as if it were the file `name`.
+  static JsonTargetReader FromString(std::string text, std::string name,
+                                     const JsonTargetOptions& options = {});
+
+  JsonTargetReader(JsonTargetReader&&) noexcept;
+  JsonTargetReader& operator=(JsonTargetReader&&) noexcept;
+  ~JsonTargetReader();
+
+  // Fills *out with the next target and returns true; false at the end of the input. After an
+  // error, further calls return false.
+  Result<bool> Next(RequestSpec* out);
+
+ private:
+  struct Parser;  // simdjson's parser, kept out of this header
+  explicit JsonTargetReader(LineStream lines);
+  Status ParseLine(std::string_view line, RequestSpec* out);
+
+  LineStream lines_;
+  std::unique_ptr<Parser> parser_;  // reused from line to line
+  bool failed_ = false;
+};
+
+}  // namespace hammer::load

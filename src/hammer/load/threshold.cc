@@ -1,0 +1,280 @@
+#include "hammer/load/threshold.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "hammer/base/duration.h"
+#include "hammer/load/load_run.h"
+#include "hammer/load/request_spec.h"
+
+namespace hammer::load {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// A plain non-negative decimal number ("99", "99.9", "1000"); no sign, exponent or hex.
+bool ParseNumber(std::string_view text, double* value) {
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos) {
+    return false;
+  }
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(*value);
+}
+
+bool IsLatency(ThresholdMetric metric) {
+  return metric == ThresholdMetric::kPercentile || metric == ThresholdMetric::kMax ||
+         metric == ThresholdMetric::kMean;
+}
+
+std::string_view OpText(ThresholdOp op) {
+  switch (op) {
+    case ThresholdOp::kLess:
+      return "<";
+    case ThresholdOp::kLessEqual:
+      return "<=";
+    case ThresholdOp::kGreater:
+      return ">";
+    case ThresholdOp::kGreaterEqual:
+      return ">=";
+  }
+  return "<";
+}
+
+bool Holds(double actual, ThresholdOp op, double limit) {
+  switch (op) {
+    case ThresholdOp::kLess:
+      return actual < limit;
+    case ThresholdOp::kLessEqual:
+      return actual <= limit;
+    case ThresholdOp::kGreater:
+      return actual > limit;
+    case ThresholdOp::kGreaterEqual:
+      return actual >= limit;
+  }
+  return false;
+}
+
+std::string Printf(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+std::string MetricName(const Threshold& t) {
+  switch (t.metric) {
+    case ThresholdMetric::kPercentile:
+      return "p" + Printf("%.10g", t.percentile);
+    case ThresholdMetric::kMax:
+      return "max";
+    case ThresholdMetric::kMean:
+      return "mean";
+    case ThresholdMetric::kErrorRate:
+    case ThresholdMetric::kErrorCount:
+      return "errors";
+    case ThresholdMetric::kRps:
+      return "rps";
+  }
+  return "";
+}
+
+Status ParseLimit(std::string_view value, Threshold* t) {
+  std::string bad = "threshold " + QuoteInput(t->text) + ": ";
+  if (value.empty()) return Status::Error(bad + "missing value after the operator");
+  if (IsLatency(t->metric)) {
+    if (value.back() >= '0' && value.back() <= '9') {
+      return Status::Error(bad + "give the latency a unit, e.g. " + std::string(value) + "ms");
+    }
+    Result<Nanos> limit = ParseDuration(value);
+    if (!limit.ok()) return Status::Error(bad + limit.status().message());
+    t->limit = static_cast<double>(*limit);
+  } else if (t->metric == ThresholdMetric::kErrorCount) {
+    if (value.back() == '%') {
+      t->metric = ThresholdMetric::kErrorRate;
+      if (!ParseNumber(value.substr(0, value.size() - 1), &t->limit) || t->limit > 100) {
+        return Status::Error(bad + "error rate " + QuoteInput(value) +
+                             " is not a percentage from 0% to 100%");
+      }
+    } else if (value.find('.') != std::string_view::npos || !ParseNumber(value, &t->limit)) {
+      return Status::Error(bad + "errors takes a count (10) or a percentage (1%), not " +
+                           QuoteInput(value));
+    }
+  } else if (!ParseNumber(value, &t->limit)) {
+    return Status::Error(bad + "rps takes a number, not " + QuoteInput(value));
+  }
+  t->limit_text = std::string(value);
+  return Status::Ok();
+}
+
+// "over by 62ms, 25%" / "under by 187.7, 19%": how far a failed value is from its limit.
+std::string Distance(const Threshold& t, double actual) {
+  double gap = std::fabs(actual - t.limit);
+  if (gap == 0) return " (at the limit)";
+  std::string text = actual > t.limit ? " (over by " : " (under by ";
+  switch (t.metric) {
+    case ThresholdMetric::kErrorRate:
+      return text + Printf("%.4g", gap) + " percentage points)";
+    case ThresholdMetric::kErrorCount:
+      text += Printf("%.0f", gap);
+      break;
+    case ThresholdMetric::kRps:
+      text += Printf("%.1f", gap);
+      break;
+    default:
+      text += FormatDuration(static_cast<Nanos>(std::llround(gap)));
+      break;
+  }
+  if (t.limit > 0) text += ", " + Printf("%.0f", gap * 100 / t.limit) + "%";
+  return text + ")";
+}
+
+}  // namespace
+
+Result<Threshold> ParseThreshold(std::string_view text) {
+  Threshold t;
+  t.text = std::string(text);
+  std::string bad = "threshold " + QuoteInput(text) + ": ";
+  size_t op_at = text.find_first_of("<>");
+  if (op_at == std::string_view::npos) {
+    return Status::Error(bad + "expected METRIC OP VALUE, e.g. p99<250ms or errors<1%");
+  }
+  std::string_view metric = Trim(text.substr(0, op_at));
+  bool or_equal = op_at + 1 < text.size() && text[op_at + 1] == '=';
+  if (text[op_at] == '<') {
+    t.op = or_equal ? ThresholdOp::kLessEqual : ThresholdOp::kLess;
+  } else {
+    t.op = or_equal ? ThresholdOp::kGreaterEqual : ThresholdOp::kGreater;
+  }
+  std::string_view rest = text.substr(op_at + (or_equal ? 2 : 1));
+  size_t at = rest.find('@');
+  std::string_view value = Trim(rest.substr(0, at));
+  if (at != std::string_view::npos) {
+    t.key = std::string(Trim(rest.substr(at + 1)));
+    if (t.key.empty()) return Status::Error(bad + "empty key after '@'");
+  }
+
+  if (metric == "max") {
+    t.metric = ThresholdMetric::kMax;
+  } else if (metric == "mean") {
+    t.metric = ThresholdMetric::kMean;
+  } else if (metric == "errors") {
+    t.metric = ThresholdMetric::kErrorCount;  // ParseLimit turns "N%" into kErrorRate
+  } else if (metric == "rps") {
+    t.metric = ThresholdMetric::kRps;
+  } else if (metric.size() > 1 && metric[0] == 'p') {
+    t.metric = ThresholdMetric::kPercentile;
+    if (!ParseNumber(metric.substr(1), &t.percentile) || t.percentile <= 0 || t.percentile > 100) {
+      return Status::Error(bad + "percentile " + QuoteInput(metric) +
+                           " must be p followed by a number above 0 and at most 100");
+    }
+  } else {
+    return Status::Error(bad + "unknown metric " + QuoteInput(metric) +
+                         " (use pN such as p99, max, mean, errors or rps)");
+  }
+  if (Status ok = ParseLimit(value, &t); !ok.ok()) return ok;
+  return t;
+}
+
+ThresholdInputs ThresholdInputs::From(const LoadSummary& summary) {
+  return ThresholdInputs{summary.total, summary.seconds, summary.keys};
+}
+
+ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inputs) {
+  ThresholdResult result;
+  result.text = t.text;
+  const KeyStats* stats = &inputs.total;
+  if (!t.key.empty()) {
+    stats = nullptr;
+    for (const auto& [key, key_stats] : inputs.keys) {
+      if (key == t.key) stats = &key_stats;
+    }
+    if (stats == nullptr) {
+      result.message = "no requests with key " + QuoteInput(t.key);
+      return result;
+    }
+  }
+  if (stats->total() == 0) {
+    result.message = "no requests";
+    return result;
+  }
+  if (IsLatency(t.metric) && stats->count == 0) {
+    result.message = "no successful requests (" + std::to_string(stats->errors) + " failed)";
+    return result;
+  }
+
+  double actual = 0;
+  switch (t.metric) {
+    case ThresholdMetric::kPercentile: {
+      // The histogram reports the top of a value's bucket (up to 0.1% above it); the exact
+      // min and max bound every percentile, so that "p99<=3ms" passes when no request took
+      // longer than 3 ms.
+      int64_t micros = stats->histogram.ValueAtPercentile(t.percentile);
+      micros = std::clamp(micros, stats->min_micros, stats->max_micros);
+      actual = static_cast<double>(micros) * kMicrosecond;
+      break;
+    }
+    case ThresholdMetric::kMax:
+      actual = static_cast<double>(stats->max_micros) * kMicrosecond;
+      break;
+    case ThresholdMetric::kMean:
+      actual = stats->MeanMicros() * kMicrosecond;
+      break;
+    case ThresholdMetric::kErrorRate:
+      actual = static_cast<double>(stats->errors) * 100 / static_cast<double>(stats->total());
+      break;
+    case ThresholdMetric::kErrorCount:
+      actual = static_cast<double>(stats->errors);
+      break;
+    case ThresholdMetric::kRps:
+      actual = inputs.seconds > 0 ? static_cast<double>(stats->total()) / inputs.seconds : 0;
+      break;
+  }
+
+  std::string detail;
+  switch (t.metric) {
+    case ThresholdMetric::kErrorRate:
+      result.actual = Printf("%.4g", actual) + "%";
+      detail = " (" + std::to_string(stats->errors) + " of " + std::to_string(stats->total()) +
+               " requests)";
+      break;
+    case ThresholdMetric::kErrorCount:
+      result.actual = std::to_string(stats->errors);
+      break;
+    case ThresholdMetric::kRps:
+      result.actual = Printf("%.1f", actual);
+      break;
+    default:
+      result.actual = FormatDuration(static_cast<Nanos>(std::llround(actual)));
+      break;
+  }
+  result.passed = Holds(actual, t.op, t.limit);
+  result.message = MetricName(t) + " = " + result.actual + detail + ", limit " +
+                   std::string(OpText(t.op)) + " " + t.limit_text;
+  if (!result.passed) result.message += Distance(t, actual);
+  return result;
+}
+
+std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
+                                                const ThresholdInputs& inputs) {
+  std::vector<ThresholdResult> results;
+  results.reserve(thresholds.size());
+  for (const Threshold& t : thresholds)
+    results.push_back(EvaluateThreshold(t, inputs));
+  return results;
+}
+
+bool AllPassed(const std::vector<ThresholdResult>& results) {
+  for (const ThresholdResult& r : results) {
+    if (!r.passed) return false;
+  }
+  return true;
+}
+
+}  // namespace hammer::load

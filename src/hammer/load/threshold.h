@@ -1,0 +1,77 @@
+// Thresholds: pass/fail conditions on a load run (`--threshold`, repeatable), checked against
+// its summary so that CI can fail a build on a slow or failing service.
+//
+// Syntax:  METRIC OP VALUE [@KEY]        spaces around METRIC, OP and VALUE are allowed
+//   METRIC  pN       latency percentile N, 0 < N <= 100: p50, p99, p99.9, p100
+//           max      slowest successful request (exact)
+//           mean     mean latency of successful requests
+//           errors   failed requests: VALUE "N%" is a share of all requests, a bare integer is
+//                    a count
+//           rps      requests (successes and failures) per second of run time
+//   OP      <  <=  >  >=
+//   VALUE   latency metrics: a duration with its unit ("250ms", "1.5s", "800us"; a bare number
+//           is refused, since ParseDuration would read "250" as 250 s); errors: "1%", "0.5%"
+//           or "10"; rps: a number ("1000", "99.5")
+//   @KEY    check one key of the summary instead of the whole run; everything after the
+//           first '@' that follows OP is the key, e.g. "p99<100ms@http://127.0.0.1:8080/api"
+//           (a key is the text records are grouped by, see key_mapper.h)
+// Examples: "p99<250ms", "p99.9 < 1s", "errors<1%", "errors<=10", "rps>1000", "max<2s".
+//
+// ParseThreshold's errors quote the text and say what is wrong. Evaluation never fails: a
+// threshold that cannot be checked (its key has no requests in the summary, the run or key
+// has no requests, or a latency is asked of a key whose every request failed) does not pass,
+// with a message saying why. Latency percentiles come from the KeyStats histogram
+// (ValueAtPercentile, µs: the top of the value's bucket, at most 0.1% above it) capped by the
+// exact min and max, so "p99<=3ms" passes when no request took more than 3 ms; max and mean
+// are exact. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hammer/base/status.h"
+#include "hammer/stats/key_stats.h"
+
+namespace hammer::load {
+
+struct LoadSummary;
+
+enum class ThresholdMetric : uint8_t { kPercentile, kMax, kMean, kErrorRate, kErrorCount, kRps };
+enum class ThresholdOp : uint8_t { kLess, kLessEqual, kGreater, kGreaterEqual };
+
+struct Threshold {
+  std::string text;  // as given
+  ThresholdMetric metric = ThresholdMetric::kPercentile;
+  double percentile = 0;  // kPercentile only
+  ThresholdOp op = ThresholdOp::kLess;
+  double limit = 0;        // ns for latencies, percent for kErrorRate, a count, or rps
+  std::string limit_text;  // VALUE as given, for messages
+  std::string key;         // empty: the whole run
+};
+
+Result<Threshold> ParseThreshold(std::string_view text);
+
+// What thresholds are checked against; From() takes it from a LoadSummary.
+struct ThresholdInputs {
+  const KeyStats& total;
+  double seconds;  // run time, for rps
+  const std::vector<std::pair<std::string, KeyStats>>& keys;
+
+  static ThresholdInputs From(const LoadSummary& summary);
+};
+
+struct ThresholdResult {
+  std::string text;  // the threshold as given
+  bool passed = false;
+  std::string actual;   // measured value as printed: "312ms", "2.5%", "25", "812.3"; empty if none
+  std::string message;  // "p99 = 312ms, limit < 250ms (over by 62ms, 25%)"
+};
+
+ThresholdResult EvaluateThreshold(const Threshold& threshold, const ThresholdInputs& inputs);
+std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
+                                                const ThresholdInputs& inputs);
+bool AllPassed(const std::vector<ThresholdResult>& results);
+
+}  // namespace hammer::load
