@@ -109,9 +109,9 @@ int RunDemo(int argc, char** argv) {
                base.c_str(), rate, FormatDuration(*duration).c_str());
   load::ProgressOptions progress;
   progress.live_line = isatty(STDERR_FILENO) != 0;
-  auto summary =
-      load::RunLoad(options, load::TargetSource::FromText(DemoUrlList(base), options.source),
-                    records_fd, progress);
+  load::LoadInput input;
+  input.lines = load::TargetSource::FromText(DemoUrlList(base), options.source);
+  auto summary = load::RunLoad(options, std::move(input), records_fd, progress);
   if (records_fd >= 0) close(records_fd);
   (*server)->Stop();
   if (!summary.ok()) {

@@ -14,6 +14,12 @@
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/load_report.h"
 #include "hammer/load/load_run.h"
+#include "hammer/load/load_worker.h"
+#include "hammer/load/redact.h"
+#include "hammer/load/request_feed.h"
+#include "hammer/load/threshold.h"
+#include "hammer/net/event_loop.h"
+#include "hammer/net/resolver.h"
 
 namespace hammer::cli {
 
@@ -28,6 +34,47 @@ bool InHadoopTask() {
   return std::getenv("mapreduce_task_id") != nullptr ||
          std::getenv("mapreduce_task_attempt_id") != nullptr ||
          std::getenv("mapred_task_id") != nullptr;
+}
+
+// RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
+// microseconds since the epoch.
+Result<int64_t> ParseStartAt(const std::string& text) {
+  int64_t nanos = 0;
+  if (load::ParseIsoTimestamp(text, &nanos)) return nanos / 1000;
+  char* end = nullptr;
+  double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && seconds > 0) {
+    return static_cast<int64_t>(seconds * 1e6);
+  }
+  return Status::Error("expected an RFC 3339 time (2026-11-30T02:00:00Z) or Unix seconds, got '" +
+                       text + "'");
+}
+
+// --dry-run: what would be sent, prepared exactly as a run prepares it, with secrets redacted.
+int DryRun(const load::LoadOptions& options, load::LoadInput input) {
+  net::EventLoop loop;
+  net::Resolver resolver(0);
+  http::HttpClient client(&loop, &resolver, http::ClientOptions{});
+  load::SharedRunState shared;
+  shared.requests_left = static_cast<int64_t>(options.max_requests ? options.max_requests : 10);
+  KeyStats unused;
+  load::RequestFeed feed(&options, input.lines.get(), input.specs.get(), &shared, &client,
+                         [&unused](const std::string&) { return &unused; });
+  load::PreparedRequest scratch;
+  int shown = 0;
+  while (const load::PreparedRequest* r = feed.Next(&scratch)) {
+    ++shown;
+    if (r->invalid) {
+      std::printf("# %d: not sent (invalid_url): %s: %s\n\n", shown, r->key.c_str(),
+                  r->invalid->c_str());
+      continue;
+    }
+    std::printf("# %d: %s %s  (key %s, %zu body bytes)\n%s\n", shown, r->method.c_str(),
+                r->url.ToString().c_str(), r->key.c_str(), r->body.size(),
+                load::RedactHead(r->head, "").c_str());
+  }
+  if (input.specs && input.specs->error()) return Usage(input.specs->error()->message());
+  return kExitOk;
 }
 
 }  // namespace
@@ -56,6 +103,12 @@ int RunLoad(int argc, char** argv) {
   std::string summary_json;
   bool table = false, no_table = false, hadoop = false, quiet = false;
   std::string start_at;
+  std::string targets_format = "lines";
+  std::string har_path;
+  std::string key_mode = "url";
+  std::vector<std::string> key_patterns;
+  std::vector<std::string> threshold_texts;
+  bool dry_run = false;
 
   app.add_option("file", input, "URL list (default: standard input)");
   app.add_option("-c,--concurrency", options.concurrency,
@@ -96,7 +149,36 @@ int RunLoad(int argc, char** argv) {
   app.add_flag("--hadoop", hadoop,
                "write reporter:counter/status lines (automatic in Hadoop tasks and pipes)");
   app.add_flag("-q,--quiet", quiet, "no summary on stderr");
-  app.add_option("--start-at", start_at, "wait until this Unix time (seconds) before starting");
+  app.add_option("--start-at", start_at,
+                 "wait until this time before the first request: RFC 3339 "
+                 "(2026-11-30T02:00:00Z) or Unix seconds; lets many workers start together");
+  app.add_option("--targets-format", targets_format,
+                 "input format: lines (URL or METHOD URL per line), vegeta (http targets: "
+                 "METHOD URL, header lines, @body-file, blank line), jsonl (one "
+                 "{method,url,header,body(base64)} object per line)")
+      ->capture_default_str();
+  app.add_option("--har", har_path, "replay the requests of a browser HAR export");
+  app.add_flag("--har-timing", options.har_timing,
+               "send HAR entries at their recorded offsets (latency counts from then)");
+  app.add_option("--key", key_mode,
+                 "group records and statistics by url | path | method-path | "
+                 "host")
+      ->capture_default_str();
+  app.add_option("--key-pattern", key_patterns,
+                 "REGEX=NAME: a key matching REGEX becomes NAME (\\1 refers to groups), e.g. "
+                 "'/item/[0-9]+=/item/:id'");
+  app.add_option("--threshold", threshold_texts,
+                 "pass/fail rule, e.g. 'p99<250ms', 'errors<1%', 'rps>1000', "
+                 "'p99<100ms@KEY'; any failure exits 3 (except in Hadoop mode)");
+  app.add_option("--max-redirects", options.max_redirects,
+                 "follow up to N redirects (0: do not follow); a cycle is redirect_loop")
+      ->capture_default_str();
+  app.add_flag("--cookies", options.cookies,
+               "keep a cookie jar per in-flight slot (a simulated user), as libcurl did");
+  app.add_flag("--dry-run", dry_run,
+               "print the first requests (10, or --requests) that would be sent, then exit");
+  app.add_option("--verbose", options.verbose,
+                 "print N request/response pairs to stderr (Authorization, cookies redacted)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -169,20 +251,54 @@ int RunLoad(int argc, char** argv) {
   progress.live_line = stderr_tty && !quiet;
   progress.hadoop_reporter = hadoop || InHadoopTask() || !stderr_tty;
   if (!start_at.empty()) {
-    char* end = nullptr;
-    double at = std::strtod(start_at.c_str(), &end);
-    if (end == start_at.c_str() || *end != '\0' || at <= 0) {
-      return Usage("--start-at: expected Unix seconds, got '" + start_at + "'");
-    }
-    int64_t wait_micros = static_cast<int64_t>(at * 1e6) - WallNowMicros();
+    Result<int64_t> at_micros = ParseStartAt(start_at);
+    if (!at_micros.ok()) return Usage("--start-at: " + at_micros.status().message());
+    int64_t wait_micros = *at_micros - WallNowMicros();
     progress.start_at = MonoNow() + std::max<int64_t>(0, wait_micros) * kMicrosecond;
   }
+  Result<load::KeyMode> mode = load::ParseKeyMode(key_mode);
+  if (!mode.ok()) return Usage("--key: " + mode.status().message());
+  Result<load::KeyMapper> keys = load::KeyMapper::Create(*mode, key_patterns);
+  if (!keys.ok()) return Usage("--key-pattern: " + keys.status().message());
+  options.keys = *keys;
+  std::vector<load::Threshold> thresholds;
+  for (const std::string& text : threshold_texts) {
+    Result<load::Threshold> t = load::ParseThreshold(text);
+    if (!t.ok()) return Usage("--threshold: " + t.status().message());
+    thresholds.push_back(*t);
+  }
+  if (!options.tls.ca_file.empty()) {
+    // A bad --cacert is a usage error now, not a failure of every https request later.
+    Result<std::unique_ptr<http::TlsClientContext>> tls =
+        http::TlsClientContext::Create(options.tls);
+    if (!tls.ok()) return Usage("--cacert: " + tls.status().message());
+  }
 
-  auto source = load::TargetSource::Open(input, options.source);
-  if (!source.ok()) return Usage(source.status().message());
+  Result<load::TargetsFormat> format = load::ParseTargetsFormat(targets_format);
+  if (!format.ok()) return Usage("--targets-format: " + format.status().message());
+  if (!har_path.empty()) {
+    format = load::TargetsFormat::kHar;
+    input = har_path;
+  }
+  if (options.har_timing) {
+    if (*format != load::TargetsFormat::kHar) return Usage("--har-timing needs --har FILE");
+    if (options.rate > 0) return Usage("--har-timing and --rate are exclusive");
+    options.threads = 1;  // one schedule, in recorded order
+  }
+  load::LoadInput load_input;
+  if (*format == load::TargetsFormat::kLines) {
+    auto source = load::TargetSource::Open(input, options.source);
+    if (!source.ok()) return Usage(source.status().message());
+    load_input.lines = std::move(*source);
+  } else {
+    auto specs = load::SpecSource::Open(input, *format, options.source.loop);
+    if (!specs.ok()) return Usage(specs.status().message());
+    load_input.specs = std::move(*specs);
+  }
+  if (dry_run) return DryRun(options, std::move(load_input));
 
   BlockShutdownSignals();
-  auto summary = load::RunLoad(options, std::move(*source), STDOUT_FILENO, progress);
+  auto summary = load::RunLoad(options, std::move(load_input), STDOUT_FILENO, progress);
   if (!summary.ok()) return Usage(summary.status().message());
   bool with_table = !no_table && (table || stderr_tty);
   if (!quiet) std::fputs(load::FormatLoadSummary(*summary, with_table, 50).c_str(), stderr);
@@ -190,6 +306,25 @@ int RunLoad(int argc, char** argv) {
     std::ofstream out(summary_json);
     out << load::LoadSummaryJson(*summary);
     if (!out) return Usage("--summary-json: cannot write '" + summary_json + "'");
+  }
+  if (!thresholds.empty()) {
+    auto results = load::EvaluateThresholds(thresholds, load::ThresholdInputs::From(*summary));
+    size_t failed = 0;
+    for (const load::ThresholdResult& r : results) {
+      failed += r.passed ? 0 : 1;
+      if (!quiet) {
+        std::fprintf(stderr, "  threshold %-24s %s  %s\n", r.text.c_str(),
+                     r.passed ? "passed" : "FAILED", r.message.c_str());
+      }
+    }
+    const bool hadoop_mode = hadoop || InHadoopTask();
+    if (failed > 0 && hadoop_mode) {
+      // In Hadoop the records and counters are the contract: report, never fail the task.
+      std::fprintf(stderr, "reporter:counter:threshold,failed,%zu\n", failed);
+    } else if (failed > 0) {
+      std::fprintf(stderr, "hammer load: %zu of %zu thresholds failed\n", failed, results.size());
+      return kExitThreshold;
+    }
   }
   // Requests that fail are results, not errors: a Hadoop task must not be retried for them.
   return kExitOk;

@@ -10,6 +10,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/tls.h"
+#include "hammer/load/key_mapper.h"
 #include "hammer/load/target_source.h"
 
 namespace hammer::load {
@@ -41,6 +42,9 @@ struct LoadOptions {
   // Per thread; more keys share one "(other keys)" row in the summary (and in partials).
   size_t max_summary_keys = 100000;
   http::TlsOptions tls;
+  KeyMapper keys;           // what records and statistics group by (--key, --key-pattern)
+  bool har_timing = false;  // send request-file entries at their recorded offsets
+  int verbose = 0;          // print this many request/response pairs (secrets redacted)
 };
 
 }  // namespace hammer::load

@@ -45,8 +45,8 @@ class CounterReporter {
 
 }  // namespace
 
-Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSource> source,
-                            int records_fd, const ProgressOptions& progress) {
+Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
+                            const ProgressOptions& progress) {
   const int threads = options.threads;
   net::LoopGroup loops(threads);
   if (Status s = loops.Init(); !s.ok()) return s;
@@ -57,10 +57,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSo
   if (options.max_requests > 0) {
     shared.requests_left.store(static_cast<int64_t>(options.max_requests));
   }
+  shared.verbose_left.store(options.verbose);
   std::vector<std::unique_ptr<LoadWorker>> workers;
   for (int i = 0; i < threads; ++i) {
     workers.push_back(std::make_unique<LoadWorker>(i, threads, loops.loop(i), &resolver, &options,
-                                                   source.get(), &sink, &monitor, &shared));
+                                                   input.lines.get(), input.specs.get(), &sink,
+                                                   &monitor, &shared));
   }
 
   if (progress.start_at > 0) {
@@ -135,7 +137,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSo
   summary.target_rate = options.rate;
   summary.concurrency = options.concurrency;
   summary.interrupted = interrupted;
-  summary.source_warning = source->warning();
+  if (input.lines) summary.source_warning = input.lines->warning();
+  if (input.specs) {
+    summary.input_error = input.specs->error();
+    if (summary.input_error) return *summary.input_error;
+    summary.skipped = input.specs->skipped();
+  }
   std::map<std::string, KeyStats> keys;
   for (auto& worker : workers) {
     WorkerResult& r = worker->result();
@@ -148,6 +155,11 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSo
     summary.late_behind += r.late_behind;
     summary.dropped += r.dropped;
     summary.client.Merge(r.client);
+    summary.connect_time.Merge(r.connect_time);
+    summary.handshake_time.Merge(r.handshake_time);
+    summary.tls_handshakes += r.tls.handshakes;
+    summary.tls_resumed += r.tls.resumed;
+    summary.redirects += r.redirects;
     for (size_t i = 0; i < kFailureCount; ++i) {
       for (std::string& e : r.failure_examples[i]) {
         if (summary.failure_examples[i].size() < kFailureExamples) {

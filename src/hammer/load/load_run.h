@@ -7,7 +7,9 @@
 // (`reporter:status:...`, every 30 s) when asked (Hadoop mode, or stderr not a terminal).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
 #include "hammer/load/load_options.h"
+#include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
 
@@ -45,13 +48,27 @@ struct LoadSummary {
   std::vector<std::string> failure_examples[kFailureCount];
   http::ClientCounters client;
   std::string source_warning;
+  std::optional<Status> input_error;        // a malformed request file ended the run
+  std::map<std::string, uint64_t> skipped;  // request-file entries skipped, by reason
+  Histogram connect_time;                   // TCP connects of new connections, µs
+  Histogram handshake_time;                 // TLS handshakes, µs
+  uint64_t tls_handshakes = 0;
+  uint64_t tls_resumed = 0;
+  uint64_t redirects = 0;
 
   uint64_t requests() const { return succeeded + failed; }
   double rps() const { return seconds > 0 ? static_cast<double>(requests()) / seconds : 0; }
 };
 
-// Runs to completion. Records go to `records_fd` (stdout). Fails only on set-up errors.
-Result<LoadSummary> RunLoad(const LoadOptions& options, std::unique_ptr<TargetSource> source,
-                            int records_fd, const ProgressOptions& progress);
+// Where requests come from: a URL list, or a request file (exactly one is set).
+struct LoadInput {
+  std::unique_ptr<TargetSource> lines;
+  std::unique_ptr<SpecSource> specs;
+};
+
+// Runs to completion. Records go to `records_fd` (stdout). Fails on set-up errors and on a
+// malformed request file (the message names the file and line; what was sent is in summary).
+Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
+                            const ProgressOptions& progress);
 
 }  // namespace hammer::load

@@ -11,55 +11,44 @@ namespace hammer::load {
 
 namespace {
 
-constexpr size_t kBatchLines = 256;
 constexpr size_t kRecordFlushBytes = 64 * 1024;
-constexpr size_t kInvalidKeyBytes = 256;
 constexpr int kInvalidLinesPerTurn = 256;  // then yield to the loop
 constexpr Nanos kLateThreshold = kMillisecond;
 constexpr Nanos kReportInterval = kSecond;
 
-// A printable, bounded record key for a line that is not a URL (it may be binary or huge).
-std::string PrintableKey(std::string_view text, bool oversized) {
-  std::string key;
-  static const char kHex[] = "0123456789abcdef";
-  for (unsigned char c : text.substr(0, kInvalidKeyBytes)) {
-    if (c >= 0x20 && c < 0x7f) {
-      key.push_back(static_cast<char>(c));
-    } else {
-      key.append("\\x").push_back(kHex[c >> 4]);
-      key.push_back(kHex[c & 15]);
-    }
-  }
-  if (oversized || text.size() > kInvalidKeyBytes) key.append("...");
-  return key;
+std::unique_ptr<http::HttpClient> MakeClient(net::EventLoop* loop, net::Resolver* resolver,
+                                             const LoadOptions& options) {
+  http::ClientOptions client_options;
+  client_options.connect_timeout = options.connect_timeout;
+  client_options.tls = options.tls;
+  return std::make_unique<http::HttpClient>(loop, resolver, client_options);
 }
 
 }  // namespace
 
 LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
-                       const LoadOptions* options, TargetSource* source, RecordSink* sink,
-                       RunMonitor* monitor, SharedRunState* shared)
+                       const LoadOptions* options, TargetSource* lines, SpecSource* specs,
+                       RecordSink* sink, RunMonitor* monitor, SharedRunState* shared)
     : index_(index),
       workers_(workers),
       loop_(loop),
       options_(options),
-      source_(source),
       sink_(sink),
       monitor_(monitor),
       shared_(shared),
+      client_(MakeClient(loop, resolver, *options)),
+      feed_(options, lines, specs, shared, client_.get(),
+            [this](const std::string& key) { return StatsFor(key); }),
       pace_timer_(loop, [this] { OnPaceTimer(); }),
       interval_timer_(loop, [this] { ReportInterval(); }),
       stop_timer_(loop, [this] { MaybeFinish(); }) {
-  http::ClientOptions client_options;
-  client_options.connect_timeout = options->connect_timeout;
-  client_options.tls = options->tls;
-  client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options);
   slot_options_.timeout = options->timeout;
   slot_options_.max_redirects = options->max_redirects;
   slot_options_.cookies = options->cookies;
   slot_options_.error_pattern = options->error_pattern.get();
   slot_options_.empty_body_is_error = options->empty_body_is_error;
   slot_options_.headers = &options->headers;
+  slot_options_.verbose_left = &shared->verbose_left;
   uint64_t slots = ShareOf(static_cast<uint64_t>(options->concurrency), workers, index);
   for (uint64_t i = 0; i < slots; ++i) {
     slots_.push_back(std::make_unique<RequestSlot>(this, client_.get(), &slot_options_));
@@ -93,8 +82,8 @@ void LoadWorker::Begin() {
   if (stop_at_ != 0) stop_timer_.ArmAt(stop_at_);
   for (auto& slot : slots_)
     free_slots_.push_back(slot.get());
-  if (options_->rate > 0) {
-    pacer_.emplace(start_, options_->rate, index_, workers_);
+  if (options_->rate > 0 || options_->har_timing) {
+    if (options_->rate > 0) pacer_.emplace(start_, options_->rate, index_, workers_);
     Pump();
   } else {
     Fill();
@@ -117,7 +106,7 @@ void LoadWorker::Fill() {
 bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
   int invalid = 0;
   while (!stopping()) {
-    const PreparedRequest* target = NextTarget(slot->scratch());
+    const PreparedRequest* target = feed_.Next(slot->scratch());
     if (target == nullptr) return false;
     if (target->invalid) {
       RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
@@ -138,60 +127,6 @@ bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
     return true;
   }
   return false;
-}
-
-bool LoadWorker::TakeTicket() {
-  if (shared_->requests_left.load(std::memory_order_relaxed) == INT64_MAX) return true;
-  return shared_->requests_left.fetch_sub(1, std::memory_order_relaxed) > 0;
-}
-
-// The next line to send, prepared. Comment lines are skipped; invalid lines come back with
-// `invalid` set. nullptr when the input (or the --requests budget) is used up. A line that is
-// not in the cache (and does not fit in it) is prepared into `scratch`.
-const PreparedRequest* LoadWorker::NextTarget(PreparedRequest* scratch) {
-  while (true) {
-    if (source_exhausted_) return nullptr;
-    if (batch_next_ >= batch_.size()) {
-      batch_next_ = 0;
-      if (!source_->NextBatch(batch_, kBatchLines)) {
-        source_exhausted_ = true;
-        return nullptr;
-      }
-    }
-    const SourceLine& line = batch_[batch_next_++];
-    TargetLine parsed = ParseTargetLine(line.text);
-    if (parsed.kind == TargetLine::Kind::kSkip && !line.oversized) continue;
-    if (!TakeTicket()) {
-      source_exhausted_ = true;
-      return nullptr;
-    }
-    auto it = prepared_.find(line.text);
-    if (it != prepared_.end()) return it->second.get();
-    if (prepared_.size() >= options_->max_prepared_targets) return Prepare(line, scratch);
-    auto owned = std::make_unique<PreparedRequest>();
-    PreparedRequest* target = owned.get();
-    prepared_.emplace(line.text, std::move(owned));
-    return Prepare(line, target);
-  }
-}
-
-const PreparedRequest* LoadWorker::Prepare(const SourceLine& line, PreparedRequest* target) {
-  TargetLine parsed = ParseTargetLine(line.text);
-  target->invalid.reset();
-  if (line.oversized) {
-    target->key = PrintableKey(line.text, true);
-    target->invalid =
-        "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
-  } else if (Result<http::Url> url = http::ParseUrl(parsed.url); !url.ok()) {
-    target->key = PrintableKey(parsed.url, false);
-    target->invalid = url.status().message();
-  } else {
-    std::string_view method = options_->method.empty() ? parsed.method : options_->method;
-    PrepareRequest(method, *url, options_->headers, options_->body, client_.get(), target);
-    target->key = std::string(parsed.url);
-  }
-  target->stats = StatsFor(target->key);
-  return target;
 }
 
 KeyStats* LoadWorker::StatsFor(const std::string& key) {
@@ -217,7 +152,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
     result_.handshake_time.Record(outcome.handshake_time / kMicrosecond);
   }
   result_.redirects += static_cast<uint64_t>(outcome.redirects);
-  if (pacer_) {
+  if (scheduled()) {
     free_slots_.push_back(slot);
     Pump();
   } else if (!StartNext(slot, 0)) {
@@ -229,7 +164,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
 void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
                                int64_t uncorrected_micros) {
   target.stats->RecordSuccess(micros);
-  if (pacer_) result_.uncorrected.Record(uncorrected_micros);
+  if (scheduled()) result_.uncorrected.Record(uncorrected_micros);
   ++interval_.succeeded;
   interval_.latency.Record(micros);
   if (options_->emit == EmitMode::kRecords) {
@@ -264,16 +199,53 @@ void LoadWorker::FlushRecords(bool force) {
   records_.clear();
 }
 
+// Request files with --har-timing: each entry is due at its recorded offset from the start.
+void LoadWorker::PumpRecorded() {
+  MonoNanos now = loop_->UpdateNow();
+  while (!free_slots_.empty() && !stopping()) {
+    std::optional<Nanos> offset = feed_.PeekOffset();
+    if (!offset) break;
+    MonoNanos due = start_ + std::max<Nanos>(0, *offset);
+    if (stop_at_ != 0 && due >= stop_at_) {
+      recording_done_ = true;
+      break;
+    }
+    if (due > now) {
+      pace_timer_.ArmAt(due);
+      return;
+    }
+    RequestSlot* slot = free_slots_.back();
+    const PreparedRequest* target = feed_.Next(slot->scratch());
+    if (target == nullptr) break;
+    if (target->invalid) {
+      RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
+      continue;
+    }
+    free_slots_.pop_back();
+    if (now - due > kLateThreshold) {
+      ++interval_.late;
+      ++(free_slots_.empty() ? result_.late_no_slot : result_.late_behind);
+    }
+    ++in_flight_;
+    slot->Start(target, due);
+  }
+  pace_timer_.Cancel();
+}
+
 // Open loop: send every request that is due, as long as slots are free.
 void LoadWorker::Pump() {
   if (finished_) return;
+  if (!pacer_) {
+    PumpRecorded();
+    return;
+  }
   MonoNanos now = loop_->UpdateNow();
   uint64_t due = pacer_->DueCount(now);
   while (next_due_ < due && !free_slots_.empty() && !stopping()) {
     MonoNanos intended = pacer_->DueTime(next_due_);
     if (stop_at_ != 0 && intended >= stop_at_) break;
     RequestSlot* slot = free_slots_.back();
-    const PreparedRequest* target = NextTarget(slot->scratch());
+    const PreparedRequest* target = feed_.Next(slot->scratch());
     if (target == nullptr) break;
     ++next_due_;
     if (target->invalid) {
@@ -294,7 +266,7 @@ void LoadWorker::Pump() {
 }
 
 void LoadWorker::ArmPaceTimer() {
-  if (free_slots_.empty() || source_exhausted_ || stopping()) {
+  if (free_slots_.empty() || feed_.exhausted() || stopping()) {
     pace_timer_.Cancel();
     return;
   }
@@ -320,11 +292,12 @@ void LoadWorker::ReportInterval() {
 
 void LoadWorker::MaybeFinish() {
   if (finished_ || in_flight_ > 0) return;
-  bool no_more = source_exhausted_ || stopping();
+  bool no_more = feed_.exhausted() || stopping();
   if (pacer_ && stop_at_ != 0 && pacer_->DueTime(next_due_) >= stop_at_) no_more = true;
+  if (recording_done_) no_more = true;
   if (!no_more) return;
   finished_ = true;
-  if (pacer_ && !source_exhausted_) {
+  if (pacer_ && !feed_.exhausted()) {
     // Due before the end but never sent (all slots busy until then): reported, not hidden.
     MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();
     uint64_t due = pacer_->DueCount(end);
@@ -336,6 +309,7 @@ void LoadWorker::MaybeFinish() {
   FlushRecords(true);
   ReportInterval();
   result_.client = client_->counters();
+  result_.tls = client_->tls_counters();
   client_->CloseIdle();
   loop_->Stop();
 }

@@ -24,6 +24,7 @@
 #include "hammer/load/pacer.h"
 #include "hammer/load/prepared_request.h"
 #include "hammer/load/record_sink.h"
+#include "hammer/load/request_feed.h"
 #include "hammer/load/request_slot.h"
 #include "hammer/load/run_monitor.h"
 #include "hammer/load/target_source.h"
@@ -31,10 +32,12 @@
 
 namespace hammer::load {
 
-// State every worker of a run shares: a stop flag and the --requests budget.
+// State every worker of a run shares: a stop flag, the --requests budget, and how many more
+// request/response pairs --verbose may print.
 struct SharedRunState {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> requests_left{INT64_MAX};
+  std::atomic<int64_t> verbose_left{0};
 };
 
 // The summary row that collects keys beyond LoadOptions::max_summary_keys.
@@ -55,12 +58,13 @@ struct WorkerResult {
   Histogram connect_time;     // TCP connects of new connections, µs
   Histogram handshake_time;   // TLS handshakes of new connections, µs
   http::ClientCounters client;
+  http::TlsCounters tls;
 };
 
 class LoadWorker final : public RequestSlot::Owner {
  public:
   LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
-             const LoadOptions* options, TargetSource* source, RecordSink* sink,
+             const LoadOptions* options, TargetSource* lines, SpecSource* specs, RecordSink* sink,
              RunMonitor* monitor, SharedRunState* shared);
   ~LoadWorker();
 
@@ -76,12 +80,12 @@ class LoadWorker final : public RequestSlot::Owner {
   void Begin();
   void Fill();
   bool StartNext(RequestSlot* slot, MonoNanos intended);
-  const PreparedRequest* NextTarget(PreparedRequest* scratch);
-  const PreparedRequest* Prepare(const SourceLine& line, PreparedRequest* target);
-  bool TakeTicket();
   void OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) override;
   void OnPaceTimer();
   void Pump();
+  void PumpRecorded();
+  // Open loop or recorded timing: latency counts from each request's due time.
+  bool scheduled() const { return pacer_.has_value() || options_->har_timing; }
   void ArmPaceTimer();
   void RecordSuccess(const PreparedRequest& target, int64_t micros, int64_t uncorrected_micros);
   void RecordFailure(const PreparedRequest& target, Failure failure, std::string_view detail);
@@ -95,7 +99,6 @@ class LoadWorker final : public RequestSlot::Owner {
   int workers_;
   net::EventLoop* loop_;
   const LoadOptions* options_;
-  TargetSource* source_;
   RecordSink* sink_;
   RunMonitor* monitor_;
   SharedRunState* shared_;
@@ -106,10 +109,7 @@ class LoadWorker final : public RequestSlot::Owner {
   std::vector<RequestSlot*> free_slots_;
   uint64_t in_flight_ = 0;
 
-  std::vector<SourceLine> batch_;
-  size_t batch_next_ = 0;
-  bool source_exhausted_ = false;
-  std::unordered_map<std::string, std::unique_ptr<PreparedRequest>> prepared_;
+  RequestFeed feed_;
 
   std::optional<OpenLoopPacer> pacer_;
   uint64_t next_due_ = 0;  // this thread's next request index on the pacer's schedule
@@ -119,6 +119,7 @@ class LoadWorker final : public RequestSlot::Owner {
   MonoNanos start_ = 0;
   MonoNanos stop_at_ = 0;  // 0: no duration limit
   bool slot_starved_ = false;
+  bool recording_done_ = false;  // --har-timing: the next entry is due after the end
   bool stop_requested_ = false;
   bool finished_ = false;
 

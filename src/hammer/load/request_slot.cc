@@ -1,6 +1,10 @@
 #include "hammer/load/request_slot.h"
 
+#include <cstdio>
 #include <utility>
+
+#include "hammer/http/cookie_jar.h"
+#include "hammer/load/redact.h"
 
 namespace hammer::load {
 
@@ -13,7 +17,9 @@ bool IsRedirect(int status) {
 }  // namespace
 
 RequestSlot::RequestSlot(Owner* owner, http::HttpClient* client, const SlotOptions* options)
-    : owner_(owner), client_(client), options_(options), matcher_(options->error_pattern) {}
+    : owner_(owner), client_(client), options_(options), matcher_(options->error_pattern) {
+  if (options->cookies) jar_ = std::make_unique<http::CookieJar>();
+}
 
 RequestSlot::~RequestSlot() = default;
 
@@ -23,6 +29,10 @@ void RequestSlot::Start(const PreparedRequest* request, MonoNanos intended) {
   outcome_.sent = MonoNow();
   outcome_.intended = intended == 0 ? outcome_.sent : intended;
   visited_.clear();
+  logging_ = options_->verbose_left != nullptr &&
+             options_->verbose_left->load(std::memory_order_relaxed) > 0 &&
+             options_->verbose_left->fetch_sub(1, std::memory_order_relaxed) > 0;
+  log_.clear();
   SendHop(*request);
 }
 
@@ -35,6 +45,16 @@ void RequestSlot::SendHop(const PreparedRequest& hop) {
   http::ClientRequest request;
   request.origin = hop.origin;
   request.head = hop.head;
+  if (jar_) {
+    std::string cookies = jar_->CookieHeaderFor(hop.url, WallNowMicros() / 1000000);
+    if (!cookies.empty()) {
+      // The prepared head ends with the blank line; the Cookie header goes just before it.
+      head_with_cookies_.assign(hop.head, 0, hop.head.size() - 2);
+      head_with_cookies_.append("Cookie: ").append(cookies).append("\r\n\r\n");
+      request.head = head_with_cookies_;
+    }
+  }
+  if (logging_) log_ += RedactHead(request.head, "> ");
   request.body = hop.body;
   request.head_method = hop.method == "HEAD";
   request.idempotent = hop.idempotent;
@@ -45,6 +65,20 @@ void RequestSlot::SendHop(const PreparedRequest& hop) {
 void RequestSlot::OnResponseHead(const http::ResponseHead& head) {
   outcome_.status = head.status;
   check_body_ = head.status >= 200 && head.status < 400;
+  if (jar_ || logging_) {
+    for (const http::Header& h : head.headers) {
+      if (jar_ && http::EqualsIgnoreCase(h.name, "Set-Cookie")) {
+        jar_->SetFromResponse(current_->url, h.value, WallNowMicros() / 1000000);
+      }
+    }
+  }
+  if (logging_) {
+    log_ += "< HTTP/1." + std::to_string(head.minor_version) + " " + std::to_string(head.status) +
+            " " + std::string(head.reason) + "\n";
+    for (const http::Header& h : head.headers) {
+      log_ += "< " + std::string(h.name) + ": " + RedactedValue(h.name, h.value) + "\n";
+    }
+  }
   if (options_->max_redirects > 0 && IsRedirect(head.status)) {
     if (auto location = http::FindHeader(head.headers, "Location")) location_.assign(*location);
   }
@@ -64,6 +98,14 @@ void RequestSlot::OnResponseComplete(const http::ExchangeResult& result) {
   Judge(result, outcome_);
   if (!outcome_.failure && !location_.empty() && FollowRedirect(outcome_)) return;
   outcome_.end = MonoNow();
+  if (logging_) {
+    log_ += "= " +
+            (outcome_.failure ? std::string(FailureName(*outcome_.failure)) + ": " + outcome_.detail
+                              : std::string("ok")) +
+            ", " + std::to_string((outcome_.end - outcome_.sent) / kMicrosecond) + " us, " +
+            std::to_string(outcome_.body_bytes) + " body bytes\n";
+    std::fputs(log_.c_str(), stderr);
+  }
   owner_->OnRequestDone(this, outcome_);
 }
 

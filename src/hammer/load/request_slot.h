@@ -9,6 +9,7 @@
 
 #include <re2/re2.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/prepared_request.h"
 
+namespace hammer::http {
+class CookieJar;
+}
+
 namespace hammer::load {
 
 struct SlotOptions {
@@ -26,7 +31,8 @@ struct SlotOptions {
   bool cookies = false;          // keep a cookie jar across this slot's requests
   const re2::RE2* error_pattern = nullptr;
   bool empty_body_is_error = false;
-  const http::HeaderList* headers = nullptr;  // added to redirect hops too
+  const http::HeaderList* headers = nullptr;     // added to redirect hops too
+  std::atomic<int64_t>* verbose_left = nullptr;  // requests still to print (--verbose)
 };
 
 struct RequestOutcome {
@@ -74,6 +80,7 @@ class RequestSlot final : public http::ResponseHandler {
   http::HttpClient* client_;
   const SlotOptions* options_;
   BodyMatcher matcher_;
+  std::unique_ptr<http::CookieJar> jar_;  // --cookies: this simulated user's cookies
 
   const PreparedRequest* request_ = nullptr;  // what the user asked for (the key's request)
   const PreparedRequest* current_ = nullptr;  // the hop in flight
@@ -84,6 +91,8 @@ class RequestSlot final : public http::ResponseHandler {
   RequestOutcome outcome_;
   std::string location_;
   bool check_body_ = false;
+  bool logging_ = false;  // --verbose: this request's exchange is printed
+  std::string log_;
 };
 
 }  // namespace hammer::load

@@ -1,0 +1,131 @@
+#include "hammer/load/request_feed.h"
+
+#include "hammer/http/message.h"
+#include "hammer/load/load_worker.h"
+#include "hammer/load/target_line.h"
+
+namespace hammer::load {
+
+namespace {
+
+constexpr size_t kBatch = 256;
+constexpr size_t kInvalidKeyBytes = 256;
+
+}  // namespace
+
+std::string PrintableKey(std::string_view text, bool oversized) {
+  std::string key;
+  static const char kHex[] = "0123456789abcdef";
+  for (unsigned char c : text.substr(0, kInvalidKeyBytes)) {
+    if (c >= 0x20 && c < 0x7f) {
+      key.push_back(static_cast<char>(c));
+    } else {
+      key.append("\\x").push_back(kHex[c >> 4]);
+      key.push_back(kHex[c & 15]);
+    }
+  }
+  if (oversized || text.size() > kInvalidKeyBytes) key.append("...");
+  return key;
+}
+
+RequestFeed::RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
+                         SharedRunState* shared, http::HttpClient* client, StatsFor stats_for)
+    : options_(options),
+      lines_(lines),
+      specs_(specs),
+      shared_(shared),
+      client_(client),
+      stats_for_(std::move(stats_for)) {}
+
+bool RequestFeed::TakeTicket() {
+  if (shared_->requests_left.load(std::memory_order_relaxed) == INT64_MAX) return true;
+  return shared_->requests_left.fetch_sub(1, std::memory_order_relaxed) > 0;
+}
+
+bool RequestFeed::RefillLines() {
+  next_ = 0;
+  if (!lines_->NextBatch(line_batch_, kBatch)) exhausted_ = true;
+  return !exhausted_;
+}
+
+bool RequestFeed::RefillSpecs() {
+  next_ = 0;
+  if (!specs_->NextBatch(spec_batch_, kBatch)) exhausted_ = true;
+  return !exhausted_;
+}
+
+std::optional<Nanos> RequestFeed::PeekOffset() {
+  if (exhausted_ || specs_ == nullptr) return std::nullopt;
+  if (next_ >= spec_batch_.size() && !RefillSpecs()) return std::nullopt;
+  return spec_batch_[next_].offset;
+}
+
+const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
+  while (!exhausted_) {
+    if (specs_ != nullptr) {
+      if (next_ >= spec_batch_.size() && !RefillSpecs()) return nullptr;
+      if (!TakeTicket()) break;
+      return FromSpec(spec_batch_[next_++], scratch);
+    }
+    if (next_ >= line_batch_.size() && !RefillLines()) return nullptr;
+    const SourceLine& line = line_batch_[next_++];
+    if (ParseTargetLine(line.text).kind == TargetLine::Kind::kSkip && !line.oversized) continue;
+    if (!TakeTicket()) break;
+    auto it = cache_.find(line.text);
+    if (it != cache_.end()) return it->second.get();
+    if (cache_.size() >= options_->max_prepared_targets) return FromLine(line, scratch);
+    auto owned = std::make_unique<PreparedRequest>();
+    PreparedRequest* target = owned.get();
+    cache_.emplace(line.text, std::move(owned));
+    return FromLine(line, target);
+  }
+  exhausted_ = true;
+  return nullptr;
+}
+
+const PreparedRequest* RequestFeed::FromLine(const SourceLine& line, PreparedRequest* target) {
+  TargetLine parsed = ParseTargetLine(line.text);
+  target->invalid.reset();
+  if (line.oversized) {
+    target->key = PrintableKey(line.text, true);
+    target->invalid =
+        "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
+  } else if (Result<http::Url> url = http::ParseUrl(parsed.url); !url.ok()) {
+    target->key = PrintableKey(parsed.url, false);
+    target->invalid = url.status().message();
+  } else {
+    std::string_view method = options_->method.empty() ? parsed.method : options_->method;
+    PrepareRequest(method, *url, options_->headers, options_->body, client_, target);
+    target->key = options_->keys.KeyFor(method, *url, parsed.url);
+  }
+  target->stats = stats_for_(target->key);
+  return target;
+}
+
+const PreparedRequest* RequestFeed::FromSpec(const RequestSpec& spec, PreparedRequest* target) {
+  target->invalid.reset();
+  Result<http::Url> url = http::ParseUrl(spec.url);
+  if (!url.ok()) {
+    target->key = PrintableKey(spec.url, false);
+    target->invalid = spec.where + ": " + url.status().message();
+    target->stats = stats_for_(target->key);
+    return target;
+  }
+  // The entry's own headers win; global -H headers fill in what it does not set.
+  merged_headers_ = spec.headers;
+  for (const auto& [name, value] : options_->headers) {
+    bool present = false;
+    for (const auto& [have, unused] : spec.headers)
+      present = present || http::EqualsIgnoreCase(have, name);
+    if (!present) merged_headers_.emplace_back(name, value);
+  }
+  std::string_view method =
+      options_->method.empty() ? std::string_view(spec.method) : std::string_view(options_->method);
+  target->body_storage = spec.body.empty() ? options_->body : spec.body;
+  PrepareRequest(method, *url, merged_headers_, target->body_storage, client_, target);
+  target->key = options_->keys.KeyFor(method, *url, spec.url);
+  target->stats = stats_for_(target->key);
+  return target;
+}
+
+}  // namespace hammer::load

@@ -1,0 +1,66 @@
+// RequestFeed: one worker's view of the run's input, turned into PreparedRequests.
+//
+// It pulls batches from the shared TargetSource (URL lines) or SpecSource (request files),
+// skips comments, takes one ticket of the --requests budget per request, applies --method,
+// global headers and body, and the key mapping, and keeps prepared requests for repeated lines
+// in a bounded cache (a line cycled millions of times is parsed once). Lines that are not
+// valid URLs come back prepared as invalid (an invalid_url failure), never dropped. Owned by
+// one LoadWorker; loop thread only.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hammer/http/client.h"
+#include "hammer/load/load_options.h"
+#include "hammer/load/prepared_request.h"
+#include "hammer/load/spec_source.h"
+#include "hammer/load/target_source.h"
+
+namespace hammer::load {
+
+struct SharedRunState;
+
+class RequestFeed {
+ public:
+  using StatsFor = std::function<KeyStats*(const std::string& key)>;
+
+  RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
+              SharedRunState* shared, http::HttpClient* client, StatsFor stats_for);
+
+  // The next request, prepared (cached, or into `scratch`); nullptr at the end of the input or
+  // of the --requests budget.
+  const PreparedRequest* Next(PreparedRequest* scratch);
+  // Request files with timing (HAR): the offset of the next request, without taking it.
+  std::optional<Nanos> PeekOffset();
+  bool exhausted() const { return exhausted_; }
+
+ private:
+  bool TakeTicket();
+  bool RefillLines();
+  bool RefillSpecs();
+  const PreparedRequest* FromLine(const SourceLine& line, PreparedRequest* target);
+  const PreparedRequest* FromSpec(const RequestSpec& spec, PreparedRequest* target);
+
+  const LoadOptions* options_;
+  TargetSource* lines_;
+  SpecSource* specs_;
+  SharedRunState* shared_;
+  http::HttpClient* client_;
+  StatsFor stats_for_;
+  std::vector<SourceLine> line_batch_;
+  std::vector<RequestSpec> spec_batch_;
+  size_t next_ = 0;
+  bool exhausted_ = false;
+  std::unordered_map<std::string, std::unique_ptr<PreparedRequest>> cache_;
+  http::HeaderList merged_headers_;  // scratch for spec headers + global headers
+};
+
+// A printable, bounded record key for input that is not a URL (it may be binary or huge).
+std::string PrintableKey(std::string_view text, bool oversized);
+
+}  // namespace hammer::load
