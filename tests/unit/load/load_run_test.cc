@@ -21,6 +21,13 @@
 namespace hammer::load {
 namespace {
 
+// A LoadInput over fixed URL-list text.
+LoadInput Lines(std::string text, const SourceOptions& options) {
+  LoadInput input;
+  input.lines = TargetSource::FromText(std::move(text), options);
+  return input;
+}
+
 // A file in /tmp that records are written to; removed with the test.
 class RecordsFile {
  public:
@@ -183,8 +190,7 @@ class LoadRunTest : public ::testing::Test {
 
 TEST_F(LoadRunTest, CountsEveryRequestByKeyAndFailureType) {
   RecordsFile records;
-  Result<LoadSummary> summary =
-      RunLoad(Options(1, 4), TargetSource::FromText(MixedInput(), {}), records.fd(), {});
+  Result<LoadSummary> summary = RunLoad(Options(1, 4), Lines(MixedInput(), {}), records.fd(), {});
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   ExpectMixedTotals(*summary, records);
   EXPECT_FALSE(summary->open_loop);
@@ -193,16 +199,14 @@ TEST_F(LoadRunTest, CountsEveryRequestByKeyAndFailureType) {
 
 TEST_F(LoadRunTest, TwoThreadsGiveTheSameTotals) {
   RecordsFile records;
-  Result<LoadSummary> summary =
-      RunLoad(Options(2, 4), TargetSource::FromText(MixedInput(), {}), records.fd(), {});
+  Result<LoadSummary> summary = RunLoad(Options(2, 4), Lines(MixedInput(), {}), records.fd(), {});
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   ExpectMixedTotals(*summary, records);
 }
 
 TEST_F(LoadRunTest, FailureExamplesNameKeyAndReason) {
   RecordsFile records;
-  Result<LoadSummary> summary =
-      RunLoad(Options(1, 1), TargetSource::FromText(MixedInput(), {}), records.fd(), {});
+  Result<LoadSummary> summary = RunLoad(Options(1, 1), Lines(MixedInput(), {}), records.fd(), {});
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   const auto& http5xx = summary->failure_examples[static_cast<size_t>(Failure::kHttp5xx)];
   EXPECT_EQ(http5xx, (std::vector<std::string>{Url("/status/500") + ": HTTP 500"}));
@@ -218,8 +222,7 @@ TEST_F(LoadRunTest, MaxRequestsIsExactWithLoop) {
     options.max_requests = 37;
     options.source.loop = true;
     std::string input = "# looped\n" + Url("/") + "\n" + Url("/status/404") + "\n\n";
-    Result<LoadSummary> summary =
-        RunLoad(options, TargetSource::FromText(input, options.source), records.fd(), {});
+    Result<LoadSummary> summary = RunLoad(options, Lines(input, options.source), records.fd(), {});
     ASSERT_TRUE(summary.ok()) << summary.status().message();
     EXPECT_EQ(summary->requests(), 37u) << threads << " threads";
     EXPECT_EQ(summary->succeeded + summary->failed, 37u);
@@ -238,8 +241,7 @@ TEST_F(LoadRunTest, MaxRequestsCountsInvalidLinesToo) {
   options.max_requests = 10;
   options.source.loop = true;
   Result<LoadSummary> summary =
-      RunLoad(options, TargetSource::FromText("not a url\n" + Url("/") + "\n", options.source),
-              records.fd(), {});
+      RunLoad(options, Lines("not a url\n" + Url("/") + "\n", options.source), records.fd(), {});
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->requests(), 10u);
   EXPECT_EQ(summary->succeeded, 5u);
@@ -256,8 +258,7 @@ TEST_F(LoadRunTest, LongRunOfInvalidLinesAtTheEndFinishes) {
   RecordsFile records;
   LoadOptions options = Options(1, 1);
   options.duration = 5 * kSecond;  // the safety net, for this test's known failure mode
-  Result<LoadSummary> summary =
-      RunLoad(options, TargetSource::FromText(input, {}), records.fd(), {});
+  Result<LoadSummary> summary = RunLoad(options, Lines(input, {}), records.fd(), {});
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->succeeded, 1u);
   EXPECT_EQ(summary->total.failures.Get(Failure::kInvalidUrl), 300u);
@@ -270,8 +271,7 @@ TEST_F(LoadRunTest, InputOfOnlyCommentsWithLoopEnds) {
   LoadOptions options = Options(1, 2);
   options.source.loop = true;
   Result<LoadSummary> summary =
-      RunLoad(options, TargetSource::FromText("# nothing\n\n# to send\n", options.source),
-              records.fd(), {});
+      RunLoad(options, Lines("# nothing\n\n# to send\n", options.source), records.fd(), {});
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->requests(), 0u);
   EXPECT_LT(summary->seconds, 10.0);
@@ -282,8 +282,7 @@ TEST_F(LoadRunTest, EmitNoneWritesNoRecords) {
   RecordsFile records;
   LoadOptions options = Options(1, 3);
   options.emit = EmitMode::kNone;
-  Result<LoadSummary> summary =
-      RunLoad(options, TargetSource::FromText(MixedInput(), {}), records.fd(), {});
+  Result<LoadSummary> summary = RunLoad(options, Lines(MixedInput(), {}), records.fd(), {});
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->requests(), 50u);
   EXPECT_TRUE(records.Lines().empty());
