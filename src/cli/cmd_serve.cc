@@ -1,6 +1,7 @@
 // hammer serve: the embedded HTTP/1.1 target server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
@@ -31,6 +32,10 @@ int RunServe(int argc, char** argv) {
                  "fraction of requests answered 500 (0..1)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--duration", duration, "stop by itself after this long (e.g. 30s)");
+  std::string mutate;
+  app.add_option("--mutate", mutate,
+                 "FIELD=RATE: /json/N answers change FIELD (id, name, price) in this fraction of "
+                 "responses, to play a dark canary with a regression");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -42,6 +47,18 @@ int RunServe(int argc, char** argv) {
     return kExitUsage;
   }
   options.target.latency = *dist;
+  if (!mutate.empty()) {
+    size_t eq = mutate.find('=');
+    char* end = nullptr;
+    double rate = eq == std::string::npos ? -1 : std::strtod(mutate.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || rate < 0 || rate > 1 || *end != '\0') {
+      std::fprintf(stderr, "hammer serve: --mutate: expected FIELD=RATE (0..1), got '%s'\n",
+                   mutate.c_str());
+      return kExitUsage;
+    }
+    options.target.mutate_field = mutate.substr(0, eq);
+    options.target.mutate_rate = rate;
+  }
   Nanos run_for = -1;
   if (!duration.empty()) {
     Result<Nanos> d = ParseDuration(duration);

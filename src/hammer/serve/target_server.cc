@@ -286,6 +286,21 @@ void TargetHandler::Route(const http::IncomingRequest& request, http::Responder&
                  "application/json");
     return;
   }
+  if (TakeSuffix(path, "/json/", &rest) && ParseNumber(rest, &n)) {
+    bool mutate = options_->mutate_rate > 0 &&
+                  std::uniform_real_distribution<double>(0, 1)(rng_) < options_->mutate_rate;
+    const std::string& field = options_->mutate_field;
+    nlohmann::json item = {{"id", n},
+                           {"name", "item " + std::to_string(n)},
+                           {"price", n * 100},
+                           {"updated_at", MonoNow()}};
+    if (mutate && item.contains(field)) {
+      item[field] = item[field].is_string() ? nlohmann::json(item[field].get<std::string>() + "!")
+                                            : nlohmann::json(item[field].get<uint64_t>() + 1);
+    }
+    RespondLater(delay, responder, 200, item.dump() + "\n", "application/json");
+    return;
+  }
   if (path == "/fault/reset-mid-body") {
     std::string partial = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
     partial.append(100, 'x');

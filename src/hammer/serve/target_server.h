@@ -12,6 +12,9 @@
 //   /redirect/N       302 to /redirect/N-1 ... /redirect/1 -> "/"; /redirect-loop -> itself
 //   /cookie/set       200 with Set-Cookie: hammer=1; /cookie/check 200 if it comes back, else 401
 //   /echo             200 with the request as JSON: method, path, headers, body
+//   /json/N           200 with {"id":N,"name":"item N","price":N*100,"updated_at":<ns clock>}:
+//                     the clock field differs on every call (noise); --mutate price=0.1 makes
+//                     a fraction of answers differ in one field (a canary's regression)
 //   /_hammer/stats    JSON counts of what this server received (requests, by_method, by_header)
 //   /fault/reset-mid-body    declares 1000 bytes, sends 100, then resets the connection
 //   /fault/endless-header    sends header bytes without end (until the client gives up)
@@ -50,7 +53,9 @@ class LatencyDistribution {
 
 struct TargetOptions {
   LatencyDistribution latency;
-  double error_rate = 0;  // 0..1
+  double error_rate = 0;     // 0..1
+  std::string mutate_field;  // /json/N: this field (id, name or price) changes ...
+  double mutate_rate = 0;    // ... in this fraction of answers
 };
 
 // What the server received, across all loops.

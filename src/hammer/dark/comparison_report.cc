@@ -1,0 +1,284 @@
+#include "hammer/dark/comparison_report.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace hammer::dark {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Cut(std::string_view text, size_t limit) {
+  return std::string(text.substr(0, std::min(text.size(), limit)));
+}
+
+Json LatencyJson(const Histogram& h) {
+  Json j;
+  j["count"] = h.total_count();
+  if (h.empty()) return j;
+  j["min"] = h.min();
+  j["p50"] = h.ValueAtPercentile(50);
+  j["p90"] = h.ValueAtPercentile(90);
+  j["p99"] = h.ValueAtPercentile(99);
+  j["p99_9"] = h.ValueAtPercentile(99.9);
+  j["max"] = h.max();
+  j["mean"] = h.Mean();
+  j["histogram"] = h.EncodeBase64();  // HdrHistogram V2, for offline analysis
+  return j;
+}
+
+Json SampleJson(const DiffSample& s) {
+  Json j;
+  j["request"] = s.request;
+  j["kind"] = DifferenceKindName(s.kind);
+  j["primary"] = s.primary_value;
+  j["dark"] = s.dark_value;
+  j["primary_body"] = s.primary_body;
+  j["dark_body"] = s.dark_body;
+  if (!s.secondary_body.empty()) j["secondary_body"] = s.secondary_body;
+  return j;
+}
+
+double Percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool LooksLikeId(std::string_view segment) {
+  if (IsDigits(segment)) return true;
+  if (segment.size() == 36) {  // 8-4-4-4-12
+    for (size_t i = 0; i < 36; ++i) {
+      bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+      if (dash ? segment[i] != '-' : !IsHex(segment[i])) return false;
+    }
+    return true;
+  }
+  return segment.size() >= 16 && std::all_of(segment.begin(), segment.end(), IsHex);
+}
+
+}  // namespace
+
+ComparisonReport::ComparisonReport(ComparisonReportOptions options) : options_(options) {}
+
+EndpointComparison* ComparisonReport::EndpointFor(std::string_view key) {
+  auto found = endpoints_.find(key);
+  if (found != endpoints_.end()) return &found->second;
+  if (endpoints_.size() >= options_.max_endpoints) return nullptr;
+  return &endpoints_.emplace(std::string(key), EndpointComparison{}).first->second;
+}
+
+FieldComparison* ComparisonReport::FieldFor(EndpointComparison& endpoint, std::string_view path) {
+  auto found = endpoint.fields.find(path);
+  if (found != endpoint.fields.end()) return &found->second;
+  if (endpoint.fields.size() >= options_.max_fields_per_endpoint) return nullptr;
+  return &endpoint.fields.emplace(std::string(path), FieldComparison{}).first->second;
+}
+
+void ComparisonReport::AddSample(FieldComparison& field, const DiffSample& sample) {
+  if (field.samples.size() >= options_.max_samples_per_field || samples_ >= options_.max_samples)
+    return;
+  field.samples.push_back(sample);
+  ++samples_;
+}
+
+void ComparisonReport::Record(const ComparedExchange& exchange, const DiffResult& raw,
+                              const DiffResult* noise) {
+  EndpointComparison* endpoint = EndpointFor(exchange.endpoint);
+  if (endpoint == nullptr) {
+    ++endpoint_overflow_;
+    return;
+  }
+  ++endpoint->total;
+  if (!raw.empty()) ++endpoint->differences;
+  if (noise != nullptr && !noise->empty()) ++endpoint->noisy;
+  if (raw.truncated || (noise != nullptr && noise->truncated)) ++endpoint->truncated;
+  if (exchange.primary_micros >= 0) endpoint->primary_latency_us.Record(exchange.primary_micros);
+  if (exchange.dark_micros >= 0) endpoint->dark_latency_us.Record(exchange.dark_micros);
+
+  for (const FieldDifference& difference : raw.differences) {
+    FieldComparison* field = FieldFor(*endpoint, difference.path);
+    if (field == nullptr) {
+      ++endpoint->field_overflow;
+      continue;
+    }
+    ++field->raw;
+    if (field->samples.size() < options_.max_samples_per_field && samples_ < options_.max_samples) {
+      size_t limit = options_.max_sample_body_bytes;
+      AddSample(*field,
+                DiffSample{std::string(exchange.request), difference.kind, difference.left,
+                           difference.right, Cut(exchange.primary_body, limit),
+                           Cut(exchange.dark_body, limit), Cut(exchange.secondary_body, limit)});
+    }
+  }
+  if (noise == nullptr) return;
+  for (const FieldDifference& difference : noise->differences) {
+    FieldComparison* field = FieldFor(*endpoint, difference.path);
+    if (field == nullptr) {
+      ++endpoint->field_overflow;
+      continue;
+    }
+    ++field->noise;
+  }
+}
+
+void ComparisonReport::RecordIncomplete(std::string_view endpoint_key) {
+  EndpointComparison* endpoint = EndpointFor(endpoint_key);
+  if (endpoint == nullptr) {
+    ++endpoint_overflow_;
+    return;
+  }
+  ++endpoint->incomplete;
+}
+
+void ComparisonReport::Merge(const ComparisonReport& other) {
+  if (&other == this) {
+    // Merging into itself would read the samples it appends to: merge a snapshot instead.
+    ComparisonReport copy = other;  // NOLINT(performance-unnecessary-copy-initialization)
+    Merge(copy);
+    return;
+  }
+  endpoint_overflow_ += other.endpoint_overflow_;
+  for (const auto& [key, theirs] : other.endpoints_) {
+    EndpointComparison* ours = EndpointFor(key);
+    if (ours == nullptr) {
+      endpoint_overflow_ += theirs.total + theirs.incomplete;
+      continue;
+    }
+    ours->total += theirs.total;
+    ours->differences += theirs.differences;
+    ours->noisy += theirs.noisy;
+    ours->incomplete += theirs.incomplete;
+    ours->truncated += theirs.truncated;
+    ours->field_overflow += theirs.field_overflow;
+    ours->primary_latency_us.Merge(theirs.primary_latency_us);
+    ours->dark_latency_us.Merge(theirs.dark_latency_us);
+    for (const auto& [path, field] : theirs.fields) {
+      FieldComparison* mine = FieldFor(*ours, path);
+      if (mine == nullptr) {
+        ours->field_overflow += field.raw + field.noise;
+        continue;
+      }
+      mine->raw += field.raw;
+      mine->noise += field.noise;
+      for (const DiffSample& sample : field.samples)
+        AddSample(*mine, sample);
+    }
+  }
+}
+
+NoiseVerdict ComparisonReport::Judge(const EndpointComparison& endpoint,
+                                     const FieldComparison& field) const {
+  return JudgeField(field.raw, field.noise, endpoint.total, options_.thresholds);
+}
+
+const EndpointComparison* ComparisonReport::Find(std::string_view endpoint) const {
+  auto found = endpoints_.find(endpoint);
+  return found == endpoints_.end() ? nullptr : &found->second;
+}
+
+std::vector<std::string> ComparisonReport::ReportedFields(std::string_view endpoint_key) const {
+  std::vector<std::string> reported;
+  const EndpointComparison* endpoint = Find(endpoint_key);
+  if (endpoint == nullptr) return reported;
+  for (const auto& [path, field] : endpoint->fields) {
+    if (Judge(*endpoint, field).reported) reported.push_back(path);
+  }
+  return reported;  // std::map order: sorted by path
+}
+
+std::string ComparisonReport::ToJson() const {
+  Json root;
+  root["thresholds"] = {{"relative_percent", options_.thresholds.relative_percent},
+                        {"absolute_percent", options_.thresholds.absolute_percent}};
+  root["endpoint_overflow"] = endpoint_overflow_;
+  root["samples"] = samples_;
+  Json endpoints = Json::array();
+  for (const auto& [key, endpoint] : endpoints_) {
+    struct Row {
+      const std::string* path;
+      const FieldComparison* field;
+      NoiseVerdict verdict;
+    };
+    std::vector<Row> rows;
+    rows.reserve(endpoint.fields.size());
+    for (const auto& [path, field] : endpoint.fields)
+      rows.push_back(Row{&path, &field, Judge(endpoint, field)});
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      if (a.verdict.reported != b.verdict.reported) return a.verdict.reported;
+      return a.field->raw > b.field->raw;
+    });
+
+    Json e;
+    e["endpoint"] = key;
+    e["total"] = endpoint.total;
+    e["differences"] = endpoint.differences;
+    e["noisy"] = endpoint.noisy;
+    e["incomplete"] = endpoint.incomplete;
+    e["truncated"] = endpoint.truncated;
+    e["field_overflow"] = endpoint.field_overflow;
+    Json reported = Json::array();
+    for (const Row& row : rows) {
+      if (row.verdict.reported) reported.push_back(*row.path);
+    }
+    e["reported_fields"] = std::move(reported);
+    e["latency_us"] = {{"primary", LatencyJson(endpoint.primary_latency_us)},
+                       {"dark", LatencyJson(endpoint.dark_latency_us)}};
+    Json fields = Json::array();
+    for (const Row& row : rows) {
+      Json f;
+      f["path"] = *row.path;
+      f["reported"] = row.verdict.reported;
+      f["raw"] = row.field->raw;
+      f["noise"] = row.field->noise;
+      f["raw_percent"] = Percent(row.field->raw, endpoint.total);
+      f["noise_percent"] = Percent(row.field->noise, endpoint.total);
+      f["relative_percent"] = row.verdict.relative_percent;
+      f["absolute_percent"] = row.verdict.absolute_percent;
+      Json samples = Json::array();
+      for (const DiffSample& sample : row.field->samples)
+        samples.push_back(SampleJson(sample));
+      f["samples"] = std::move(samples);
+      fields.push_back(std::move(f));
+    }
+    e["fields"] = std::move(fields);
+    endpoints.push_back(std::move(e));
+  }
+  root["endpoints"] = std::move(endpoints);
+  // Bodies are cut at arbitrary bytes: replace invalid UTF-8 instead of throwing.
+  return root.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string EndpointKey(std::string_view method, std::string_view target) {
+  constexpr size_t kMaxKeyBytes = 256;
+  size_t end = target.find_first_of("?#");
+  std::string_view path = target.substr(0, end);
+  if (size_t scheme = path.find("://"); scheme != std::string_view::npos && path[0] != '/') {
+    size_t slash = path.find('/', scheme + 3);
+    path = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
+  }
+  std::string key(method);
+  key += ' ';
+  if (path.empty()) path = "/";
+  while (!path.empty() && key.size() < kMaxKeyBytes) {
+    size_t next = path.find('/', 1);
+    std::string_view segment = path.substr(0, next);  // "/name" (or "name" if no leading '/')
+    bool slash = segment.front() == '/';
+    std::string_view name = slash ? segment.substr(1) : segment;
+    if (slash) key += '/';
+    key += LooksLikeId(name) ? std::string_view("{id}") : name;
+    if (next == std::string_view::npos) break;
+    path.remove_prefix(next);
+  }
+  if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
+  return key;
+}
+
+}  // namespace hammer::dark

@@ -1,0 +1,132 @@
+// ComparisonReport: what `hammer dark --compare` has learned about the dark cluster, per
+// endpoint and per field, in the Diffy manner (shared/reference/dark-canary.md §2.6–2.7):
+//
+//  * per endpoint: requests compared (total), requests with at least one raw difference (dark
+//    vs primary), with at least one noise difference (secondary vs primary), forked requests
+//    that could not be compared (incomplete), comparisons cut short by JsonDiff's caps
+//    (truncated), and latency histograms of primary and dark side by side (microseconds);
+//  * per field path: raw and noise counts (requests, not occurrences), the noise verdict of
+//    noise_filter.h, and up to max_samples_per_field sample differences with truncated bodies.
+//
+// Memory is bounded: at most max_endpoints endpoints (requests for others are counted in
+// endpoint_overflow()), max_fields_per_endpoint fields per endpoint (differences at other
+// paths are counted in the endpoint's field_overflow), max_samples samples in all, each body
+// cut to max_sample_body_bytes. Worst case with the defaults: about 1000 endpoints × (1000
+// fields × ~100 B + two histograms of a few 8 KiB pages) + 1000 samples × ~3.5 KiB, i.e. on the
+// order of 100 MB; typical runs use a few hundred KB.
+//
+// A value type: keep one per event loop (not thread-safe), Merge() them when the report is
+// read; Merge respects the caps. ToJson() is what `GET /hammer/dark/report` returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hammer/dark/json_diff.h"
+#include "hammer/dark/noise_filter.h"
+#include "hammer/stats/histogram.h"
+
+namespace hammer::dark {
+
+struct ComparisonReportOptions {
+  NoiseThresholds thresholds;
+  size_t max_endpoints = 1000;
+  size_t max_fields_per_endpoint = 1000;
+  size_t max_samples_per_field = 5;
+  size_t max_samples = 1000;  // across the whole report
+  size_t max_sample_body_bytes = 1024;
+};
+
+// One forked request whose responses were compared. Views are copied (truncated) only into
+// samples, and only while there is room for samples.
+struct ComparedExchange {
+  std::string_view endpoint;  // grouping key, e.g. EndpointKey(method, target)
+  std::string_view request;   // shown in samples, e.g. "GET /items/7?verbose=1"
+  std::string_view primary_body;
+  std::string_view dark_body;
+  std::string_view secondary_body;  // empty without a secondary
+  int64_t primary_micros = -1;      // latencies; negative: not recorded
+  int64_t dark_micros = -1;
+};
+
+struct DiffSample {
+  std::string request;
+  DifferenceKind kind = DifferenceKind::kValue;
+  std::string primary_value;  // FieldDifference::left / right
+  std::string dark_value;
+  std::string primary_body;  // each cut to max_sample_body_bytes
+  std::string dark_body;
+  std::string secondary_body;
+};
+
+struct FieldComparison {
+  uint64_t raw = 0;    // requests whose dark response differed from the primary's here
+  uint64_t noise = 0;  // requests whose secondary response differed from the primary's here
+  std::vector<DiffSample> samples;  // raw differences
+};
+
+struct EndpointComparison {
+  uint64_t total = 0;           // requests compared
+  uint64_t differences = 0;     // ... with at least one raw difference
+  uint64_t noisy = 0;           // ... with at least one noise difference
+  uint64_t incomplete = 0;      // forked requests that could not be compared
+  uint64_t truncated = 0;       // comparisons stopped by a JsonDiff cap
+  uint64_t field_overflow = 0;  // field differences dropped: the field cap was reached
+  std::map<std::string, FieldComparison, std::less<>> fields;
+  Histogram primary_latency_us;
+  Histogram dark_latency_us;
+};
+
+class ComparisonReport {
+ public:
+  explicit ComparisonReport(ComparisonReportOptions options = {});
+
+  // A request whose primary and dark responses were both received. `raw` compares primary
+  // (left) with dark (right); `noise` compares primary with secondary, or is null without a
+  // secondary. With a secondary configured, record only requests for which all three
+  // responses arrived (and RecordIncomplete the others), or the noise is under-counted.
+  void Record(const ComparedExchange& exchange, const DiffResult& raw, const DiffResult* noise);
+  // A forked request that could not be compared (a response failed, timed out or was dropped).
+  void RecordIncomplete(std::string_view endpoint);
+
+  void Merge(const ComparisonReport& other);
+
+  // The report as JSON: thresholds, endpoint_overflow, then endpoints sorted by key, each with
+  // its counters, "reported_fields", latency side by side and its fields (reported ones first,
+  // then by raw count, then by path).
+  std::string ToJson() const;
+
+  // Fields of `endpoint` that pass the noise rule, sorted by path (empty for an unknown one).
+  std::vector<std::string> ReportedFields(std::string_view endpoint) const;
+  NoiseVerdict Judge(const EndpointComparison& endpoint, const FieldComparison& field) const;
+
+  const EndpointComparison* Find(std::string_view endpoint) const;
+  const std::map<std::string, EndpointComparison, std::less<>>& endpoints() const {
+    return endpoints_;
+  }
+  uint64_t endpoint_overflow() const { return endpoint_overflow_; }
+  size_t sample_count() const { return samples_; }
+  const ComparisonReportOptions& options() const { return options_; }
+
+ private:
+  EndpointComparison* EndpointFor(std::string_view key);
+  FieldComparison* FieldFor(EndpointComparison& endpoint, std::string_view path);
+  void AddSample(FieldComparison& field, const DiffSample& sample);
+
+  ComparisonReportOptions options_;
+  std::map<std::string, EndpointComparison, std::less<>> endpoints_;
+  uint64_t endpoint_overflow_ = 0;  // requests of endpoints beyond max_endpoints
+  size_t samples_ = 0;
+};
+
+// A grouping key for an endpoint: "<method> <path>" without the query, with path segments
+// that look like identifiers — all digits, a UUID, or 16+ hex digits — replaced by "{id}", so
+// that /items/7 and /items/8 share one endpoint. Absolute-form targets lose their scheme and
+// authority. At most 256 bytes.
+std::string EndpointKey(std::string_view method, std::string_view target);
+
+}  // namespace hammer::dark

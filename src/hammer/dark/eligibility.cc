@@ -1,0 +1,71 @@
+#include "hammer/dark/eligibility.h"
+
+#include <re2/re2.h>
+
+namespace hammer::dark {
+namespace {
+
+constexpr std::string_view kMethodOverride = "X-HTTP-Method-Override";
+
+std::string_view TrimWhitespace(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+Status Compile(const std::vector<std::string>& patterns, std::string_view what,
+               std::vector<std::shared_ptr<const re2::RE2>>& out) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  for (const std::string& pattern : patterns) {
+    auto re = std::make_shared<const re2::RE2>(pattern, options);
+    if (!re->ok()) {
+      return Status::Error(std::string(what) + " pattern \"" + pattern + "\": " + re->error());
+    }
+    out.push_back(std::move(re));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+ForkEligibility::ForkEligibility(const std::vector<std::string>& allow,
+                                 const std::vector<std::string>& deny) {
+  status_ = Compile(allow, "allow", allow_);
+  if (status_.ok()) status_ = Compile(deny, "deny", deny_);
+}
+
+Result<ForkEligibility> ForkEligibility::Create(const std::vector<std::string>& allow,
+                                                const std::vector<std::string>& deny) {
+  ForkEligibility eligibility(allow, deny);
+  if (!eligibility.status().ok()) return eligibility.status();
+  return eligibility;
+}
+
+bool ForkEligibility::IsSafeMethod(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE";
+}
+
+bool ForkEligibility::MatchesAny(const std::vector<std::shared_ptr<const re2::RE2>>& patterns,
+                                 std::string_view target) {
+  for (const auto& re : patterns) {
+    if (RE2::FullMatch(target, *re)) return true;
+  }
+  return false;
+}
+
+bool ForkEligibility::Eligible(std::string_view method, std::string_view target,
+                               std::optional<std::string_view> method_override) const {
+  if (!status_.ok()) return false;
+  std::string_view judged = method_override ? TrimWhitespace(*method_override) : method;
+  if (!IsSafeMethod(judged) && !MatchesAny(allow_, target)) return false;
+  return !MatchesAny(deny_, target);
+}
+
+bool ForkEligibility::Eligible(const http::RequestHead& head) const {
+  return Eligible(head.method, head.target, http::FindHeader(head.headers, kMethodOverride));
+}
+
+}  // namespace hammer::dark

@@ -1,0 +1,108 @@
+// ForkEligibility against rest.li's TestDarkClusterManager table (shared/reference/
+// dark-canary.md §1.5) and the method-override and pattern rules.
+#include "hammer/dark/eligibility.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hammer::dark {
+namespace {
+
+TEST(ForkEligibilityTest, RestLiTable) {
+  struct Row {
+    std::vector<std::string> allow;
+    std::vector<std::string> deny;
+    std::string method;
+    bool white_sent;
+    bool black_sent;
+  };
+  const Row rows[] = {
+      {{}, {}, "GET", true, true},
+      {{}, {}, "POST", false, false},
+      {{".*white.*"}, {}, "GET", true, true},
+      {{".*white.*"}, {}, "POST", true, false},
+      {{".*white.*"}, {".*black.*"}, "GET", true, false},
+      {{".*white.*"}, {".*black.*"}, "POST", true, false},
+      {{}, {".*black.*"}, "GET", true, false},
+      {{}, {".*black.*"}, "POST", false, false},
+  };
+  for (const Row& row : rows) {
+    auto eligibility = ForkEligibility::Create(row.allow, row.deny);
+    ASSERT_TRUE(eligibility.ok());
+    std::string label = row.method + " allow=" + (row.allow.empty() ? "-" : row.allow[0]) +
+                        " deny=" + (row.deny.empty() ? "-" : row.deny[0]);
+    EXPECT_EQ(eligibility->Eligible(row.method, "/white"), row.white_sent) << label;
+    EXPECT_EQ(eligibility->Eligible(row.method, "/black"), row.black_sent) << label;
+  }
+}
+
+TEST(ForkEligibilityTest, SafeMethodsOnly) {
+  ForkEligibility eligibility;
+  for (const char* method : {"GET", "HEAD", "OPTIONS", "TRACE"}) {
+    EXPECT_TRUE(eligibility.Eligible(method, "/")) << method;
+  }
+  for (const char* method : {"POST", "PUT", "DELETE", "PATCH", "CONNECT", "get", "FOO", ""}) {
+    EXPECT_FALSE(eligibility.Eligible(method, "/")) << method;
+  }
+}
+
+TEST(ForkEligibilityTest, MethodOverrideIsTheMethodJudged) {
+  ForkEligibility eligibility;
+  EXPECT_TRUE(eligibility.Eligible("POST", "/", std::string_view("GET")));
+  EXPECT_TRUE(eligibility.Eligible("POST", "/", std::string_view(" GET ")));
+  EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("DELETE")));
+  EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("")));  // present but empty
+  EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("bogus")));
+}
+
+TEST(ForkEligibilityTest, ReadsTheOverrideHeaderFromARequestHead) {
+  ForkEligibility eligibility;
+  const http::Header tunnelled[] = {{"Host", "x"}, {"x-http-method-override", "GET"}};
+  const http::Header plain[] = {{"Host", "x"}};
+  http::RequestHead head;
+  head.method = "POST";
+  head.target = "/search?q=1";
+  head.headers = tunnelled;
+  EXPECT_TRUE(eligibility.Eligible(head));
+  head.headers = plain;
+  EXPECT_FALSE(eligibility.Eligible(head));
+  head.method = "GET";
+  EXPECT_TRUE(eligibility.Eligible(head));
+}
+
+TEST(ForkEligibilityTest, PatternsMatchTheWholeTarget) {
+  auto eligibility = ForkEligibility::Create({"/api/.*"}, {".*[?&]nodark=1.*", "/api/admin(/.*)?"});
+  ASSERT_TRUE(eligibility.ok());
+  EXPECT_TRUE(eligibility->Eligible("POST", "/api/search"));
+  EXPECT_FALSE(eligibility->Eligible("POST", "/v2/api/search"));  // not a full match
+  EXPECT_FALSE(eligibility->Eligible("GET", "/api/search?x=1&nodark=1"));
+  EXPECT_FALSE(eligibility->Eligible("GET", "/api/admin"));
+  EXPECT_FALSE(eligibility->Eligible("GET", "/api/admin/users"));
+  EXPECT_TRUE(eligibility->Eligible("GET", "/api/administrators"));
+  // A substring pattern needs ".*" around it, as with Java's matches().
+  auto bare = ForkEligibility::Create({"white"}, {});
+  ASSERT_TRUE(bare.ok());
+  EXPECT_FALSE(bare->Eligible("POST", "/white"));
+}
+
+TEST(ForkEligibilityTest, InvalidPatternFailsClosed) {
+  auto created = ForkEligibility::Create({}, {"(unclosed"});
+  ASSERT_FALSE(created.ok());
+  EXPECT_NE(created.status().message().find("deny pattern \"(unclosed\""), std::string::npos);
+  ForkEligibility constructed({"[z-a]"}, {});
+  EXPECT_FALSE(constructed.status().ok());
+  EXPECT_FALSE(constructed.Eligible("GET", "/"));
+}
+
+TEST(ForkEligibilityTest, CopiesSharePatterns) {
+  ForkEligibility original({".*white.*"}, {});
+  ForkEligibility copy = original;
+  EXPECT_TRUE(copy.Eligible("POST", "/white"));
+  EXPECT_FALSE(copy.Eligible("POST", "/black"));
+}
+
+}  // namespace
+}  // namespace hammer::dark
