@@ -13,5 +13,6 @@ int RunServe(int argc, char** argv);
 int RunLoad(int argc, char** argv);
 int RunStats(int argc, char** argv);
 int RunDemo(int argc, char** argv);
+int RunDark(int argc, char** argv);
 
 }  // namespace hammer::cli

@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
      "embedded HTTP/1.1 target server for demos, tests, calibration"},
     {"load", hammer::cli::RunLoad, "send requests from a URL list and record every latency"},
     {"stats", hammer::cli::RunStats, "aggregate records per key: reducer, combiner, reports"},
+    {"dark", hammer::cli::RunDark, "dark-canary proxy: serve from regular, fork copies to dark"},
     {"demo", hammer::cli::RunDemo, "serve + load + stats on loopback, with a report"},
 };
 

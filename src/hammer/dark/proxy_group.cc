@@ -1,0 +1,173 @@
+#include "hammer/dark/proxy_group.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace hammer::dark {
+
+// The admin listener (first loop only): metrics, the comparison report, the membership view.
+class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
+ public:
+  explicit AdminHandler(DarkProxyGroup* group) : group_(group) {}
+
+  void OnRequest(const http::IncomingRequest& request, http::Responder responder) override {
+    std::string_view path = request.head.target.substr(0, request.head.target.find('?'));
+    if (path == "/metrics") {
+      responder.Respond(200, "text/plain; version=0.0.4", group_->MetricsText());
+    } else if (path == "/hammer/dark/report") {
+      CollectReport(std::move(responder));
+    } else if (path == "/hammer/dark/membership") {
+      responder.Respond(200, "application/json", group_->MembershipJson());
+    } else {
+      responder.Respond(404, "text/plain",
+                        "admin routes: /metrics /hammer/dark/report /hammer/dark/membership\n");
+    }
+  }
+
+ private:
+  // Each loop owns its report; copies are made on each loop's own thread and merged here.
+  void CollectReport(http::Responder responder) {
+    if (!group_->options_.compare) {
+      responder.Respond(404, "text/plain", "comparison is off (start with --compare)\n");
+      return;
+    }
+    struct Gather {
+      ComparisonReport merged;
+      int remaining = 0;
+      http::Responder responder;
+    };
+    auto gather = std::make_shared<Gather>();
+    gather->responder = std::move(responder);
+    gather->remaining = group_->loops_.size();
+    net::EventLoop* home = group_->loops_.loop(0);
+    for (int i = 0; i < group_->loops_.size(); ++i) {
+      DarkProxyHandler* handler = group_->handlers_[static_cast<size_t>(i)].get();
+      auto collect = [handler, home, gather] {
+        auto copy = std::make_shared<ComparisonReport>(*handler->report());
+        home->Post([gather, copy] {
+          gather->merged.Merge(*copy);
+          if (--gather->remaining == 0) {
+            gather->responder.Respond(200, "application/json", gather->merged.ToJson());
+          }
+        });
+      };
+      group_->loops_.loop(i)->Post(collect);
+    }
+  }
+
+  DarkProxyGroup* group_;
+};
+
+DarkProxyGroup::DarkProxyGroup(const DarkOptions& options, const Membership* membership)
+    : options_(options), membership_(membership), resolver_(1), loops_(options.threads) {}
+
+DarkProxyGroup::~DarkProxyGroup() {
+  Stop();
+}
+
+Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions& options,
+                                                              const Membership* membership) {
+  if (options.threads < 1) return Status::Error("--threads must be at least 1");
+  if (options.upstreams.empty()) return Status::Error("--upstream is required");
+  Result<net::SocketAddress> address = net::SocketAddress::Parse(options.listen);
+  if (!address.ok()) return Status::Error("--listen: " + address.status().message());
+  std::unique_ptr<DarkProxyGroup> group(new DarkProxyGroup(options, membership));
+  if (Status s = group->loops_.Init(); !s.ok()) return s;
+  std::random_device entropy;
+  uint64_t seed = options.seed;
+  http::ServerOptions server;
+  server.limits.max_body_bytes = options.max_request_body_bytes;
+  net::SocketAddress bind_to = *address;
+  for (int i = 0; i < options.threads; ++i) {
+    net::EventLoop* loop = group->loops_.loop(i);
+    group->counters_.push_back(
+        std::make_unique<DarkLoopCounters>(ClusterRegistry::kMaxDarkClusters));
+    auto handler = std::make_unique<DarkProxyHandler>(
+        loop, &group->resolver_, &group->options_, membership, &group->registry_,
+        group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy());
+    auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
+    if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
+    bind_to = listener->local_address();
+    group->handlers_.push_back(std::move(handler));
+    group->listeners_.push_back(std::move(listener));
+  }
+  group->address_ = bind_to;
+  if (!options.admin_listen.empty()) {
+    Result<net::SocketAddress> admin = net::SocketAddress::Parse(options.admin_listen);
+    if (!admin.ok()) return Status::Error("--admin: " + admin.status().message());
+    group->admin_handler_ = std::make_unique<AdminHandler>(group.get());
+    group->admin_listener_ = std::make_unique<http::HttpListener>(
+        group->loops_.loop(0), group->admin_handler_.get(), http::ServerOptions{});
+    if (Status s = group->admin_listener_->Listen(*admin, /*reuse_port=*/false); !s.ok()) {
+      return Status::Error("--admin: " + s.message());
+    }
+    group->admin_address_ = group->admin_listener_->local_address();
+  }
+  group->started_ = MonoNow();
+  group->loops_.Start();
+  return group;
+}
+
+void DarkProxyGroup::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  loops_.StopAll();
+  loops_.Join();
+  admin_listener_.reset();
+  listeners_.clear();
+  handlers_.clear();
+}
+
+std::string DarkProxyGroup::MetricsText() {
+  std::shared_ptr<const MembershipSnapshot> snapshot = membership_->Current();
+  std::vector<const DarkLoopCounters*> loops;
+  for (const auto& c : counters_)
+    loops.push_back(c.get());
+  std::vector<std::string> names = registry_.Names();
+  std::vector<ClusterGauge> gauges(names.size());
+  MonoNanos now = MonoNow();
+  std::lock_guard<std::mutex> lock(rate_mutex_);
+  if (previous_sent_.size() < names.size()) previous_sent_.resize(names.size(), 0);
+  double seconds = static_cast<double>(now - (previous_scrape_ ? previous_scrape_ : started_)) /
+                   static_cast<double>(kSecond);
+  for (size_t i = 0; i < names.size(); ++i) {
+    gauges[i].name = names[i];
+    if (const DarkClusterMembership* cluster = snapshot->FindDark(names[i])) {
+      gauges[i].dark_instances = cluster->instances;
+      gauges[i].multiplier = cluster->config.multiplier;
+    }
+    uint64_t sent = 0;
+    for (const DarkLoopCounters* loop : loops) {
+      sent += loop->clusters[i].sent.load(std::memory_order_relaxed);
+    }
+    gauges[i].effective_rate =
+        seconds > 0 ? static_cast<double>(sent - previous_sent_[i]) / seconds : 0;
+    previous_sent_[i] = sent;
+  }
+  previous_scrape_ = now;
+  return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale);
+}
+
+std::string DarkProxyGroup::MembershipJson() const {
+  std::shared_ptr<const MembershipSnapshot> snapshot = membership_->Current();
+  nlohmann::json clusters = nlohmann::json::array();
+  for (const DarkClusterMembership& c : snapshot->dark) {
+    nlohmann::json urls = nlohmann::json::array();
+    for (const http::Url& u : c.urls)
+      urls.push_back(u.ToString());
+    clusters.push_back({{"name", c.config.name},
+                        {"instances", c.instances},
+                        {"multiplier", c.config.multiplier},
+                        {"strategy", c.config.strategy},
+                        {"target_rate", c.config.target_rate},
+                        {"urls", urls}});
+  }
+  nlohmann::json j = {{"regular_cluster", snapshot->regular_cluster},
+                      {"regular_instances", snapshot->regular_instances},
+                      {"stale", snapshot->stale},
+                      {"version", snapshot->version},
+                      {"dark", clusters}};
+  return j.dump() + "\n";
+}
+
+}  // namespace hammer::dark

@@ -1,0 +1,63 @@
+// DarkProxyGroup: `hammer dark` as a library. N event loops, each with an SO_REUSEPORT
+// listener and its own DarkProxyHandler, all reading one Membership (static or ZooKeeper).
+// An optional admin listener on the first loop serves `GET /metrics` (Prometheus text),
+// `GET /hammer/dark/report` (the comparison report, merged from every loop on request) and
+// `GET /hammer/dark/membership` (what the proxy currently believes). Start() returns once every
+// listener is bound; the Membership must outlive the group.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hammer/base/status.h"
+#include "hammer/dark/dark_metrics.h"
+#include "hammer/dark/dark_options.h"
+#include "hammer/dark/membership.h"
+#include "hammer/dark/proxy_handler.h"
+#include "hammer/http/server.h"
+#include "hammer/net/loop_group.h"
+#include "hammer/net/resolver.h"
+
+namespace hammer::dark {
+
+class DarkProxyGroup {
+ public:
+  static Result<std::unique_ptr<DarkProxyGroup>> Start(const DarkOptions& options,
+                                                       const Membership* membership);
+  ~DarkProxyGroup();
+
+  const net::SocketAddress& address() const { return address_; }
+  const net::SocketAddress& admin_address() const { return admin_address_; }
+  // Stops the loops and joins their threads. Idempotent.
+  void Stop();
+
+  // Prometheus text of every loop's counters and the current gauges (thread-safe).
+  std::string MetricsText();
+  std::string MembershipJson() const;
+
+ private:
+  class AdminHandler;
+  DarkProxyGroup(const DarkOptions& options, const Membership* membership);
+
+  DarkOptions options_;
+  const Membership* membership_;
+  net::Resolver resolver_;
+  net::LoopGroup loops_;
+  ClusterRegistry registry_;
+  std::vector<std::unique_ptr<DarkLoopCounters>> counters_;
+  std::vector<std::unique_ptr<DarkProxyHandler>> handlers_;
+  std::vector<std::unique_ptr<http::HttpListener>> listeners_;
+  std::unique_ptr<AdminHandler> admin_handler_;
+  std::unique_ptr<http::HttpListener> admin_listener_;
+  net::SocketAddress address_;
+  net::SocketAddress admin_address_;
+  MonoNanos started_ = 0;
+  std::mutex rate_mutex_;  // the effective-rate gauge's previous scrape
+  MonoNanos previous_scrape_ = 0;
+  std::vector<uint64_t> previous_sent_;
+  bool stopped_ = false;
+};
+
+}  // namespace hammer::dark
