@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
+#include "hammer/dark/zk_announcer.h"
 #include "hammer/serve/serve_group.h"
 
 namespace hammer::cli {
@@ -32,7 +33,10 @@ int RunServe(int argc, char** argv) {
                  "fraction of requests answered 500 (0..1)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--duration", duration, "stop by itself after this long (e.g. 30s)");
-  std::string mutate;
+  std::string mutate, announce;
+  app.add_option("--announce", announce,
+                 "register this instance in ZooKeeper as a member of a cluster: "
+                 "zk://HOST:PORT/PATH/clusters/NAME (for hammer dark)");
   app.add_option("--mutate", mutate,
                  "FIELD=RATE: /json/N answers change FIELD (id, name, price) in this fraction of "
                  "responses, to play a dark canary with a regression");
@@ -74,6 +78,18 @@ int RunServe(int argc, char** argv) {
   if (!group.ok()) {
     std::fprintf(stderr, "hammer serve: %s\n", group.status().message().c_str());
     return kExitUsage;
+  }
+  std::unique_ptr<dark::ZkAnnouncer> announcer;
+  if (!announce.empty()) {
+    dark::ZkAnnouncerOptions zk;
+    zk.start_timeout = 10 * kSecond;
+    auto started =
+        dark::ZkAnnouncer::Start(announce, "http://" + (*group)->address().ToString(), zk);
+    if (!started.ok()) {
+      std::fprintf(stderr, "hammer serve: --announce: %s\n", started.status().message().c_str());
+      return kExitUsage;
+    }
+    announcer = std::move(*started);
   }
   std::printf("%s\n", (*group)->address().ToString().c_str());
   std::fflush(stdout);

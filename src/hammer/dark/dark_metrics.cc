@@ -64,10 +64,11 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       {"sent", "Copies sent to the dark cluster."},
       {"succeeded", "Copies answered below 500."},
       {"dropped", "Copies not sent because the in-flight budget was full."},
+      {"backed_off", "Copies not sent while backing off from a cluster refusing connections."},
   };
   for (size_t c = 0; c < gauges.size(); ++c) {
     std::string cluster = Label(gauges[c].name);
-    uint64_t values[6] = {};
+    uint64_t values[7] = {};
     std::array<uint64_t, kFailureCount> failed{};
     for (const DarkLoopCounters* loop : loops) {
       if (c >= loop->clusters.size()) continue;
@@ -78,10 +79,11 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       values[3] += Load(k.sent);
       values[4] += Load(k.succeeded);
       values[5] += Load(k.dropped);
+      values[6] += Load(k.backed_off);
       for (size_t i = 0; i < kFailureCount; ++i)
         failed[i] += Load(k.failed[i]);
     }
-    for (size_t i = 0; i < 6; ++i) {
+    for (size_t i = 0; i < 7; ++i) {
       if (c == 0) {
         out += fmt::format("# HELP hammer_dark_{}_total {}\n", kCounters[i].first,
                            kCounters[i].second);

@@ -20,6 +20,7 @@ struct alignas(64) ClusterCounters {
   std::atomic<uint64_t> sent{0};        // copies sent
   std::atomic<uint64_t> succeeded{0};   // copies answered (any HTTP status below 500)
   std::atomic<uint64_t> dropped{0};     // copies not sent: the in-flight budget was full
+  std::atomic<uint64_t> backed_off{0};  // copies not sent: connections were refused just before
   std::array<std::atomic<uint64_t>, kFailureCount> failed{};  // copies failed, by type
 };
 

@@ -73,7 +73,18 @@ struct DarkProxyHandler::ClusterRuntime {
   size_t next_url = 0;
   uint32_t in_flight = 0;
   bool bernoulli = false;
+  // Back-off after refused connections, so a dead dark cluster costs the user path nothing:
+  // after kRefusalsToBackOff refusals in a row, no copy is tried until `back_off_until`.
+  uint32_t refusals_in_row = 0;
+  MonoNanos back_off_until = 0;
+  Nanos back_off = 0;
 };
+
+namespace {
+constexpr uint32_t kRefusalsToBackOff = 3;
+constexpr Nanos kFirstBackOff = 100 * kMillisecond;
+constexpr Nanos kMaxBackOff = 5 * kSecond;
+}  // namespace
 
 // The regular side of one client request.
 class PrimaryExchange final : public http::ResponseHandler, public net::Deletable {
@@ -176,6 +187,16 @@ class DarkCopy final : public http::ResponseHandler, public net::Deletable {
         Bump(counters.failed[static_cast<size_t>(*failure)]);
       } else {
         Bump(counters.succeeded);
+      }
+      if (failure == Failure::kConnect) {
+        if (++cluster_->refusals_in_row >= kRefusalsToBackOff) {
+          cluster_->back_off =
+              std::min(kMaxBackOff, std::max(kFirstBackOff, 2 * cluster_->back_off));
+          cluster_->back_off_until = MonoNow() + cluster_->back_off;
+        }
+      } else if (!result.failure) {
+        cluster_->refusals_in_row = 0;
+        cluster_->back_off = 0;
       }
     }
     if (join_) {
@@ -402,6 +423,11 @@ void DarkProxyHandler::SendCopy(ClusterRuntime& cluster, const http::RequestHead
   if (cluster.urls.empty()) return;
   if (cluster.in_flight >= options_->dark_max_in_flight) {
     Bump(counters.dropped);
+    if (join) join->DarkFailed();
+    return;
+  }
+  if (cluster.back_off_until != 0 && loop_->now() < cluster.back_off_until) {
+    Bump(counters.backed_off);
     if (join) join->DarkFailed();
     return;
   }

@@ -1,6 +1,7 @@
 #include "hammer/http/server.h"
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <charconv>
@@ -14,6 +15,7 @@ namespace hammer::http {
 namespace {
 
 constexpr uint32_t kEpollEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+constexpr Nanos kLingerTime = 5 * kSecond;  // how long a refused client may keep sending
 
 void AppendNumber(std::string& out, uint64_t n) {
   char buf[24];
@@ -100,6 +102,10 @@ class ServerConnection final : public net::IoHandler,
 
   void OnIoEvents(uint32_t events) override {
     if (closed_) return;
+    if (lingering_) {
+      DrainLingering();
+      return;
+    }
     if (events & EPOLLOUT) Flush();
     if (!closed_ && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) ReadAndServe();
   }
@@ -142,7 +148,7 @@ class ServerConnection final : public net::IoHandler,
   // Idle means no request in progress: a handler slower than the idle timeout is not cut off,
   // and the idle time counts from its answer.
   void OnIdleTimeout() {
-    if (awaiting_response_) {
+    if (awaiting_response_ && !lingering_) {
       idle_timer_.ArmAfter(listener_->options_.idle_timeout);
       return;
     }
@@ -249,7 +255,30 @@ class ServerConnection final : public net::IoHandler,
     request_was_head_ = false;
     std::string body(ParseErrorName(error));
     body.append("\n");
+    // The client may still be sending what we refused: read and drop it before closing, or
+    // the close would reset the connection and the client might never see this answer.
+    linger_after_flush_ = true;
     Respond(sequence_, status, "text/plain", body, {});
+  }
+
+  // Lingering close (as nginx does): stop writing, drain input for a while, then close.
+  void StartLingering() {
+    lingering_ = true;
+    shutdown(transport_.fd(), SHUT_WR);
+    idle_timer_.ArmAfter(kLingerTime);
+    DrainLingering();
+  }
+
+  void DrainLingering() {
+    char scratch[16 * 1024];
+    while (true) {
+      net::IoResult r = transport_.Read(scratch, sizeof(scratch));
+      if (r.kind == net::IoResult::Kind::kWantRead) return;
+      if (r.kind != net::IoResult::Kind::kOk) {
+        Close();
+        return;
+      }
+    }
   }
 
   void Flush() {
@@ -265,7 +294,11 @@ class ServerConnection final : public net::IoHandler,
     }
     out_.clear();
     out_sent_ = 0;
-    if (close_after_flush_) Close();
+    if (close_after_flush_ && linger_after_flush_ && !lingering_) {
+      StartLingering();
+    } else if (close_after_flush_) {
+      Close();
+    }
   }
 
   void Close() {
@@ -302,6 +335,8 @@ class ServerConnection final : public net::IoHandler,
   bool close_after_flush_ = false;
   bool closed_ = false;
   bool serving_ = false;
+  bool linger_after_flush_ = false;
+  bool lingering_ = false;
 };
 
 bool Responder::alive() const {

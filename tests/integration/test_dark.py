@@ -1,0 +1,212 @@
+"""`hammer dark` with real processes on loopback: regular and dark `hammer serve` instances, the
+proxy in between, `hammer load` driving it."""
+import json
+import re
+import subprocess
+import urllib.request
+
+import pytest
+
+from harness import HAMMER, HammerServe, closed_port, run_hammer
+
+
+class DarkProxy:
+    """`hammer dark` on an ephemeral port, with its admin listener."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([HAMMER, "dark", "--listen", "127.0.0.1:0",
+                                      "--admin", "127.0.0.1:0", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.address = self.proc.stdout.readline().strip()
+        self.admin = self.proc.stdout.readline().strip()
+        if not self.address or not self.admin:
+            raise RuntimeError("hammer dark did not start: " + self.proc.stderr.read())
+
+    def url(self, path="/"):
+        return f"http://{self.address}{path}"
+
+    def get_admin(self, path):
+        with urllib.request.urlopen(f"http://{self.admin}{path}", timeout=10) as r:
+            return r.read().decode()
+
+    def metrics(self):
+        values = {}
+        for line in self.get_admin("/metrics").splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+        return values
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+@pytest.fixture
+def servers():
+    started = []
+
+    def start(*args):
+        s = HammerServe(*args)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture
+def proxies():
+    started = []
+
+    def start(*args):
+        p = DarkProxy(*args)
+        started.append(p)
+        return p
+
+    yield start
+    for p in started:
+        p.stop()
+
+
+def drive(url, n, concurrency=20, method=""):
+    line = (method + " " if method else "") + url + "\n"
+    r = run_hammer(["load", "-", "-c", str(concurrency), "--emit", "none", "-q",
+                    "--summary-json", "/dev/stdout"], input_text=line * n)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def dark_received(*instances):
+    return sum(s.stats()["by_header"]["X-Hammer-Dark"] for s in instances)
+
+
+def test_forks_multiplier_times_nd_over_ns_exactly(servers, proxies):
+    regular = [servers(), servers()]
+    dark = [servers(), servers()]
+    threads = 2
+    proxy = proxies("--upstream", ",".join(f"http://{s.address}" for s in regular),
+                    "--dark", "canary=" + ",".join(f"http://{s.address}" for s in dark),
+                    "--regular-instances", "4", "--dark-multiplier", "canary=1",
+                    "--threads", str(threads))
+    summary = drive(proxy.url("/"), 10_000)
+    assert summary["succeeded"] == 10_000
+    # Every user request was served by the regular cluster, spread over both instances.
+    assert sum(s.stats()["requests"] for s in regular) == 10_000
+    expected = 1 * 2 / 4 * 10_000
+    got = dark_received(*dark)
+    assert abs(got - expected) <= threads, got
+    # Copies are spread over the dark instances and all carry the header.
+    assert all(s.stats()["by_header"]["X-Hammer-Dark"] > 0 for s in dark)
+    m = proxy.metrics()
+    assert m['hammer_dark_sent_total{cluster="canary"}'] == got
+    assert m['hammer_dark_succeeded_total{cluster="canary"}'] == got
+    assert m['hammer_dark_dropped_total{cluster="canary"}'] == 0
+    assert m['hammer_dark_instances{cluster="canary"}'] == 2
+    assert m["hammer_dark_regular_instances"] == 4
+
+
+def test_unsafe_methods_are_not_forked(servers, proxies):
+    regular, dark = servers(), servers()
+    proxy = proxies("--upstream", f"http://{regular.address}",
+                    "--dark", f"canary=http://{dark.address}", "--regular-instances", "1")
+    drive(proxy.url("/echo"), 200, method="POST")
+    drive(proxy.url("/echo"), 100, method="GET")
+    assert regular.stats()["by_method"] == {"POST": 200, "GET": 100}
+    assert dark.stats()["by_method"] == {"GET": 100}
+
+
+def test_unreachable_upstream_is_502_and_counted(proxies, servers):
+    dark = servers()
+    proxy = proxies("--upstream", f"http://127.0.0.1:{closed_port()}",
+                    "--dark", f"canary=http://{dark.address}")
+    r = run_hammer(["load", "-", "-c", "4"], input_text=proxy.url("/x") + "\n" * 1 * 1 + proxy.url("/y") + "\n")
+    assert r.error_counter("http_5xx") == 2
+    m = proxy.metrics()
+    assert m['hammer_dark_upstream_failures_total{type="connect"}'] == 2
+    # The client's Host header never picks the upstream: there is no open relay.
+    req = urllib.request.Request(proxy.url("/"), headers={"Host": "example.invalid"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 502
+
+
+def test_request_size_limits(servers, proxies):
+    regular = servers()
+    proxy = proxies("--upstream", f"http://{regular.address}")
+    req = urllib.request.Request(proxy.url("/"), headers={"X-Big": "a" * 70_000})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 431
+    req = urllib.request.Request(proxy.url("/echo"), data=b"x" * (17 << 20), method="POST")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=30)
+    assert e.value.code == 413
+    assert regular.stats()["requests"] == 0
+
+
+def p99_through(proxy, seconds=3, rate=300):
+    r = run_hammer(["load", "-", "--loop", "--rate", str(rate), "-d", f"{seconds}s", "-c", "100",
+                    "--emit", "none", "-q", "--summary-json", "/dev/stdout"],
+                   input_text=proxy.url("/") + "\n")
+    s = json.loads(r.stdout)
+    assert s["failed"] == 0, s
+    return s["latency"]["p99_ms"]
+
+
+@pytest.mark.parametrize("dark_kind", ["slow", "refusing"])
+def test_dark_side_never_slows_the_user(servers, proxies, dark_kind):
+    regular = servers("--latency", "5ms")
+    if dark_kind == "slow":
+        dark_url = f"http://{servers('--latency', '2s').address}"
+    else:
+        dark_url = f"http://127.0.0.1:{closed_port()}"
+    plain = proxies("--upstream", f"http://{regular.address}")
+    forking = proxies("--upstream", f"http://{regular.address}", "--dark", f"canary={dark_url}",
+                      "--regular-instances", "1", "--dark-multiplier", "canary=2",
+                      "--dark-max-in-flight", "64", "--dark-timeout", "3s")
+    # Alternate the two so machine noise hits both alike; compare medians.
+    baseline, with_dark = [], []
+    for _ in range(3):
+        baseline.append(p99_through(plain))
+        with_dark.append(p99_through(forking))
+    baseline.sort()
+    with_dark.sort()
+    assert with_dark[1] <= 1.2 * baseline[1], (baseline, with_dark)
+    m = forking.metrics()
+    if dark_kind == "slow":
+        # The budget bounded what was in flight: most copies were dropped and counted.
+        assert m['hammer_dark_dropped_total{cluster="canary"}'] > 0
+    else:
+        assert m['hammer_dark_failed_total{cluster="canary",type="connect"}'] > 0
+        assert m['hammer_dark_backed_off_total{cluster="canary"}'] > 0
+    assert forking.rss_kib() < 200 * 1024
+
+
+def test_comparison_reports_the_changed_field_and_cancels_noise(servers, proxies):
+    primary, secondary = servers(), servers()
+    dark = servers("--mutate", "price=0.1")
+    proxy = proxies("--upstream", f"http://{primary.address}",
+                    "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
+                    "--compare", "--compare-secondary", f"http://{secondary.address}")
+    lines = "".join(proxy.url(f"/json/{i % 10}") + "\n" for i in range(1000))
+    r = run_hammer(["load", "-", "-c", "10", "--emit", "none", "-q"], input_text=lines)
+    assert r.returncode == 0
+    report = json.loads(proxy.get_admin("/hammer/dark/report"))
+    endpoint = next(e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}")
+    assert endpoint["total"] == 1000
+    assert endpoint["reported_fields"] == ["body.price"]
+    fields = {f["path"]: f for f in endpoint["fields"]}
+    assert fields["body.updated_at"]["noise"] > 0
+    assert 50 <= fields["body.price"]["raw"] <= 150
