@@ -18,6 +18,7 @@ deps-build:
 	@scripts/deps.sh build
 deps-test:
 	@scripts/deps.sh test
+	@scripts/npm-deps.sh
 	@$(PYTEST) --version >/dev/null 2>&1 || python3 -m pip install -q pytest
 	@scripts/jvm-deps.sh all
 deps-bench:

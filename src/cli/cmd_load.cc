@@ -58,8 +58,9 @@ int DryRun(const load::LoadOptions& options, load::LoadInput input) {
   load::SharedRunState shared;
   shared.requests_left = static_cast<int64_t>(options.max_requests ? options.max_requests : 10);
   KeyStats unused;
-  load::RequestFeed feed(&options, input.lines.get(), input.specs.get(), &shared, &client,
-                         [&unused](const std::string&) { return &unused; });
+  load::RequestFeed feed(
+      &options, input.lines.get(), input.specs.get(), &shared, &client,
+      [&unused](const std::string&) { return &unused; }, 1);
   load::PreparedRequest scratch;
   int shown = 0;
   while (const load::PreparedRequest* r = feed.Next(&scratch)) {
@@ -312,7 +313,7 @@ int RunLoad(int argc, char** argv) {
     size_t failed = 0;
     for (const load::ThresholdResult& r : results) {
       failed += r.passed ? 0 : 1;
-      if (!quiet) {
+      if (!quiet || !r.passed) {  // a failure always names itself, even with -q
         std::fprintf(stderr, "  threshold %-24s %s  %s\n", r.text.c_str(),
                      r.passed ? "passed" : "FAILED", r.message.c_str());
       }

@@ -36,7 +36,13 @@ class TlsTransport final : public net::Transport {
       : context_(context), plain_(std::move(plain)), ssl_(ssl), host_(std::move(host)) {
     SSL_set_app_data(ssl_, this);
   }
-  ~TlsTransport() override { SSL_free(ssl_); }
+  ~TlsTransport() override {
+    // Closing a healthy connection without close_notify would make OpenSSL mark its session
+    // not resumable; a quiet shutdown keeps it for the next connection to the host (TLS
+    // resumption). A connection that failed keeps OpenSSL's default: no resumption.
+    if (established_ && !failed_) SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    SSL_free(ssl_);
+  }
 
   int fd() const override { return plain_->fd(); }
   const std::string& host() const { return host_; }
@@ -46,6 +52,7 @@ class TlsTransport final : public net::Transport {
     ERR_clear_error();
     int rc = SSL_connect(ssl_);
     if (rc == 1) {
+      established_ = true;
       ++context_->counters_.handshakes;
       if (SSL_session_reused(ssl_)) ++context_->counters_.resumed;
       return {};
@@ -83,6 +90,10 @@ class TlsTransport final : public net::Transport {
  private:
   net::IoResult Translate(int rc) {
     int error = SSL_get_error(ssl_, rc);
+    if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE &&
+        error != SSL_ERROR_ZERO_RETURN) {
+      failed_ = true;
+    }
     switch (error) {
       case SSL_ERROR_WANT_READ:
         return {net::IoResult::Kind::kWantRead, 0, 0};
@@ -110,6 +121,8 @@ class TlsTransport final : public net::Transport {
   SSL* ssl_;
   std::string host_;
   std::string error_;
+  bool established_ = false;
+  bool failed_ = false;
 };
 
 namespace {

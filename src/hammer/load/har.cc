@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <optional>
 #include <utility>
@@ -48,6 +49,40 @@ std::optional<std::string_view> StringMember(object parent, std::string_view nam
   std::string_view text;
   if (!value || value->get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
   return text;
+}
+
+// A form body rebuilt from postData.params (what a browser records when it omits the text):
+// name=value pairs, percent-encoded as application/x-www-form-urlencoded, joined by '&'.
+std::string FormBodyFromParams(object post) {
+  std::string body;
+  std::optional<element> params_value = Member(post, "params");
+  simdjson::dom::array params;
+  if (!params_value || params_value->get_array().get(params) != simdjson::SUCCESS) return body;
+  auto encode = [&body](std::string_view text) {
+    static const char kHex[] = "0123456789ABCDEF";
+    for (unsigned char c : text) {
+      if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+        body.push_back(static_cast<char>(c));
+      } else if (c == ' ') {
+        body.push_back('+');
+      } else {
+        body.push_back('%');
+        body.push_back(kHex[c >> 4]);
+        body.push_back(kHex[c & 15]);
+      }
+    }
+  };
+  for (element param : params) {
+    object pair;
+    if (param.get_object().get(pair) != simdjson::SUCCESS) continue;
+    std::optional<std::string_view> name = StringMember(pair, "name");
+    if (!name) continue;
+    if (!body.empty()) body.push_back('&');
+    encode(*name);
+    body.push_back('=');
+    encode(StringMember(pair, "value").value_or(""));
+  }
+  return body;
 }
 
 // "data: URL" for a data: URL; empty for http(s); "invalid URL" when there is no scheme.
@@ -123,6 +158,7 @@ std::string ReadRequest(object entry, const HarOptions& options, RequestSpec* sp
   if (post_value && post_value->get_object().get(post) == simdjson::SUCCESS) {
     std::optional<std::string_view> text = StringMember(post, "text");
     if (text) spec->body = std::string(*text);
+    if (spec->body.empty()) spec->body = FormBodyFromParams(post);
     std::optional<std::string_view> encoding = StringMember(post, "encoding");
     if (encoding && http::EqualsIgnoreCase(*encoding, "base64")) {
       Result<std::string> decoded = Base64Decode(spec->body);

@@ -37,8 +37,10 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       monitor_(monitor),
       shared_(shared),
       client_(MakeClient(loop, resolver, *options)),
-      feed_(options, lines, specs, shared, client_.get(),
-            [this](const std::string& key) { return StatsFor(key); }),
+      feed_(
+          options, lines, specs, shared, client_.get(),
+          [this](const std::string& key) { return StatsFor(key); },
+          ShareOf(static_cast<uint64_t>(options->concurrency), workers, index)),
       pace_timer_(loop, [this] { OnPaceTimer(); }),
       interval_timer_(loop, [this] { ReportInterval(); }),
       stop_timer_(loop, [this] { MaybeFinish(); }) {

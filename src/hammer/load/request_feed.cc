@@ -1,5 +1,7 @@
 #include "hammer/load/request_feed.h"
 
+#include <algorithm>
+
 #include "hammer/http/message.h"
 #include "hammer/load/load_worker.h"
 #include "hammer/load/target_line.h"
@@ -8,7 +10,6 @@ namespace hammer::load {
 
 namespace {
 
-constexpr size_t kBatch = 256;
 constexpr size_t kInvalidKeyBytes = 256;
 
 }  // namespace
@@ -29,8 +30,10 @@ std::string PrintableKey(std::string_view text, bool oversized) {
 }
 
 RequestFeed::RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
-                         SharedRunState* shared, http::HttpClient* client, StatsFor stats_for)
-    : options_(options),
+                         SharedRunState* shared, http::HttpClient* client, StatsFor stats_for,
+                         size_t slots)
+    : batch_size_(std::clamp<size_t>(slots, 1, 256)),
+      options_(options),
       lines_(lines),
       specs_(specs),
       shared_(shared),
@@ -44,13 +47,13 @@ bool RequestFeed::TakeTicket() {
 
 bool RequestFeed::RefillLines() {
   next_ = 0;
-  if (!lines_->NextBatch(line_batch_, kBatch)) exhausted_ = true;
+  if (!lines_->NextBatch(line_batch_, batch_size_)) exhausted_ = true;
   return !exhausted_;
 }
 
 bool RequestFeed::RefillSpecs() {
   next_ = 0;
-  if (!specs_->NextBatch(spec_batch_, kBatch)) exhausted_ = true;
+  if (!specs_->NextBatch(spec_batch_, batch_size_)) exhausted_ = true;
   return !exhausted_;
 }
 

@@ -29,8 +29,10 @@ class RequestFeed {
  public:
   using StatsFor = std::function<KeyStats*(const std::string& key)>;
 
+  // `slots`: this worker's in-flight slots. Batches are no larger, so a short input is shared
+  // among the workers instead of going whole to the first one.
   RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
-              SharedRunState* shared, http::HttpClient* client, StatsFor stats_for);
+              SharedRunState* shared, http::HttpClient* client, StatsFor stats_for, size_t slots);
 
   // The next request, prepared (cached, or into `scratch`); nullptr at the end of the input or
   // of the --requests budget.
@@ -46,6 +48,7 @@ class RequestFeed {
   const PreparedRequest* FromLine(const SourceLine& line, PreparedRequest* target);
   const PreparedRequest* FromSpec(const RequestSpec& spec, PreparedRequest* target);
 
+  size_t batch_size_;
   const LoadOptions* options_;
   TargetSource* lines_;
   SpecSource* specs_;

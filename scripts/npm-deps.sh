@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Node packages of the integration tests (scripts/npm/package.json, versions locked
+# in scripts/npm/package-lock.json) into a cache outside the repository: ~/.cache/hammer-npm, or
+# $HAMMER_NPM_DIR. Today that is only playwright-core, which drives Debian's Chromium
+# (/usr/bin/chromium, from scripts/deps.sh test) to record a HAR file in
+# tests/integration/test_load_real_services.py. It never downloads a browser.
+# Idempotent: nothing happens while the installed lock file equals the one in scripts/npm/.
+# First run: ~2 s and 14 MB (one package from the npm registry); later runs: instant.
+# Needs Node.js >= 20 and npm (on the machine; Debian package nodejs).
+#
+# Usage: scripts/npm-deps.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+src="$root/scripts/npm"
+dest="${HAMMER_NPM_DIR:-$HOME/.cache/hammer-npm}"
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "npm-deps: npm not found (Node.js >= 20 with npm is needed)" >&2
+  exit 1
+fi
+
+if [ -d "$dest/node_modules/playwright-core" ] &&
+  cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
+  exit 0
+fi
+mkdir -p "$dest"
+cp "$src/package.json" "$src/package-lock.json" "$dest/"
+echo "npm-deps: installing the packages of scripts/npm/package-lock.json into $dest" >&2
+# playwright-core has no install script that fetches a browser; the variable keeps it that way.
+(cd "$dest" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error \
+  >/dev/null)

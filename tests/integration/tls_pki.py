@@ -1,0 +1,57 @@
+"""A throw-away PKI for the TLS tests, made with the `openssl` command line.
+
+`make_pki(directory)` writes a CA (ca.pem) and two leaf certificates signed by it:
+  server.pem/server.key  for DNS:localhost and IP:127.0.0.1 (the one nginx should serve)
+  other.pem/other.key    for DNS:other.test only (a name that never matches a loopback URL)
+Keys are P-256; everything is valid for two days. Nothing is installed in the system store,
+so without --cacert the CA is unknown to hammer.
+"""
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Pki:
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    other_cert: Path
+    other_key: Path
+
+
+def _openssl(*args, cwd):
+    proc = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"openssl {' '.join(args)} failed:\n{proc.stderr}")
+
+
+def _leaf(directory, name, subject_cn, san):
+    key, csr, cert = f"{name}.key", f"{name}.csr", f"{name}.pem"
+    ext = directory / f"{name}.ext"
+    ext.write_text(f"subjectAltName={san}\n"
+                   "basicConstraints=critical,CA:FALSE\n"
+                   "keyUsage=critical,digitalSignature\n"
+                   "extendedKeyUsage=serverAuth\n")
+    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", key, "-out", csr, "-subj", f"/CN={subject_cn}", cwd=directory)
+    _openssl("x509", "-req", "-in", csr, "-CA", "ca.pem", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", cert, "-days", "2", "-sha256", "-extfile", ext.name,
+             cwd=directory)
+    return directory / cert, directory / key
+
+
+def make_pki(directory):
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-sha256",
+             "-subj", "/CN=hammer integration test CA",
+             "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=directory)
+    server_cert, server_key = _leaf(directory, "server", "localhost",
+                                    "DNS:localhost,IP:127.0.0.1")
+    other_cert, other_key = _leaf(directory, "other", "other.test", "DNS:other.test")
+    return Pki(ca=directory / "ca.pem", server_cert=server_cert, server_key=server_key,
+               other_cert=other_cert, other_key=other_key)
