@@ -18,6 +18,7 @@
 #include "hammer/load/redact.h"
 #include "hammer/load/request_feed.h"
 #include "hammer/load/threshold.h"
+#include "hammer/load/worker_identity.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
 
@@ -28,12 +29,6 @@ namespace {
 int Usage(const std::string& message) {
   std::fprintf(stderr, "hammer load: %s\n", message.c_str());
   return kExitUsage;
-}
-
-bool InHadoopTask() {
-  return std::getenv("mapreduce_task_id") != nullptr ||
-         std::getenv("mapreduce_task_attempt_id") != nullptr ||
-         std::getenv("mapred_task_id") != nullptr;
 }
 
 // RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
@@ -110,6 +105,8 @@ int RunLoad(int argc, char** argv) {
   std::vector<std::string> key_patterns;
   std::vector<std::string> threshold_texts;
   bool dry_run = false;
+  double rate_total = 0;
+  int workers = 0, worker_index = -1;
 
   app.add_option("file", input, "URL list (default: standard input)");
   app.add_option("-c,--concurrency", options.concurrency,
@@ -153,6 +150,14 @@ int RunLoad(int argc, char** argv) {
   app.add_option("--start-at", start_at,
                  "wait until this time before the first request: RFC 3339 "
                  "(2026-11-30T02:00:00Z) or Unix seconds; lets many workers start together");
+  app.add_option("--rate-total", rate_total,
+                 "open loop across many workers: this worker sends RATE/--workers req/s, its "
+                 "schedule staggered by its index so the sum stays smooth");
+  app.add_option("--workers", workers,
+                 "number of workers sharing --rate-total (default: the Hadoop job's map count)");
+  app.add_option("--worker-index", worker_index,
+                 "this worker's index 0..N-1 (default: from the Hadoop task, Kubernetes "
+                 "JOB_COMPLETION_INDEX, or HAMMER_WORKER_INDEX)");
   app.add_option("--targets-format", targets_format,
                  "input format: lines (URL or METHOD URL per line), vegeta (http targets: "
                  "METHOD URL, header lines, @body-file, blank line), jsonl (one "
@@ -247,10 +252,26 @@ int RunLoad(int argc, char** argv) {
   options.threads = std::min(options.threads, options.concurrency);
   if (options.source.seed == 0) options.source.seed = std::random_device{}();
 
+  const load::WorkerIdentity identity = load::DetectWorkerIdentity();
+  if (rate_total > 0) {
+    if (options.rate > 0) return Usage("--rate and --rate-total are exclusive");
+    int n = workers > 0 ? workers : identity.count;
+    if (n <= 0) {
+      return Usage(
+          "--rate-total needs --workers N (or HAMMER_WORKERS, or a Hadoop task, where "
+          "the map count is known)");
+    }
+    int index = worker_index >= 0 ? worker_index : std::max(0, identity.index);
+    if (index >= n) return Usage("--worker-index must be below --workers");
+    options.rate = rate_total / n;
+    // Worker i starts i/R after worker 0: together they send one request every 1/R seconds.
+    options.schedule_offset = static_cast<Nanos>(static_cast<double>(index) / rate_total * 1e9);
+  }
   load::ProgressOptions progress;
+  progress.label = identity.label;
   const bool stderr_tty = isatty(STDERR_FILENO) != 0;
   progress.live_line = stderr_tty && !quiet;
-  progress.hadoop_reporter = hadoop || InHadoopTask() || !stderr_tty;
+  progress.hadoop_reporter = hadoop || identity.in_hadoop() || !stderr_tty;
   if (!start_at.empty()) {
     Result<int64_t> at_micros = ParseStartAt(start_at);
     if (!at_micros.ok()) return Usage("--start-at: " + at_micros.status().message());
@@ -318,7 +339,7 @@ int RunLoad(int argc, char** argv) {
                      r.passed ? "passed" : "FAILED", r.message.c_str());
       }
     }
-    const bool hadoop_mode = hadoop || InHadoopTask();
+    const bool hadoop_mode = hadoop || identity.in_hadoop();
     if (failed > 0 && hadoop_mode) {
       // In Hadoop the records and counters are the contract: report, never fail the task.
       std::fprintf(stderr, "reporter:counter:threshold,failed,%zu\n", failed);

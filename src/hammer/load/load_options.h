@@ -42,9 +42,10 @@ struct LoadOptions {
   // Per thread; more keys share one "(other keys)" row in the summary (and in partials).
   size_t max_summary_keys = 100000;
   http::TlsOptions tls;
-  KeyMapper keys;           // what records and statistics group by (--key, --key-pattern)
-  bool har_timing = false;  // send request-file entries at their recorded offsets
-  int verbose = 0;          // print this many request/response pairs (secrets redacted)
+  KeyMapper keys;             // what records and statistics group by (--key, --key-pattern)
+  bool har_timing = false;    // send request-file entries at their recorded offsets
+  int verbose = 0;            // print this many request/response pairs (secrets redacted)
+  Nanos schedule_offset = 0;  // open loop: this worker's schedule starts this much later
 };
 
 }  // namespace hammer::load

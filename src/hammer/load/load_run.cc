@@ -88,7 +88,10 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   MonoNanos next_counters = start + progress.counter_interval;
   MonoNanos next_status = start + progress.status_interval;
   bool interrupted = false;
-  if (progress.hadoop_reporter) std::fprintf(stderr, "reporter:status:hammer load: started\n");
+  const std::string who = progress.label.empty() ? "" : " (" + progress.label + ")";
+  if (progress.hadoop_reporter) {
+    std::fprintf(stderr, "reporter:status:hammer load%s: started\n", who.c_str());
+  }
   while (!loops.WaitUntilStopped(0)) {
     if (WaitForShutdownSignal(kTick) != 0) {
       if (interrupted) {
@@ -116,14 +119,16 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
       next_live = now + kLiveInterval;
     }
     if (progress.hadoop_reporter && now >= next_counters) {
-      counters.Emit(monitor.TakeView().failures);
+      counters.Emit(monitor.Totals().failures);
       next_counters = now + progress.counter_interval;
     }
     if (progress.hadoop_reporter && now >= next_status) {
-      RunMonitor::View view = monitor.TakeView();
-      std::fprintf(
-          stderr, "reporter:status:hammer load: %" PRIu64 " requests, %" PRIu64 " failed, %.0f s\n",
-          view.succeeded + view.failed, view.failed, static_cast<double>(now - start) / kSecond);
+      RunMonitor::View view = monitor.Totals();
+      std::fprintf(stderr,
+                   "reporter:status:hammer load%s: %" PRIu64 " requests, %" PRIu64
+                   " failed, %.0f s\n",
+                   who.c_str(), view.succeeded + view.failed, view.failed,
+                   static_cast<double>(now - start) / kSecond);
       next_status = now + progress.status_interval;
     }
   }
@@ -187,7 +192,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   }
   if (progress.hadoop_reporter) {
     counters.Emit(summary.total.failures);
-    std::fprintf(stderr, "reporter:status:hammer load: done, %" PRIu64 " requests\n",
+    std::fprintf(stderr, "reporter:status:hammer load%s: done, %" PRIu64 " requests\n", who.c_str(),
                  summary.requests());
   }
   return summary;

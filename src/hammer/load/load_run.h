@@ -29,6 +29,7 @@ struct ProgressOptions {
   Nanos counter_interval = 10 * kSecond;
   Nanos status_interval = 30 * kSecond;
   MonoNanos start_at = 0;  // 0: now; else wait until then (synchronised start)
+  std::string label;       // who this worker is, for status lines ("attempt_..._m_000003_0")
 };
 
 struct LoadSummary {

@@ -12,7 +12,7 @@ void RunMonitor::Report(int index, const IntervalSnapshot& interval) {
   in_flight_[static_cast<size_t>(index)] = interval.in_flight;
 }
 
-RunMonitor::View RunMonitor::TakeView() {
+RunMonitor::View RunMonitor::Totals() {
   std::lock_guard<std::mutex> lock(mutex_);
   View view;
   view.succeeded = succeeded_;
@@ -21,6 +21,12 @@ RunMonitor::View RunMonitor::TakeView() {
   view.failures = failures_;
   for (uint64_t n : in_flight_)
     view.in_flight += n;
+  return view;
+}
+
+RunMonitor::View RunMonitor::TakeView() {
+  View view = Totals();
+  std::lock_guard<std::mutex> lock(mutex_);
   view.recent = std::move(recent_);
   recent_ = Histogram();
   return view;

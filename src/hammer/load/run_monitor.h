@@ -40,8 +40,11 @@ class RunMonitor {
     FailureCounts failures;
     Histogram recent;  // everything reported since the previous TakeView
   };
-  // Totals so far, plus the intervals reported since the last call.
+  // Totals so far, plus the intervals reported since the last TakeView (which it consumes:
+  // one reader, the live line).
   View TakeView();
+  // Totals so far; `recent` left empty and untouched.
+  View Totals();
 
  private:
   std::mutex mutex_;

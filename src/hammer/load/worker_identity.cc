@@ -1,0 +1,55 @@
+#include "hammer/load/worker_identity.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+namespace hammer::load {
+
+namespace {
+
+std::optional<int> IntFrom(const char* text) {
+  if (text == nullptr) return std::nullopt;
+  std::string_view s(text);
+  int value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+WorkerIdentity DetectWorkerIdentity(const std::function<const char*(const char*)>& getenv_fn) {
+  auto env = [&](const char* name) -> const char* {
+    return getenv_fn ? getenv_fn(name) : std::getenv(name);
+  };
+  WorkerIdentity id;
+  if (auto partition = IntFrom(env("mapreduce_task_partition"))) {
+    id.source = "hadoop";
+    id.index = *partition;
+    id.count = IntFrom(env("mapreduce_job_maps")).value_or(0);
+    const char* attempt = env("mapreduce_task_attempt_id");
+    if (attempt == nullptr) attempt = env("mapreduce_task_id");
+    if (attempt != nullptr) id.label = attempt;
+  } else if (env("mapreduce_task_id") != nullptr || env("mapred_task_id") != nullptr) {
+    id.source = "hadoop";
+    const char* task = env("mapreduce_task_id");
+    id.label = task != nullptr ? task : env("mapred_task_id");
+  } else if (auto index = IntFrom(env("JOB_COMPLETION_INDEX"))) {
+    id.source = "kubernetes";
+    id.index = *index;
+    id.label = "pod " + std::to_string(*index);
+  }
+  if (auto index = IntFrom(env("HAMMER_WORKER_INDEX"))) {
+    if (id.source == "none") id.source = "env";
+    id.index = *index;
+  }
+  if (auto count = IntFrom(env("HAMMER_WORKERS"))) {
+    if (id.source == "none") id.source = "env";
+    id.count = *count;
+  }
+  if (id.label.empty() && id.index >= 0) id.label = "worker " + std::to_string(id.index);
+  return id;
+}
+
+}  // namespace hammer::load

@@ -1,0 +1,33 @@
+// WorkerIdentity: which of several workers this process is, when hammer runs as a Hadoop
+// Streaming mapper, a Kubernetes Indexed Job pod, or under explicit flags. Used to split a total
+// rate (--rate-total) evenly, to stagger the workers' schedules so their sum stays smooth, and to
+// label status lines. Read from the environment once at start-up.
+//
+//   Hadoop Streaming   mapreduce_task_partition (index), mapreduce_job_maps (count),
+//                      mapreduce_task_attempt_id / mapreduce_task_id (label)
+//   Kubernetes         JOB_COMPLETION_INDEX (index); the count must be given (--workers)
+//   Spark pipe()       nothing is set by Spark: pass HAMMER_WORKER_INDEX / HAMMER_WORKERS in the
+//                      pipe's env (see integrations/spark)
+//   any                HAMMER_WORKER_INDEX, HAMMER_WORKERS override the above
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace hammer::load {
+
+struct WorkerIdentity {
+  std::string source = "none";  // hadoop | kubernetes | env | none
+  int index = -1;               // 0-based; -1 when unknown
+  int count = 0;                // 0 when unknown
+  std::string label;            // e.g. the Hadoop attempt id
+
+  bool in_hadoop() const { return source == "hadoop"; }
+};
+
+// `getenv` is injectable for tests.
+WorkerIdentity DetectWorkerIdentity(
+    const std::function<const char*(const char*)>& getenv_fn = nullptr);
+
+}  // namespace hammer::load

@@ -1,0 +1,63 @@
+#include "hammer/load/worker_identity.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace hammer::load {
+namespace {
+
+WorkerIdentity Detect(const std::map<std::string, std::string>& env) {
+  return DetectWorkerIdentity([&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(WorkerIdentityTest, NothingSetMeansUnknown) {
+  WorkerIdentity id = Detect({});
+  EXPECT_EQ(id.source, "none");
+  EXPECT_EQ(id.index, -1);
+  EXPECT_EQ(id.count, 0);
+  EXPECT_FALSE(id.in_hadoop());
+}
+
+TEST(WorkerIdentityTest, HadoopTaskGivesIndexCountAndAttempt) {
+  WorkerIdentity id = Detect({{"mapreduce_task_partition", "3"},
+                              {"mapreduce_job_maps", "8"},
+                              {"mapreduce_task_attempt_id", "attempt_1_0001_m_000003_0"}});
+  EXPECT_TRUE(id.in_hadoop());
+  EXPECT_EQ(id.index, 3);
+  EXPECT_EQ(id.count, 8);
+  EXPECT_EQ(id.label, "attempt_1_0001_m_000003_0");
+}
+
+TEST(WorkerIdentityTest, OldHadoopNamesStillMeanHadoop) {
+  WorkerIdentity id = Detect({{"mapred_task_id", "task_1_m_000001"}});
+  EXPECT_TRUE(id.in_hadoop());
+  EXPECT_EQ(id.label, "task_1_m_000001");
+}
+
+TEST(WorkerIdentityTest, KubernetesIndexedJobAndExplicitOverrides) {
+  WorkerIdentity k8s = Detect({{"JOB_COMPLETION_INDEX", "5"}});
+  EXPECT_EQ(k8s.source, "kubernetes");
+  EXPECT_EQ(k8s.index, 5);
+  EXPECT_EQ(k8s.count, 0);
+  WorkerIdentity both = Detect({{"JOB_COMPLETION_INDEX", "5"}, {"HAMMER_WORKERS", "10"}});
+  EXPECT_EQ(both.index, 5);
+  EXPECT_EQ(both.count, 10);
+  WorkerIdentity env = Detect({{"HAMMER_WORKER_INDEX", "2"}, {"HAMMER_WORKERS", "4"}});
+  EXPECT_EQ(env.source, "env");
+  EXPECT_EQ(env.index, 2);
+  EXPECT_EQ(env.count, 4);
+}
+
+TEST(WorkerIdentityTest, GarbageValuesAreIgnored) {
+  WorkerIdentity id = Detect({{"mapreduce_task_partition", "x1"}, {"HAMMER_WORKERS", "-3"}});
+  EXPECT_EQ(id.source, "none");
+  EXPECT_EQ(id.count, 0);
+}
+
+}  // namespace
+}  // namespace hammer::load
