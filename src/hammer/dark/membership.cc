@@ -13,19 +13,6 @@ using Json = nlohmann::json;
 constexpr std::string_view kStrategies[] = {"relative", "identical", "constant-qps"};
 constexpr std::string_view kSamplings[] = {"accumulator", "bernoulli"};
 
-// Cluster names become znode names (docs/dark-znodes.md), so they obey ZooKeeper's rules plus
-// ours: printable ASCII without '/', not "." or "..", at most 128 bytes.
-Status CheckClusterName(std::string_view where, std::string_view name) {
-  if (name.empty()) return Status::Error(std::string(where) + ": cluster name is empty");
-  if (name.size() > 128 || name == "." || name == ".." ||
-      std::any_of(name.begin(), name.end(),
-                  [](char c) { return c <= ' ' || c > '~' || c == '/'; })) {
-    return Status::Error(std::string(where) + ": invalid cluster name '" + std::string(name) +
-                         "' (printable ASCII without '/' or spaces, at most 128 bytes)");
-  }
-  return Status::Ok();
-}
-
 Status NonNegativeNumber(const Json& value, const std::string& where, double* out) {
   if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
     return Status::Error(where + ": must be a number >= 0");
@@ -149,6 +136,17 @@ void SortByName(std::vector<DarkClusterMembership>& clusters) {
 }
 
 }  // namespace
+
+Status CheckClusterName(std::string_view where, std::string_view name) {
+  if (name.empty()) return Status::Error(std::string(where) + ": cluster name is empty");
+  if (name.size() > 128 || name == "." || name == ".." ||
+      std::any_of(name.begin(), name.end(),
+                  [](char c) { return c <= ' ' || c > '~' || c == '/'; })) {
+    return Status::Error(std::string(where) + ": invalid cluster name '" + std::string(name) +
+                         "' (printable ASCII without '/' or spaces, at most 128 bytes)");
+  }
+  return Status::Ok();
+}
 
 const DarkClusterMembership* MembershipSnapshot::FindDark(std::string_view name) const {
   for (const DarkClusterMembership& cluster : dark) {

@@ -99,6 +99,10 @@ struct StaticMembershipOptions {
   std::vector<StaticDarkCluster> dark;
 };
 
+// Cluster names become znode names: printable ASCII without '/' or spaces, not "." or "..",
+// 1-128 bytes. The error names `where`.
+Status CheckClusterName(std::string_view where, std::string_view name);
+
 // Parses the static form of the config JSON (counts allowed).
 Result<StaticMembershipOptions> ParseStaticMembershipConfig(std::string_view json);
 

@@ -116,6 +116,7 @@ Result<std::unique_ptr<ZkAnnouncer>> ZkAnnouncer::Start(std::string_view zk_url,
     return Status::Error("'" + std::string(zk_url) +
                          "': expected zk://HOST:PORT/PATH/clusters/<cluster name>");
   }
+  if (Status s = CheckClusterName(zk_url, path.substr(last + 1)); !s.ok()) return s;
   Result<http::Url> instance = ParseMemberData(url);
   if (!instance.ok()) return instance.status();
 

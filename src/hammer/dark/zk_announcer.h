@@ -42,6 +42,7 @@ class EphemeralMember {
   std::string node_path() const;
   // "m-<token>-": the prefix of our znode's name.
   const std::string& prefix() const { return prefix_; }
+  const std::string& data() const { return data_; }
 
  private:
   std::string members_path_;

@@ -40,10 +40,15 @@ class ZkMembershipState {
  public:
   ZkMembershipState(std::string root, ZkMembershipOptions options, SnapshotHolder* holder)
       : root_(std::move(root)), options_(std::move(options)), holder_(holder) {
-    if (!options_.register_url.empty()) {
-      // Start() validated the url. The members path is set once the regular cluster is known.
-      member_.emplace("", MemberData(*ParseMemberData(options_.register_url)));
+    if (!options_.register_url.empty()) {  // Start() validated it
+      register_data_ = MemberData(*ParseMemberData(options_.register_url));
     }
+  }
+
+  // Any thread; the next refresh registers (or moves the registration) with this data.
+  void SetRegisterData(std::string data) {
+    std::lock_guard lock(mu_);
+    register_data_ = std::move(data);
   }
 
   // ZkSession's refresh: one complete read, published if anything changed.
@@ -114,6 +119,7 @@ class ZkMembershipState {
   uint64_t registrations_ = 0;
   std::string last_error_;
   std::string registered_path_;
+  std::string register_data_;  // this proxy's member data; empty: not registering
 };
 
 Status ZkMembershipState::ReadConfig(zhandle_t* zh) {
@@ -159,6 +165,17 @@ Result<uint32_t> ZkMembershipState::ReadRegular(zhandle_t* zh, const std::string
   std::vector<std::string> children;
   bool exists = false;
   if (Status s = ZkGetChildren(zh, path, /*watch=*/true, &children, &exists); !s.ok()) return s;
+  std::string wanted;
+  {
+    std::lock_guard lock(mu_);
+    wanted = register_data_;
+  }
+  if (member_ && member_->data() != wanted) {
+    // Register() gave another address: leave under the old one, join under the new one.
+    if (Status s = member_->Remove(zh); !s.ok()) return s;
+    member_.reset();
+  }
+  if (!member_ && !wanted.empty()) member_.emplace("", wanted);  // members path set below
   if (member_) {
     if (member_->members_path() != path) {
       // First read, or the config renamed the regular cluster: move our member.
@@ -253,6 +270,9 @@ Result<std::unique_ptr<ZkMembership>> ZkMembership::Start(std::string_view zk_ur
                                                           ZkMembershipOptions options) {
   Result<ZkUrl> url = ParseZkUrl(zk_url);
   if (!url.ok()) return url.status();
+  if (!options.regular_cluster.empty()) {
+    if (Status s = CheckClusterName("regular cluster", options.regular_cluster); !s.ok()) return s;
+  }
   if (!options.register_url.empty()) {
     if (Result<http::Url> parsed = ParseMemberData(options.register_url); !parsed.ok()) {
       return Status::Error("register url: " + parsed.status().message());
@@ -306,6 +326,14 @@ ZkMembershipStats ZkMembership::stats() const {
     stats.session_expiries = session.expiries;
   }
   return stats;
+}
+
+Status ZkMembership::Register(std::string_view url) {
+  Result<http::Url> parsed = ParseMemberData(url);
+  if (!parsed.ok()) return Status::Error("register url: " + parsed.status().message());
+  state_->SetRegisterData(MemberData(*parsed));
+  session_->RequestRefresh();
+  return Status::Ok();
 }
 
 std::string ZkMembership::registered_path() const {

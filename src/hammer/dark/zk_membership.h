@@ -10,9 +10,9 @@
 // instances copies are spread over), for every dark cluster the config names.
 //
 // The regular cluster is the config's "regular", or `regular_cluster` when the config names
-// none. With `register_url`, this proxy registers itself there as an ephemeral-sequential member
-// and stays registered: across reconnects, session expiry, a deleted member znode, and a change
-// of the regular cluster's name.
+// none. With `register_url`, this proxy registers itself there (once that name is known) as an
+// ephemeral-sequential member and stays registered: across reconnects, session expiry, a
+// deleted member znode, and a change of the regular cluster's name.
 //
 // What readers see:
 //   - before the first complete read: an empty snapshot (no dark clusters, Ns 0), stale;
@@ -47,6 +47,7 @@ class ZkMembershipState;
 struct ZkMembershipOptions {
   std::string regular_cluster;  // used when the config has no "regular"
   std::string register_url;     // non-empty: register this proxy (its http://host:port)
+                                // at once; or call Register() later
   std::string initial_config;   // non-empty: config JSON created at PATH/config when missing
   Nanos session_timeout = 10 * kSecond;
   Nanos retry_delay = 250 * kMillisecond;  // after a failed read
@@ -75,6 +76,11 @@ class ZkMembership final : public Membership {
                                                      ZkMembershipOptions options);
   // Closes the session (this proxy's member znode goes away at once).
   ~ZkMembership() override;
+
+  // Registers this proxy with `url` (http://host:port), or moves its registration there: for
+  // a proxy that learns its port after Start (listening on port 0). Returns at once (an
+  // invalid url is an error); the registration happens on the session thread.
+  Status Register(std::string_view url);
 
   ZkMembershipStats stats() const;
   // This proxy's member znode, "" when not registered. Any thread.
