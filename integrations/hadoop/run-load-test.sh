@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A load test as a Hadoop Streaming job: the seed's `hadoop jar` command, corrected.
+#
+#   mapper    hammer load      one process per map task; requests its split's URLs
+#   combiner  hammer stats --combine   per-map partial histograms (a small shuffle)
+#   reducer   hammer stats --reducer   per-URL sum, average, max, min, errors, count,
+#                                      p50/p90/p99/p99.9 and the HdrHistogram of each URL
+#
+# What changed from the seed's command, and why:
+#   mapreduce.map.maxattempts=1        a failed or slow mapper must not be re-run: that would
+#   mapreduce.map.speculative=false    send its load twice (Hadoop defaults: 4 attempts, speculation on)
+#   NLineInputFormat + linespermap     a small URL file is one split = one mapper; this makes N
+#   stream.map.input.ignoreKey=true    hammer also accepts the OFFSET<TAB>URL lines either way
+#   -combiner                          percentiles from merged histograms, never averaged
+#   -files                             ships the hammer binary to every task
+#
+# Usage: run-load-test.sh URLS_ON_HDFS OUTPUT_DIR MAPPERS RATE_TOTAL DURATION
+#   e.g.  run-load-test.sh /user/me/urls.txt /user/me/load-out 20 20000 10m
+# Then:   hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --csv > per-url.csv
+#         hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --html report.html
+set -euo pipefail
+urls=$1 out=$2 maps=$3 rate=$4 duration=$5
+lines=$(hadoop fs -cat "$urls" | wc -l)
+per_map=$(( (lines + maps - 1) / maps ))
+start_at=$(( $(date +%s) + 120 ))   # every mapper starts at the same second
+hadoop jar "$HADOOP_HOME"/share/hadoop/tools/lib/hadoop-streaming-*.jar \
+  -files "$(command -v hammer)" \
+  -D mapreduce.job.name="hammer load test" \
+  -D mapreduce.map.maxattempts=1 \
+  -D mapreduce.map.speculative=false \
+  -D mapreduce.job.reduces=4 \
+  -D mapreduce.input.lineinputformat.linespermap="$per_map" \
+  -D stream.map.input.ignoreKey=true \
+  -D mapreduce.task.timeout=600000 \
+  -inputformat org.apache.hadoop.mapred.lib.NLineInputFormat \
+  -input "$urls" \
+  -output "$out" \
+  -mapper "hammer load --loop -d $duration --rate-total $rate --workers $maps --start-at $start_at -c 200" \
+  -combiner "hammer stats --combine" \
+  -reducer "hammer stats --reducer"
