@@ -115,7 +115,7 @@ void ClientConnection::OnIoEvents(uint32_t events) {
     case State::kActive:
       if (events & EPOLLOUT) OnWritable();
       if (state_ == State::kActive && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
-        OnReadable();
+        OnReadable(/*peer_closing=*/(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
       }
       return;
     case State::kIdle:
@@ -187,7 +187,7 @@ void ClientConnection::OnConnected() {
   state_ = State::kActive;
   ArmTimer();
   OnWritable();
-  if (state_ == State::kActive) OnReadable();
+  if (state_ == State::kActive) OnReadable(/*peer_closing=*/true);
 }
 
 void ClientConnection::OnWritable() {
@@ -223,7 +223,7 @@ void ClientConnection::OnWritable() {
   }
 }
 
-void ClientConnection::OnReadable() {
+void ClientConnection::OnReadable(bool peer_closing) {
   while (state_ == State::kActive) {
     if (read_end_ == read_buffer_.size()) {
       if (read_start_ > 0) {
@@ -237,8 +237,8 @@ void ClientConnection::OnReadable() {
             std::max(client_->options().read_buffer_bytes, read_buffer_.size() * 2));
       }
     }
-    net::IoResult r =
-        transport_->Read(read_buffer_.data() + read_end_, read_buffer_.size() - read_end_);
+    const size_t room = read_buffer_.size() - read_end_;
+    net::IoResult r = transport_->Read(read_buffer_.data() + read_end_, room);
     if (r.kind == net::IoResult::Kind::kWantRead || r.kind == net::IoResult::Kind::kWantWrite) {
       return;
     }
@@ -271,6 +271,9 @@ void ClientConnection::OnReadable() {
       Finish();
       return;
     }
+    // A short read drained the socket; the rest of the response comes with the next edge
+    // (unless this event already announced the peer's close, which no later edge repeats).
+    if (r.bytes < room && !peer_closing && transport_->short_read_drains()) return;
   }
 }
 

@@ -45,7 +45,7 @@ class ClientConnection final : public net::IoHandler,
   void OnHandshakeReady();
   void OnConnected();
   void OnWritable();
-  void OnReadable();
+  void OnReadable(bool peer_closing);
   void OnTimer();
   void ArmTimer();
   void HandleEof();

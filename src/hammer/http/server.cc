@@ -107,7 +107,9 @@ class ServerConnection final : public net::IoHandler,
       return;
     }
     if (events & EPOLLOUT) Flush();
-    if (!closed_ && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) ReadAndServe();
+    if (!closed_ && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+      ReadAndServe(/*peer_closing=*/(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
+    }
   }
 
   void Respond(uint64_t sequence, int status, std::string_view content_type, std::string_view body,
@@ -165,7 +167,7 @@ class ServerConnection final : public net::IoHandler,
     if (!serving_ && !closed_ && !close_after_flush_ && in_end_ > in_start_) ServeBuffered();
   }
 
-  void ReadAndServe() {
+  void ReadAndServe(bool peer_closing) {
     while (!closed_) {
       if (in_end_ == in_.size()) {
         if (in_start_ > 0) {
@@ -177,7 +179,8 @@ class ServerConnection final : public net::IoHandler,
           in_.resize(std::max<size_t>(16 * 1024, in_.size() * 2));
         }
       }
-      net::IoResult r = transport_.Read(in_.data() + in_end_, in_.size() - in_end_);
+      const size_t room = in_.size() - in_end_;
+      net::IoResult r = transport_.Read(in_.data() + in_end_, room);
       if (r.kind == net::IoResult::Kind::kWantRead) break;
       if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) {
         // The client is gone (or half-closed); nothing more can be answered usefully.
@@ -187,6 +190,9 @@ class ServerConnection final : public net::IoHandler,
       in_end_ += r.bytes;
       idle_timer_.ArmAfter(listener_->options_.idle_timeout);
       if (!awaiting_response_) ServeBuffered();
+      // A short read drained the socket; the next edge brings whatever comes next (a close
+      // already announced by this event would not come again: read on until EOF then).
+      if (r.bytes < room && !peer_closing && transport_.short_read_drains()) break;
     }
   }
 

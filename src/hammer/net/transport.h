@@ -35,6 +35,10 @@ class Transport {
   virtual IoResult Write(const iovec* iov, int count) = 0;
   // A human description of the last kError (errno text or TLS reason).
   virtual std::string last_error() const = 0;
+  // True when a Read that returned fewer bytes than asked proves the socket is drained (plain
+  // TCP). Edge-triggered readers may then wait for the next event instead of reading again for
+  // EAGAIN: one system call less per message. TLS cannot promise it (records stay buffered).
+  virtual bool short_read_drains() const { return false; }
 };
 
 class PlainTransport final : public Transport {
@@ -44,6 +48,7 @@ class PlainTransport final : public Transport {
   IoResult Read(char* buf, size_t len) override;
   IoResult Write(const iovec* iov, int count) override;
   std::string last_error() const override;
+  bool short_read_drains() const override { return true; }
 
  private:
   Fd fd_;
