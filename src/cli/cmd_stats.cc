@@ -14,12 +14,16 @@ namespace {
 
 constexpr const char* kDescription =
     "Aggregate latency records per key (URL). Reads `KEY<TAB>SECONDS` records (`KEY<TAB>` for a\n"
-    "failure) as written by `hammer load` or the seed's Ruby mapper, and `KEY<TAB>#hp1 ...`\n"
-    "partials written by --combine, mixed and in any order, from FILEs or stdin. Malformed lines\n"
-    "are counted, reported on stderr (Hadoop counter stats/malformed) and otherwise ignored.";
+    "failure) as written by `hammer load` or the seed's Ruby mapper, timestamped records\n"
+    "`KEY<TAB>SECONDS<TAB>EPOCH_MS` / `KEY<TAB><TAB>EPOCH_MS` (EPOCH_MS: the request's end, ms\n"
+    "since the Unix epoch; opt-in, because the seed's reducer reads a timestamped failure as a\n"
+    "success lasting EPOCH_MS seconds), and `KEY<TAB>#hp1 ...` partials written by --combine,\n"
+    "mixed and in any order, from FILEs or stdin. Malformed lines are counted, reported on stderr\n"
+    "(Hadoop counter stats/malformed) and otherwise ignored.";
 
 constexpr const char* kFooter =
-    "Modes (one; default --table on a terminal, --reducer otherwise):\n"
+    "Modes (one; default --table on a terminal, --reducer otherwise; with --html or --hdr-log\n"
+    "and no mode, none):\n"
     "  --reducer  per key: key sum average max min errors count p50 p90 p99 p99.9 histogram,\n"
     "             TAB-separated, seconds; the seed reducer's columns first. Streams sorted input.\n"
     "               hadoop jar hadoop-streaming.jar ... -mapper 'hammer load' \\\n"
@@ -37,6 +41,16 @@ constexpr const char* kFooter =
     "  --hdr      HdrHistogram percentile distribution (ms) per key, for HdrHistogram's plotter.\n"
     "               hammer stats --hdr --key http://127.0.0.1:8080/ records.tsv\n"
     "\n"
+    "Files (with any mode, or alone: then nothing is written to stdout):\n"
+    "  --html FILE     one self-contained HTML page (works offline): summary, sortable per-key\n"
+    "                  table, latency percentile spectrum per key, errors by type and key, and\n"
+    "                  throughput and latency over time when records carry timestamps.\n"
+    "                    hammer stats --html report.html records.tsv\n"
+    "                    hammer stats --reducer --html report.html < sorted.tsv > reduced.tsv\n"
+    "  --hdr-log FILE  HdrHistogram interval log of the timestamped records (all keys, or --key):\n"
+    "                  one V2-compressed histogram per time bucket (1 s, coarser for long runs),\n"
+    "                  for HistogramLogProcessor and the HdrHistogram plotters.\n"
+    "\n"
     "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
     "FILE.";
 
@@ -47,7 +61,7 @@ int RunStats(int argc, char** argv) {
   app.footer(kFooter);
   bool reducer = false, combine = false, csv = false, json = false, table = false, hdr = false;
   bool unsorted = false;
-  std::string only_key;
+  std::string only_key, html_path, hdr_log_path, title = "hammer stats";
   size_t rows = 40;
   std::vector<std::string> inputs;
   app.add_flag("--reducer", reducer, "Hadoop Streaming reducer output (seed columns + ours)");
@@ -56,6 +70,10 @@ int RunStats(int argc, char** argv) {
   app.add_flag("--json", json, "JSON document");
   app.add_flag("--table", table, "human-readable table (ms)");
   app.add_flag("--hdr", hdr, "HdrHistogram percentile distribution (ms)");
+  app.add_option("--html", html_path, "write the HTML report to FILE")->type_name("FILE");
+  app.add_option("--hdr-log", hdr_log_path, "write an HdrHistogram interval log to FILE")
+      ->type_name("FILE");
+  app.add_option("--title", title, "--html: the report's title")->capture_default_str();
   app.add_flag("--unsorted", unsorted,
                "input is not sorted by key: aggregate in memory (otherwise detected)");
   app.add_option("--key", only_key, "output this key only");
@@ -71,6 +89,7 @@ int RunStats(int argc, char** argv) {
     return kExitUsage;
   }
   int modes = reducer + combine + csv + json + table + hdr;
+  bool files = app.count("--html") > 0 || app.count("--hdr-log") > 0;
   if (modes > 1) {
     std::fprintf(stderr,
                  "hammer stats: choose one of --reducer, --combine, --csv, --json, --table, "
@@ -85,11 +104,15 @@ int RunStats(int argc, char** argv) {
                  : json                  ? StatsMode::kJson
                  : table                 ? StatsMode::kTable
                  : hdr                   ? StatsMode::kHdr
+                 : files                 ? StatsMode::kNone
                  : isatty(STDOUT_FILENO) ? StatsMode::kTable
                                          : StatsMode::kReducer;
   options.order = unsorted ? Reducer::Order::kUnsorted : Reducer::Order::kDetect;
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
+  if (app.count("--html") > 0) options.html_path = html_path;
+  if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
+  options.html_title = title;
 
   StatsJob job(options);
   if (Status status = job.Open(inputs); !status.ok()) {

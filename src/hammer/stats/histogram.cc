@@ -15,15 +15,6 @@
 namespace hammer {
 namespace {
 
-// 64 - unitMagnitude - subBucketCountMagnitude: the leading-zero count of the largest value of
-// bucket 0, so that BucketIndex is one subtraction.
-constexpr int kLeadingZeroCountBase = 64 - 0 - (Histogram::kSubBucketHalfCountMagnitude + 1);
-constexpr uint64_t kSubBucketMask = Histogram::kSubBucketCount - 1;
-
-int BucketIndex(int64_t value) {
-  return kLeadingZeroCountBase - std::countl_zero(static_cast<uint64_t>(value) | kSubBucketMask);
-}
-
 int SubBucketIndex(int64_t value, int bucket) {
   return static_cast<int>(value >> bucket);
 }
@@ -41,13 +32,6 @@ int64_t MedianEquivalent(int64_t value) {
 }
 
 }  // namespace
-
-int Histogram::CountsIndex(int64_t value) {
-  if (value < 0) value = 0;
-  int bucket = BucketIndex(value);
-  int sub_bucket = SubBucketIndex(value, bucket);
-  return ((bucket + 1) << kSubBucketHalfCountMagnitude) + (sub_bucket - kPageSize);
-}
 
 int64_t Histogram::ValueFromIndex(int index) {
   int bucket = (index >> kSubBucketHalfCountMagnitude) - 1;
@@ -175,26 +159,42 @@ double Histogram::StdDev() const {
 }
 
 int64_t Histogram::ValueAtPercentile(double percentile) const {
-  // Remove one ulp so that a count landing exactly on an integer is not rounded up into the
-  // next bucket, clamp to [0, 100], then find the bucket holding the ceil(p% * count)-th value.
-  double requested = std::nextafter(percentile, -std::numeric_limits<double>::infinity());
-  requested = std::min(std::max(requested, 0.0), 100.0);
-  double fp_count = (requested * static_cast<double>(total_count_)) / 100.0;
-  int64_t count_at_percentile = std::max<int64_t>(JavaDoubleToLong(std::ceil(fp_count)), 1);
-  uint64_t target = static_cast<uint64_t>(count_at_percentile);
+  int64_t value = 0;
+  ValuesAtPercentiles(std::span<const double>(&percentile, 1), std::span<int64_t>(&value, 1));
+  return value;
+}
+
+void Histogram::ValuesAtPercentiles(std::span<const double> percentiles,
+                                    std::span<int64_t> values) const {
+  assert(percentiles.size() == values.size());
+  // For each: remove one ulp so that a count landing exactly on an integer is not rounded up
+  // into the next bucket, clamp to [0, 100], then find the bucket holding the
+  // ceil(p% * count)-th value. The targets ascend with the percentiles.
+  auto target_of = [this](double percentile) {
+    double requested = std::nextafter(percentile, -std::numeric_limits<double>::infinity());
+    requested = std::min(std::max(requested, 0.0), 100.0);
+    double fp_count = (requested * static_cast<double>(total_count_)) / 100.0;
+    return static_cast<uint64_t>(std::max<int64_t>(JavaDoubleToLong(std::ceil(fp_count)), 1));
+  };
+  size_t next = 0;
+  uint64_t target = percentiles.empty() ? 0 : target_of(percentiles[0]);
   uint64_t running = 0;
-  for (int page = 0; page < kPageCount; ++page) {
+  for (int page = 0; page < kPageCount && next < percentiles.size(); ++page) {
     if (!pages_[page]) continue;
     const Page& counts = *pages_[page];
     for (int i = 0; i < kPageSize; ++i) {
       running += counts[i];
-      if (running >= target) {
+      while (running >= target) {
         int64_t value = ValueFromIndex(page * kPageSize + i);
-        return percentile == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
+        values[next] =
+            percentiles[next] == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
+        if (++next == percentiles.size()) return;
+        target = target_of(percentiles[next]);
       }
     }
   }
-  return 0;
+  for (; next < values.size(); ++next)
+    values[next] = 0;
 }
 
 uint64_t Histogram::CountAtValue(int64_t value) const {

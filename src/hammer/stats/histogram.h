@@ -16,9 +16,12 @@
 // Not thread-safe; keep one per thread and merge at the end.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,7 +49,21 @@ class Histogram {
   Histogram& operator=(Histogram&&) noexcept = default;
   ~Histogram() = default;
 
-  void Record(int64_t value) { RecordN(value, 1); }
+  void Record(int64_t value) {
+    // Inline the common case (a value in range whose counter page exists): `hammer stats`
+    // records millions of values a second.
+    if (value >= 0 && value <= kHighest) {
+      int index = CountsIndex(value);
+      if (Page* page = pages_[index >> kSubBucketHalfCountMagnitude].get()) {
+        ++(*page)[index & (kPageSize - 1)];
+        ++total_count_;
+        min_index_ = std::min(min_index_, index);
+        max_index_ = std::max(max_index_, index);
+        return;
+      }
+    }
+    RecordN(value, 1);
+  }
   void RecordN(int64_t value, uint64_t count);  // count 0 records nothing
   void Merge(const Histogram& other);
   void Clear();
@@ -64,6 +81,9 @@ class Histogram {
   // HdrHistogram's getValueAtPercentile: the highest equivalent value of the bucket holding the
   // ceil(p/100 * count)-th value (the lowest equivalent value for p == 0). 0 when empty.
   int64_t ValueAtPercentile(double percentile) const;
+  // ValueAtPercentile of each of `percentiles` (ascending) into `values` (same size), in one
+  // pass over the counters.
+  void ValuesAtPercentiles(std::span<const double> percentiles, std::span<int64_t> values) const;
   uint64_t CountAtValue(int64_t value) const;
 
   // Visits each non-empty bucket in value order: f(lowest_equivalent, highest_equivalent, count).
@@ -95,8 +115,13 @@ class Histogram {
   // result is only as precise as the coarser of the two layouts, and a percentile of the result
   // may be lower than the source's by up to one of its buckets. saturated() of a decoded
   // histogram counts the values above kHighest that were clamped while decoding.
-  std::string EncodeCompressed() const;  // raw bytes
-  std::string EncodeBase64() const;      // base64 of EncodeCompressed()
+  //
+  // `zlib_level` is the deflate level: encodeIntoCompressedByteBuffer's default is zlib's default
+  // (-1); HdrHistogram's HistogramLogWriter uses 9 (Deflater.BEST_COMPRESSION).
+  static constexpr int kDefaultZlibLevel = -1;
+  static constexpr int kLogWriterZlibLevel = 9;
+  std::string EncodeCompressed(int zlib_level = kDefaultZlibLevel) const;  // raw bytes
+  std::string EncodeBase64(int zlib_level = kDefaultZlibLevel) const;      // base64 of the above
   static Result<Histogram> DecodeCompressed(std::string_view bytes);
   static Result<Histogram> DecodeBase64(std::string_view text);
 
@@ -108,7 +133,12 @@ class Histogram {
   size_t allocated_bytes() const;
 
   // HdrHistogram bucket arithmetic, exposed for tests and report writers.
-  static int CountsIndex(int64_t value);
+  static int CountsIndex(int64_t value) {
+    if (value < 0) value = 0;
+    int bucket = BucketIndex(value);
+    int sub_bucket = static_cast<int>(value >> bucket);
+    return ((bucket + 1) << kSubBucketHalfCountMagnitude) + (sub_bucket - kPageSize);
+  }
   static int64_t ValueFromIndex(int index);
   static int64_t LowestEquivalent(int64_t value);
   static int64_t HighestEquivalent(int64_t value);
@@ -116,6 +146,12 @@ class Histogram {
 
  private:
   using Page = std::array<uint64_t, kPageSize>;
+  // getBucketIndex for lowest discernible value 1: 64 - unitMagnitude (0) -
+  // subBucketCountMagnitude (11) - the leading zeros of value | subBucketMask.
+  static int BucketIndex(int64_t value) {
+    return 64 - (kSubBucketHalfCountMagnitude + 1) -
+           std::countl_zero(static_cast<uint64_t>(value) | (kSubBucketCount - 1));
+  }
   uint64_t& CounterAt(int index);
 
   std::array<std::unique_ptr<Page>, kPageCount> pages_;

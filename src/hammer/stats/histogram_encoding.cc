@@ -18,10 +18,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 
 #include "hammer/base/base64.h"
 #include "hammer/stats/histogram.h"
@@ -173,12 +175,51 @@ Result<std::string> Inflate(std::string_view compressed) {
   return out;
 }
 
+// A zlib deflate state kept per thread and level, reset between histograms: deflateInit
+// allocates and clears about 270 KB, which costs as much as compressing a typical histogram
+// (a reducer encodes one per key). deflateReset gives the same bytes as a fresh state, so the
+// output is still exactly compress2's (and Java's Deflater's).
+class Deflater {
+ public:
+  explicit Deflater(int level) {
+    // Fails only for lack of memory.
+    if (deflateInit(&stream_, level) != Z_OK) std::abort();
+  }
+  ~Deflater() { deflateEnd(&stream_); }
+  Deflater(const Deflater&) = delete;
+  Deflater& operator=(const Deflater&) = delete;
+
+  // Compresses `in` into `out`, whose `capacity` is at least compressBound(in.size()); returns
+  // the compressed length.
+  uLong Compress(const std::string& in, char* out, uLong capacity) {
+    if (deflateReset(&stream_) != Z_OK) std::abort();
+    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    stream_.avail_in = static_cast<uInt>(in.size());
+    stream_.next_out = reinterpret_cast<Bytef*>(out);
+    stream_.avail_out = static_cast<uInt>(capacity);
+    // With compressBound's room, one Z_FINISH call always completes the stream.
+    if (deflate(&stream_, Z_FINISH) != Z_STREAM_END) std::abort();
+    return stream_.total_out;
+  }
+
+ private:
+  z_stream stream_{};
+};
+
+Deflater& DeflaterFor(int level) {
+  thread_local std::array<std::unique_ptr<Deflater>, 11> deflaters;  // levels -1 to 9
+  std::unique_ptr<Deflater>& deflater = deflaters[static_cast<size_t>(level + 1)];
+  if (!deflater) deflater = std::make_unique<Deflater>(level);
+  return *deflater;
+}
+
 }  // namespace
 
-std::string Histogram::EncodeCompressed() const {
+std::string Histogram::EncodeCompressed(int zlib_level) const {
+  zlib_level = std::clamp(zlib_level, -1, 9);
   std::string plain;
   int relevant_length = max_index_ <= 0 ? 1 : max_index_ + 1;
-  plain.reserve(kHeaderSize + 64);
+  plain.reserve(kHeaderSize + 2 * static_cast<size_t>(relevant_length) + 16);  // usually enough
   PutBigEndian32(plain, kV2EncodingCookieBase | kLeb128WordSizeFlag);
   PutBigEndian32(plain, 0);  // payload length, patched below
   PutBigEndian32(plain, 0);  // normalizingIndexOffset
@@ -207,14 +248,10 @@ std::string Histogram::EncodeCompressed() const {
   for (int i = 0; i < 4; ++i)
     plain[4 + i] = static_cast<char>((payload_length >> (24 - 8 * i)) & 0xff);
 
-  uLongf compressed_length = compressBound(static_cast<uLong>(plain.size()));
+  uLong bound = compressBound(static_cast<uLong>(plain.size()));
   std::string out;
-  out.resize(8 + compressed_length);
-  int rc = compress2(reinterpret_cast<Bytef*>(out.data() + 8), &compressed_length,
-                     reinterpret_cast<const Bytef*>(plain.data()), static_cast<uLong>(plain.size()),
-                     Z_DEFAULT_COMPRESSION);
-  // compress2 only fails for lack of memory or a too-small buffer, neither possible here.
-  if (rc != Z_OK) std::abort();
+  out.resize(8 + bound);
+  uLong compressed_length = DeflaterFor(zlib_level).Compress(plain, out.data() + 8, bound);
   out.resize(8 + compressed_length);
   std::string header;
   PutBigEndian32(header, kV2CompressedEncodingCookieBase | kLeb128WordSizeFlag);
@@ -223,8 +260,8 @@ std::string Histogram::EncodeCompressed() const {
   return out;
 }
 
-std::string Histogram::EncodeBase64() const {
-  return Base64Encode(EncodeCompressed());
+std::string Histogram::EncodeBase64(int zlib_level) const {
+  return Base64Encode(EncodeCompressed(zlib_level));
 }
 
 Result<Histogram> Histogram::DecodeBase64(std::string_view text) {

@@ -16,7 +16,19 @@ LineReader::LineReader(size_t max_line_bytes)
 
 void LineReader::Drain(LineHandler& handler) {
   char* data = buffer_.get();
+  // End of the complete lines in the buffer (just past its last '\n'), for OnLines.
+  size_t complete = begin_;
+  if (!skipping_ && scanned_ < end_) {
+    if (const void* last = memrchr(data + scanned_, '\n', end_ - scanned_); last != nullptr)
+      complete = static_cast<size_t>(static_cast<const char*>(last) - data) + 1;
+  }
   while (scanned_ < end_) {
+    if (scanned_ == begin_ && begin_ < complete && !skipping_) {
+      size_t taken = handler.OnLines(std::string_view(data + begin_, complete - begin_));
+      assert(taken <= complete - begin_ && (taken == 0 || data[begin_ + taken - 1] == '\n'));
+      begin_ = scanned_ = begin_ + taken;
+      if (scanned_ == end_) break;
+    }
     void* newline = std::memchr(data + scanned_, '\n', end_ - scanned_);
     if (newline == nullptr) {
       scanned_ = end_;

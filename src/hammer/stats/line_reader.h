@@ -21,6 +21,12 @@ class LineHandler {
   virtual ~LineHandler() = default;
   virtual void OnLine(std::string_view line) = 0;
   virtual void OnOverlongLine() = 0;
+  // Optional fast path for handlers that can take many lines at once. `lines` holds one or more
+  // complete lines, each with its '\n', starting at a line start. The handler takes a prefix of
+  // whole lines (as if each had gone to OnLine) and returns its length in bytes: 0, or just
+  // past one of the '\n's. The reader hands the next line to OnLine and offers the rest again.
+  // Lines taken here skip the reader's max_line_bytes check: take only lines OnLine accepts.
+  virtual size_t OnLines(std::string_view /*lines*/) { return 0; }
 };
 
 class LineReader {

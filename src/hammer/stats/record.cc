@@ -1,5 +1,6 @@
 #include "hammer/stats/record.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -25,6 +26,26 @@ const char* SkipDigits(const char* p, const char* end) {
   while (p < end && static_cast<unsigned>(*p - '0') < 10)
     ++p;
   return p;
+}
+
+// 1 to 15 decimal digits, nothing else.
+bool ParseEpochMs(std::string_view text, int64_t* epoch_ms) {
+  if (text.empty() || text.size() > 15) return false;
+  int64_t value = 0;
+  for (char c : text) {
+    if (static_cast<unsigned>(c - '0') >= 10) return false;
+    value = value * 10 + (c - '0');
+  }
+  *epoch_ms = value;
+  return true;
+}
+
+void AppendEpochMs(std::string& out, std::optional<int64_t> epoch_ms) {
+  if (!epoch_ms) return;
+  out.push_back('\t');
+  char buf[24];
+  int64_t value = std::clamp<int64_t>(*epoch_ms, 0, kMaxEpochMs);
+  out.append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
 }
 
 }  // namespace
@@ -57,15 +78,27 @@ void AppendSeconds(std::string& out, int64_t micros) {
 }
 
 void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros) {
-  AppendSanitizedKey(out, key);
-  out.push_back('\t');
-  AppendSeconds(out, micros < 0 ? 0 : micros);
-  out.push_back('\n');
+  AppendSuccessRecord(out, key, micros, std::nullopt);
 }
 
 void AppendFailureRecord(std::string& out, std::string_view key) {
+  AppendFailureRecord(out, key, std::nullopt);
+}
+
+void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros,
+                         std::optional<int64_t> epoch_ms) {
   AppendSanitizedKey(out, key);
-  out.append("\t\n");
+  out.push_back('\t');
+  AppendSeconds(out, micros < 0 ? 0 : micros);
+  AppendEpochMs(out, epoch_ms);
+  out.push_back('\n');
+}
+
+void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms) {
+  AppendSanitizedKey(out, key);
+  out.push_back('\t');
+  AppendEpochMs(out, epoch_ms);
+  out.push_back('\n');
 }
 
 bool ParseSeconds(std::string_view text, int64_t* micros) {
@@ -140,6 +173,20 @@ ParsedRecord ParseRecordLine(std::string_view line) {
       record.error = "unknown partial format (expected #hp1)";
     }
     return record;
+  }
+  // The opt-in third field. The seconds field is short, so this memchr is cheap.
+  if (const void* time_tab = std::memchr(value.data(), '\t', value.size()); time_tab != nullptr) {
+    size_t seconds_size = static_cast<size_t>(static_cast<const char*>(time_tab) - value.data());
+    if (!ParseEpochMs(value.substr(seconds_size + 1), &record.epoch_ms)) {
+      record.error = "timestamp is not an integer number of milliseconds since the epoch";
+      return record;
+    }
+    record.has_epoch_ms = true;
+    value = value.substr(0, seconds_size);
+    if (value.empty()) {
+      record.kind = RecordKind::kFailure;
+      return record;
+    }
   }
   if (value.size() > kMaxValueBytes || !ParseSeconds(value, &record.micros)) {
     record.error = "value is not a non-negative number of seconds";

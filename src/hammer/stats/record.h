@@ -5,6 +5,16 @@
 //                       take what the seed's Ruby mapper prints ("0.123456789", "1.0e-05").
 //   KEY<TAB>\n          failure (no time). The failure's type goes to stderr as a Hadoop
 //                       counter, not into the record.
+//   KEY<TAB>SECONDS<TAB>EPOCH_MS\n
+//   KEY<TAB><TAB>EPOCH_MS\n
+//                       the same, timestamped (opt-in): EPOCH_MS is when the request ended, in
+//                       integer milliseconds since the Unix epoch (1 to 15 digits, nothing else).
+//                       Readers use it for throughput and latency over time (timeline.h). The
+//                       two-field form stays the default and is the seed's: the seed's Ruby
+//                       reducer splits a line at its first TAB only, so it reads the success line
+//                       "k<TAB>0.5<TAB>1764428700123" correctly (to_f stops at the TAB) but takes
+//                       the failure line "k<TAB><TAB>1764428700123" for a success lasting
+//                       1764428700123 seconds (to_f skips the leading TAB).
 //   KEY<TAB>#hp1 <count> <errors> <sum_micros> <min_micros> <max_micros> <failures> <histogram>\n
 //                       partial aggregate of any number of records of KEY (a combiner's output,
 //                       `hammer stats --combine`). Fields are separated by one space:
@@ -35,6 +45,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,11 +57,19 @@ inline constexpr size_t kMaxKeyBytes = 64 * 1024;
 inline constexpr size_t kMaxValueBytes = 512 * 1024;
 inline constexpr size_t kMaxLineBytes = kMaxKeyBytes + 1 + kMaxValueBytes;
 inline constexpr std::string_view kPartialTag = "#hp1";
+// Largest EPOCH_MS a reader accepts (15 digits; the year 33658).
+inline constexpr int64_t kMaxEpochMs = 999'999'999'999'999;
 
 // Appends "key\tS.UUUUUU\n" (micros >= 0) to `out`.
 void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros);
 // Appends "key\t\n" to `out`.
 void AppendFailureRecord(std::string& out, std::string_view key);
+// The same with the request's end time when `epoch_ms` is set ("key\tS.UUUUUU\tEPOCH_MS\n",
+// "key\t\tEPOCH_MS\n"); without it, exactly the two-field forms above. A negative epoch_ms is
+// written as 0.
+void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros,
+                         std::optional<int64_t> epoch_ms);
+void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms);
 // Appends `key` with TAB, CR and LF replaced by spaces.
 void AppendSanitizedKey(std::string& out, std::string_view key);
 // Appends µs as seconds with exactly six decimals ("0.012345", "-1.500000").
@@ -62,7 +81,9 @@ enum class RecordKind : uint8_t { kSuccess, kFailure, kPartial, kMalformed };
 struct ParsedRecord {
   RecordKind kind = RecordKind::kMalformed;
   std::string_view key;
-  int64_t micros = 0;        // kSuccess
+  int64_t micros = 0;         // kSuccess
+  bool has_epoch_ms = false;  // kSuccess and kFailure: the record carried EPOCH_MS
+  int64_t epoch_ms = 0;
   std::string_view partial;  // kPartial: the fields after "#hp1 "
   const char* error = "";    // kMalformed: why, for diagnostics
 };

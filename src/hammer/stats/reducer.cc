@@ -1,11 +1,12 @@
 #include "hammer/stats/reducer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 
 #include "hammer/stats/partial.h"
-#include "hammer/stats/record.h"
 
 namespace hammer {
 
@@ -50,7 +51,8 @@ class Reducer::KeyMap {
   Entry* last_ = nullptr;
 };
 
-Reducer::Reducer(Options options, KeySink* sink) : options_(options), sink_(sink) {
+Reducer::Reducer(Options options, KeySink* sink, Timeline* timeline)
+    : options_(std::move(options)), sink_(sink), timeline_(timeline) {
   if (options_.order == Order::kUnsorted) {
     map_ = std::make_unique<KeyMap>();
     unsorted_ = true;
@@ -102,6 +104,7 @@ void Reducer::OnLine(std::string_view line) {
       return;
     case RecordKind::kFailure:
       StatsFor(record.key, [](const KeyStats&) { return true; })->RecordFailure(std::nullopt);
+      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record);
       return;
     case RecordKind::kSuccess: {
       int64_t micros = record.micros;
@@ -109,6 +112,7 @@ void Reducer::OnLine(std::string_view line) {
           StatsFor(record.key, [micros](const KeyStats& s) { return s.CanRecordSuccess(micros); });
       if (stats == nullptr) return Malformed("sum of the key's times overflows");
       stats->RecordSuccess(micros);
+      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record);
       return;
     }
     case RecordKind::kPartial: {
@@ -122,6 +126,59 @@ void Reducer::OnLine(std::string_view line) {
       stats->Merge(partial);
       return;
     }
+  }
+}
+
+size_t Reducer::OnLines(std::string_view lines) {
+  if (!has_current_ || map_) return 0;
+  const char* p = lines.data();
+  const char* const end = p + lines.size();
+  const char* const key = current_key_.data();
+  const size_t key_size = current_key_.size();
+  KeyStats& stats = current_;
+  uint64_t taken = 0;
+  // Each line: the current key, TAB, then '\n' (a failure) or 1-12 digits '.' 6 digits '\n'.
+  // Any other line ends the run and goes to OnLine. `lines` ends with '\n', so the digit loops
+  // stop inside it.
+  while (static_cast<size_t>(end - p) > key_size + 1 && p[key_size] == '\t' &&
+         std::memcmp(p, key, key_size) == 0) {
+    const char* v = p + key_size + 1;
+    if (*v == '\n') {
+      stats.RecordFailure(std::nullopt);
+    } else {
+      int64_t whole = 0;
+      const char* digits = v;
+      while (static_cast<unsigned>(*v - '0') < 10 && v - digits < 12)
+        whole = whole * 10 + (*v++ - '0');
+      if (v == digits || *v != '.') break;
+      int64_t fraction = 0;
+      for (int i = 1; i <= 6; ++i) {
+        unsigned d = static_cast<unsigned>(v[i] - '0');
+        if (d >= 10) {
+          fraction = -1;
+          break;
+        }
+        fraction = fraction * 10 + d;
+      }
+      v += 7;
+      if (fraction < 0 || *v != '\n') break;
+      int64_t micros = whole * 1000000 + fraction;
+      if (!stats.CanRecordSuccess(micros)) break;
+      stats.RecordSuccess(micros);
+    }
+    p = v + 1;
+    ++taken;
+  }
+  lines_ += taken;
+  return static_cast<size_t>(p - lines.data());
+}
+
+void Reducer::AddToTimeline(const ParsedRecord& record) {
+  if (options_.timeline_key && record.key != *options_.timeline_key) return;
+  if (record.kind == RecordKind::kSuccess) {
+    timeline_->AddSuccess(record.epoch_ms, record.micros);
+  } else {
+    timeline_->AddFailure(record.epoch_ms);
   }
 }
 

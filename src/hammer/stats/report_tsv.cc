@@ -39,9 +39,11 @@ void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& s
   AppendUnsigned(out, stats.errors);
   out.push_back('\t');
   AppendUnsigned(out, stats.count);
-  for (double percentile : kReportedPercentiles) {
+  std::array<int64_t, kReportedPercentiles.size()> percentiles{};
+  if (any) stats.histogram.ValuesAtPercentiles(kReportedPercentiles, percentiles);
+  for (int64_t value : percentiles) {
     out.push_back('\t');
-    if (any) AppendSeconds(out, stats.histogram.ValueAtPercentile(percentile));
+    if (any) AppendSeconds(out, value);
   }
   out.push_back('\t');
   out.append(stats.histogram.EncodeBase64());

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <utility>
 
 #include "hammer/stats/line_reader.h"
@@ -11,9 +12,13 @@
 #include "hammer/stats/record.h"
 #include "hammer/stats/report_csv.h"
 #include "hammer/stats/report_hdr.h"
+#include "hammer/stats/report_hdr_log.h"
+#include "hammer/stats/report_html.h"
 #include "hammer/stats/report_json.h"
 #include "hammer/stats/report_table.h"
 #include "hammer/stats/report_tsv.h"
+#include "hammer/stats/timeline.h"
+#include "hammer/stats/top_keys.h"
 
 namespace hammer {
 namespace {
@@ -49,12 +54,14 @@ class FdWriter {
 // Receives each finished key: writes it (streamed modes) or keeps it (reports).
 class OutputSink : public KeySink {
  public:
-  OutputSink(const StatsJobOptions& options, FdWriter* writer)
-      : options_(options), writer_(writer) {}
+  // `report_keys` (optional) also gets every key written.
+  OutputSink(const StatsJobOptions& options, FdWriter* writer, TopKeys* report_keys)
+      : options_(options), writer_(writer), report_keys_(report_keys) {}
 
   void OnKey(std::string_view key, const KeyStats& stats) override {
     if (options_.only_key && key != *options_.only_key) return;
     ++keys_;
+    if (report_keys_ != nullptr) report_keys_->Add(key, stats);
     std::string& out = writer_->buffer();
     switch (options_.mode) {
       case StatsMode::kReducer:
@@ -71,6 +78,8 @@ class OutputSink : public KeySink {
       case StatsMode::kHdr:
         rows_.emplace_back(std::string(key), stats);
         return;
+      case StatsMode::kNone:
+        return;
     }
     writer_->MaybeFlush();
   }
@@ -81,6 +90,7 @@ class OutputSink : public KeySink {
  private:
   const StatsJobOptions& options_;
   FdWriter* writer_;
+  TopKeys* report_keys_;
   uint64_t keys_ = 0;
   std::vector<std::pair<std::string, KeyStats>> rows_;
 };
@@ -111,6 +121,16 @@ class LineRouter : public LineHandler {
     reducer_->OnLine(line);
     if (reducer_->malformed() != before) NoteMalformed(reducer_->first_malformed_reason());
     NoteOrder();
+  }
+
+  // Reducer's fast path: its lines are never malformed and never change the key order.
+  size_t OnLines(std::string_view lines) override {
+    if (options_.mode == StatsMode::kCsv) return 0;
+    uint64_t before = reducer_->lines();
+    size_t taken = reducer_->OnLines(lines);
+    line_ += reducer_->lines() - before;
+    lines_ += reducer_->lines() - before;
+    return taken;
   }
 
   void OnOverlongLine() override {
@@ -161,6 +181,9 @@ std::string StatsJobSummary::StderrText() const {
               first_malformed + ")\n";
     }
   }
+  if (hdr_log_written && timestamped == 0) {
+    text += "hammer stats: no record carries a timestamp; the HdrHistogram log has no intervals\n";
+  }
   if (!late_unsorted.empty()) {
     text += "hammer stats: input stopped being sorted by key at " + late_unsorted +
             "; keys written before may appear twice (use --unsorted for unsorted input)\n";
@@ -173,6 +196,9 @@ StatsJob::StatsJob(StatsJobOptions options) : options_(std::move(options)) {}
 StatsJob::~StatsJob() {
   for (const Input& input : inputs_) {
     if (input.owned) close(input.fd);
+  }
+  for (int fd : {html_fd_, hdr_log_fd_}) {
+    if (fd >= 0) close(fd);
   }
 }
 
@@ -187,15 +213,25 @@ Status StatsJob::Open(const std::vector<std::string>& inputs) {
     if (fd < 0) return Status::FromErrno("open " + path, errno);
     inputs_.push_back({path, fd, true});
   }
-  return Status::Ok();
+  auto create = [](const std::optional<std::string>& path, int* fd) {
+    if (!path) return Status::Ok();
+    *fd = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return *fd < 0 ? Status::FromErrno("open " + *path, errno) : Status::Ok();
+  };
+  if (Status status = create(options_.html_path, &html_fd_); !status.ok()) return status;
+  return create(options_.hdr_log_path, &hdr_log_fd_);
 }
 
 Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   FdWriter writer(out_fd);
-  OutputSink sink(options_, &writer);
+  const bool files = options_.html_path || options_.hdr_log_path;
+  TopKeys report_keys(kHtmlMaxKeys);
+  Timeline timeline;
+  OutputSink sink(options_, &writer, options_.html_path ? &report_keys : nullptr);
   Reducer::Options reducer_options;
   reducer_options.order = options_.order;
-  Reducer reducer(reducer_options, &sink);
+  reducer_options.timeline_key = options_.only_key;
+  Reducer reducer(reducer_options, &sink, files ? &timeline : nullptr);
   LineRouter router(options_, &reducer, &writer);
   LineReader reader(kMaxLineBytes);
 
@@ -214,6 +250,8 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.malformed = router.malformed();
   summary.first_malformed = router.first_malformed();
   summary.late_unsorted = router.late_unsorted();
+  summary.timestamped = timeline.requests();
+  summary.hdr_log_written = options_.hdr_log_path.has_value();
 
   std::string& out = writer.buffer();
   switch (options_.mode) {
@@ -234,11 +272,59 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
     case StatsMode::kReducer:
     case StatsMode::kCombine:
     case StatsMode::kCsv:
+    case StatsMode::kNone:
       break;
   }
   writer.Flush();
   if (!writer.status().ok()) return writer.status();
+  if (Status status = WriteFiles(summary, report_keys, timeline); !status.ok()) return status;
   return summary;
+}
+
+Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
+                            const Timeline& timeline) {
+  if (hdr_log_fd_ >= 0) {
+    FdWriter log(hdr_log_fd_);
+    log.buffer() = FormatHdrIntervalLog(timeline);
+    log.Flush();
+    if (!log.status().ok()) return log.status();
+  }
+  if (html_fd_ < 0) return Status::Ok();
+  HtmlReportInput input;
+  input.title = options_.html_title;
+  std::string names;
+  for (const Input& in : inputs_)
+    names += (names.empty() ? "" : ", ") + in.name;
+  input.metadata.emplace_back("input", names);
+  input.metadata.emplace_back(
+      "lines", std::to_string(summary.lines) + " read, " + std::to_string(summary.malformed) +
+                   " malformed" +
+                   (summary.malformed > 0 ? " (first at " + summary.first_malformed + ")" : ""));
+  if (options_.only_key) input.metadata.emplace_back("key", *options_.only_key);
+  char generated[32];
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  input.metadata.emplace_back("generated",
+                              std::string(generated, std::strftime(generated, sizeof(generated),
+                                                                   "%Y-%m-%d %H:%M:%S UTC", &tm)));
+  if (!summary.late_unsorted.empty()) {
+    input.notes.push_back("The input stopped being sorted by key at " + summary.late_unsorted +
+                          "; a key may be listed twice (use --unsorted).");
+  }
+  if (timeline.empty()) {
+    input.notes.push_back(
+        "No record carries a timestamp (KEY<TAB>SECONDS<TAB>EPOCH_MS), so there are no charts "
+        "over time.");
+  }
+  input.total = keys.total();
+  input.unlisted_keys = keys.dropped();
+  input.keys = keys.TakeSorted();
+  input.timeline = &timeline;
+  FdWriter html(html_fd_);
+  html.buffer() = RenderHtmlReport(input);
+  html.Flush();
+  return html.status();
 }
 
 }  // namespace hammer

@@ -5,6 +5,11 @@
 //   kCombine  partial.h lines, one per key, streamed (a combiner, or to merge runs later)
 //   kCsv      report_csv.h, streamed; reducer-output lines in the input are converted as they come
 //   kJson     report_json.h, kTable report_table.h, kHdr report_hdr.h: written at the end
+//   kNone     nothing on out_fd (only the files below)
+// and, alongside any mode, files written at the end:
+//   html_path     report_html.h: the busiest kHtmlMaxKeys keys, the total of all, and charts
+//                 over time when records carry timestamps (record.h);
+//   hdr_log_path  report_hdr_log.h: the timestamped records' HdrHistogram interval log.
 // Usage: Open(inputs), then Run(out_fd) once. Not thread-safe.
 #pragma once
 
@@ -19,13 +24,22 @@
 
 namespace hammer {
 
-enum class StatsMode : uint8_t { kReducer, kCombine, kCsv, kJson, kTable, kHdr };
+class TopKeys;
+class Timeline;
+
+enum class StatsMode : uint8_t { kReducer, kCombine, kCsv, kJson, kTable, kHdr, kNone };
+
+// Keys the HTML report lists at most (all are in its TOTAL).
+inline constexpr size_t kHtmlMaxKeys = 1000;
 
 struct StatsJobOptions {
   StatsMode mode = StatsMode::kReducer;
   Reducer::Order order = Reducer::Order::kDetect;
   std::optional<std::string> only_key;  // report this key alone
   size_t table_rows = 40;               // kTable: keys listed before "… N more keys" (0: all)
+  std::optional<std::string> html_path;
+  std::string html_title = "hammer stats";
+  std::optional<std::string> hdr_log_path;
 };
 
 struct StatsJobSummary {
@@ -35,6 +49,8 @@ struct StatsJobSummary {
   uint64_t malformed = 0;
   std::string first_malformed;  // "<input>:<line>: <reason>"
   std::string late_unsorted;    // "<input>:<line>" when order broke after the detection window
+  uint64_t timestamped = 0;     // records with a timestamp (counted when a file output wants them)
+  bool hdr_log_written = false;
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.
@@ -48,8 +64,9 @@ class StatsJob {
   StatsJob(const StatsJob&) = delete;
   StatsJob& operator=(const StatsJob&) = delete;
 
-  // Opens every input now, so that a wrong path is reported before any output is written.
-  // "-" (or no input at all) is stdin. Errors: "open <path>: <strerror>".
+  // Opens every input, and creates the html/hdr-log files, now, so that a wrong path is reported
+  // before any output is written. "-" (or no input at all) is stdin. Errors:
+  // "open <path>: <strerror>".
   Status Open(const std::vector<std::string>& inputs);
 
   // Reads the inputs in order and writes the output to `out_fd`. Errors: a failed read or write.
@@ -61,8 +78,12 @@ class StatsJob {
     int fd = -1;
     bool owned = false;
   };
+  Status WriteFiles(const StatsJobSummary& summary, TopKeys& keys, const Timeline& timeline);
+
   StatsJobOptions options_;
   std::vector<Input> inputs_;
+  int html_fd_ = -1;
+  int hdr_log_fd_ = -1;
 };
 
 }  // namespace hammer

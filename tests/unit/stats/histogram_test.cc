@@ -468,3 +468,27 @@ TEST(HistogramEncodingTest, RejectsCorruptInput) {
 
 }  // namespace
 }  // namespace hammer
+
+namespace hammer {
+namespace {
+
+TEST(HistogramStatsTest, ValuesAtPercentilesInOnePassEqualEachAlone) {
+  std::mt19937_64 rng(17);
+  const std::vector<double> percentiles = {0.0, 1.0, 50.0, 50.0, 90.0, 99.0, 99.9, 99.999, 100.0};
+  for (int round = 0; round < 50; ++round) {
+    Histogram h;
+    int n = static_cast<int>(rng() % 2000);
+    for (int i = 0; i < n; ++i)
+      h.Record(static_cast<int64_t>(rng() % (1u << (rng() % 30))));
+    std::vector<int64_t> values(percentiles.size(), -1);
+    h.ValuesAtPercentiles(percentiles, values);
+    for (size_t i = 0; i < percentiles.size(); ++i)
+      EXPECT_EQ(values[i], h.ValueAtPercentile(percentiles[i])) << percentiles[i];
+  }
+  std::vector<int64_t> none(2, -1);
+  Histogram().ValuesAtPercentiles(std::vector<double>{50.0, 99.0}, none);
+  EXPECT_EQ(none, (std::vector<int64_t>{0, 0}));
+}
+
+}  // namespace
+}  // namespace hammer

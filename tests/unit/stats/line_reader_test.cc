@@ -83,5 +83,54 @@ TEST(LineReaderTest, ReadsLargeInputFromAPipe) {
   EXPECT_FALSE(LineReader(10).ReadAll(-1, "nothing", collector).ok());
 }
 
+// Takes, through the fast path, every leading line that starts with 'f'.
+struct FastCollector : Collector {
+  size_t fast = 0;
+  size_t OnLines(std::string_view text) override {
+    size_t taken = 0;
+    while (taken < text.size() && text[taken] == 'f') {
+      size_t end = text.find('\n', taken);
+      EXPECT_NE(end, std::string_view::npos);
+      lines.emplace_back(text.substr(taken, end - taken));
+      ++fast;
+      taken = end + 1;
+    }
+    return taken;
+  }
+};
+
+TEST(LineReaderTest, FastPathTakesWholeLinesInOrder) {
+  std::string input;
+  std::vector<std::string> expected;
+  std::mt19937 rng(9);
+  for (int i = 0; i < 2000; ++i) {
+    std::string line = (rng() % 3 ? "f" : "s") + std::to_string(i);
+    if (rng() % 100 == 0) line += std::string(40, 'x');  // overlong
+    input += line + "\n";
+    expected.push_back(line.size() > 30 ? "<overlong>" : line);
+  }
+  input += "flast";  // no final newline: the slow path
+  expected.push_back("flast");
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{4096}, input.size()}) {
+    LineReader reader(30);
+    FastCollector collector;
+    for (size_t pos = 0; pos < input.size(); pos += chunk)
+      reader.Feed(std::string_view(input).substr(pos, chunk), collector);
+    reader.Finish(collector);
+    // Overlong lines starting with 'f' may be taken whole by this (lenient) fast path.
+    ASSERT_EQ(collector.lines.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (expected[i] == "<overlong>" && collector.lines[i] != "<overlong>") {
+        EXPECT_EQ(collector.lines[i][0], 'f');
+      } else {
+        EXPECT_EQ(collector.lines[i], expected[i]) << "chunk " << chunk << " line " << i;
+      }
+    }
+    if (chunk >= 4096) {
+      EXPECT_GT(collector.fast, 1000u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hammer

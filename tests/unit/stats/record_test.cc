@@ -162,5 +162,55 @@ TEST(RecordTest, MalformedLines) {
   ExpectMalformed("k\t" + std::string(kMaxValueBytes + 1, '1'));
 }
 
+TEST(RecordTest, TimestampedRecords) {
+  ParsedRecord r = ParseRecordLine("http://a/b\t0.012345\t1764428700123");
+  EXPECT_EQ(r.kind, RecordKind::kSuccess);
+  EXPECT_EQ(r.key, "http://a/b");
+  EXPECT_EQ(r.micros, 12345);
+  EXPECT_TRUE(r.has_epoch_ms);
+  EXPECT_EQ(r.epoch_ms, 1764428700123);
+
+  r = ParseRecordLine("http://a/b\t\t1764428700123\r");
+  EXPECT_EQ(r.kind, RecordKind::kFailure);
+  EXPECT_TRUE(r.has_epoch_ms);
+  EXPECT_EQ(r.epoch_ms, 1764428700123);
+
+  r = ParseRecordLine("k\t0.5");  // the two-field form carries no time
+  EXPECT_EQ(r.kind, RecordKind::kSuccess);
+  EXPECT_FALSE(r.has_epoch_ms);
+  r = ParseRecordLine("k\t");
+  EXPECT_EQ(r.kind, RecordKind::kFailure);
+  EXPECT_FALSE(r.has_epoch_ms);
+  EXPECT_EQ(ParseRecordLine("k\t1.0e-05\t0").epoch_ms, 0);
+  EXPECT_EQ(ParseRecordLine("k\t1\t999999999999999").epoch_ms, kMaxEpochMs);
+
+  for (std::string_view bad :
+       {"k\t0.5\t", "k\t\t", "k\t0.5\t-1", "k\t0.5\t1.5", "k\t0.5\t12 ", "k\t0.5\t1e3",
+        "k\t0.5\t1000000000000000", "k\t0.5\t1\t2", "k\t\t\t1", "k\tx\t1", "k\t\tabc"}) {
+    ExpectMalformed(bad);
+  }
+}
+
+TEST(RecordTest, TimestampedRecordsWrittenAndParsedBack) {
+  std::string out;
+  AppendSuccessRecord(out, "k\tx", 12345, 1764428700123);
+  AppendFailureRecord(out, "k", 1764428700999);
+  AppendSuccessRecord(out, "k", 1, std::nullopt);
+  AppendFailureRecord(out, "k", std::nullopt);
+  AppendSuccessRecord(out, "k", 1, -5);
+  EXPECT_EQ(out,
+            "k x\t0.012345\t1764428700123\n"
+            "k\t\t1764428700999\n"
+            "k\t0.000001\n"
+            "k\t\n"
+            "k\t0.000001\t0\n");
+  std::string_view rest = out;
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    EXPECT_NE(ParseRecordLine(rest.substr(0, end)).kind, RecordKind::kMalformed);
+    rest.remove_prefix(end + 1);
+  }
+}
+
 }  // namespace
 }  // namespace hammer

@@ -244,5 +244,105 @@ TEST(ReducerPropertyTest, CombiningRandomSplitsEqualsSinglePass) {
   }
 }
 
+TEST(ReducerTest, TimestampedRecordsFeedTheTimeline) {
+  constexpr int64_t kT0 = 1764428700000;
+  KeyStats partial;
+  partial.RecordSuccess(9);
+  std::string partial_line;
+  AppendPartialRecord(partial_line, "a", partial);
+  partial_line.pop_back();
+  for (std::optional<std::string> only :
+       {std::optional<std::string>(), std::optional<std::string>("b")}) {
+    Collect collect;
+    Timeline timeline;
+    Reducer::Options options;
+    options.timeline_key = only;
+    Reducer reducer(options, &collect, &timeline);
+    for (const std::string& line :
+         {std::string("a\t0.001\t1764428700100"), std::string("a\t\t1764428701100"),
+          std::string("a\t0.5"), partial_line, std::string("a\t-1\t1764428700100"),
+          std::string("b\t0.002\t1764428700200")}) {
+      reducer.OnLine(line);
+    }
+    reducer.Finish();
+    ASSERT_EQ(collect.keys.size(), 2u);
+    EXPECT_EQ(collect.keys[0].second.total(), 4u);
+    EXPECT_EQ(reducer.malformed(), 1u);
+    if (!only) {
+      EXPECT_EQ(timeline.requests(), 3u);
+      EXPECT_EQ(timeline.errors(), 1u);
+      ASSERT_EQ(timeline.size(), 2u);
+      EXPECT_EQ(timeline.bucket_start_ms(0), kT0);
+      EXPECT_EQ(timeline.bucket(0).latency.total_count(), 2u);
+    } else {
+      EXPECT_EQ(timeline.requests(), 1u);
+      EXPECT_EQ(timeline.bucket(0).latency.max(), 2000);
+    }
+  }
+}
+
+// Feeds `input` through a LineReader, which offers the reducer its fast path (OnLines).
+std::string ReduceThroughReader(const std::string& input, uint64_t* lines, uint64_t* malformed) {
+  Collect collect;
+  Reducer reducer({}, &collect);
+  LineReader reader(kMaxLineBytes);
+  for (size_t pos = 0; pos < input.size(); pos += 1000)
+    reader.Feed(std::string_view(input).substr(pos, 1000), reducer);
+  reader.Finish(reducer);
+  reducer.Finish();
+  *lines = reducer.lines();
+  *malformed = reducer.malformed();
+  return ReducerOutput(collect.keys);
+}
+
+TEST(ReducerTest, FastPathGivesExactlyWhatOnLineGives) {
+  std::mt19937_64 rng(23);
+  const std::vector<std::string> odd = {
+      "\t0.5",
+      "\t1.0e-05",
+      "\t0.1234567",
+      "\t0.123456\r",
+      "\t0.012345\t1764428700000",
+      "\t\t17644",
+      "\t-1",
+      "\t0.12345x",
+      "\t1234567890123.000000",
+      "\t999999999999.999999",
+      "\t.123456",
+      "\t0.12345",
+      "\t",
+      "\t#hp2 x",
+      "",
+  };
+  std::string input;
+  std::vector<std::string> lines;
+  for (int key = 0; key < 30; ++key) {
+    std::string name = "http://h/" + std::to_string(key < 25 ? key : 50 - key);  // late: unsorted
+    int n = static_cast<int>(rng() % 300);
+    for (int i = 0; i < n; ++i) {
+      std::string line = name;
+      uint64_t pick = rng() % 20;
+      if (pick < 14) {
+        int64_t micros = static_cast<int64_t>(rng() % 5'000'000);
+        line += "\t";
+        AppendSeconds(line, micros);
+      } else if (pick < 16) {
+        line += "\t";
+      } else {
+        line += odd[rng() % odd.size()];
+      }
+      lines.push_back(line);
+      input += line + "\n";
+    }
+  }
+  uint64_t fast_lines = 0, fast_malformed = 0;
+  std::string fast = ReduceThroughReader(input, &fast_lines, &fast_malformed);
+  uint64_t slow_malformed = 0;
+  Keys slow_keys = Reduce(lines, {}, &slow_malformed);
+  EXPECT_EQ(fast, ReducerOutput(slow_keys));
+  EXPECT_EQ(fast_lines, lines.size());
+  EXPECT_EQ(fast_malformed, slow_malformed);
+}
+
 }  // namespace
 }  // namespace hammer

@@ -129,5 +129,61 @@ TEST_F(StatsJobTest, UnopenableInputIsAnError) {
   EXPECT_EQ(status.message(), "open " + dir_ + "/missing: No such file or directory");
 }
 
+TEST_F(StatsJobTest, HtmlAndHdrLogFilesAlongsideAMode) {
+  std::string records = Write("r",
+                              "k\t0.010\t1764428700100\n"
+                              "k\t\t1764428701100\n"
+                              "k<b>\t0.002\t1764428702100\n"
+                              "old\t0.5\n");  // no timestamp: in the figures, not over time
+  StatsJobOptions options;
+  options.html_path = dir_ + "/report.html";
+  options.hdr_log_path = dir_ + "/log.hlog";
+  options.html_title = "my <run>";
+  StatsJobSummary summary;
+  std::string out = Run(options, {records}, &summary);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3);  // the reducer's lines still stream
+  EXPECT_EQ(summary.timestamped, 3u);
+  EXPECT_EQ(summary.StderrText(), "");
+
+  std::stringstream html;
+  html << std::ifstream(dir_ + "/report.html").rdbuf();
+  EXPECT_NE(html.str().find("<title>my &lt;run&gt;</title>"), std::string::npos);
+  EXPECT_NE(html.str().find("k&lt;b&gt;"), std::string::npos);
+  EXPECT_NE(html.str().find("id=\"chart-throughput\""), std::string::npos);
+  EXPECT_NE(html.str().find("Covers the 3 of 4 requests"), std::string::npos);
+  std::stringstream log;
+  log << std::ifstream(dir_ + "/log.hlog").rdbuf();
+  EXPECT_NE(log.str().find("\n0.000,1.000,10.007,HISTFAAA"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("\n2.000,1.000,2.000,HISTFAAA"), std::string::npos) << log.str();
+}
+
+TEST_F(StatsJobTest, FilesAloneWriteNothingElse) {
+  std::string records = Write("r", "k\t0.010\nj\t\n");
+  StatsJobOptions options;
+  options.mode = StatsMode::kNone;
+  options.html_path = dir_ + "/report.html";
+  options.hdr_log_path = dir_ + "/log.hlog";
+  options.only_key = "k";
+  StatsJobSummary summary;
+  EXPECT_EQ(Run(options, {records}, &summary), "");
+  EXPECT_EQ(summary.keys, 1u);
+  EXPECT_EQ(summary.StderrText(),
+            "hammer stats: no record carries a timestamp; the HdrHistogram log has no "
+            "intervals\n");
+  std::stringstream html;
+  html << std::ifstream(dir_ + "/report.html").rdbuf();
+  EXPECT_NE(html.str().find("No record carries a timestamp"), std::string::npos);
+  EXPECT_EQ(html.str().find(">j<"), std::string::npos);
+}
+
+TEST_F(StatsJobTest, UnwritableHtmlPathFailsAtOpen) {
+  StatsJobOptions options;
+  options.html_path = dir_ + "/no/such/dir/report.html";
+  StatsJob job(options);
+  Status status = job.Open({});
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("open " + dir_ + "/no/such/dir/report.html"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hammer

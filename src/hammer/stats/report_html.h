@@ -1,0 +1,71 @@
+// The HTML report (`hammer stats --html`, and the end-of-run report of `hammer load` and
+// `hammer demo`): one self-contained page that works offline, with no external resource.
+//
+// Sections, in order:
+//   title, metadata lines and notes;
+//   summary strip: requests, succeeded, failed, throughput (when a duration is known), p50, p99,
+//     p99.9, max;
+//   per-key table, sortable by any column (key, requests, count, errors, error %, min, p50, p90,
+//     p99, p99.9, max, mean; times in ms), busiest keys first, a TOTAL row at the bottom;
+//   latency percentile spectrum (HdrHistogram style: x = percentile on a log scale of
+//     1/(1-p) with ticks 0%, 90%, 99%, 99.9%, ...; y = latency, log scale), one line per key for
+//     the kMaxSpectrumKeys keys with the most successes;
+//   errors: a stacked bar chart of failures by type for the keys with the most failures, a
+//     failure type × key table ("untyped" counts failures whose type is unknown, e.g. those of
+//     records read back by `hammer stats`: records carry no type), and examples when given;
+//   when a timeline with requests is given: throughput (requests/s and errors/s) and latency
+//     (p50, p90, p99) over time.
+// Charts are inline SVG (svg_chart.h); the stylesheet and the small script (table sorting, hover
+// values) are src/assets/report.css and report.js, embedded into the binary and inlined into the
+// page. Everything taken from the input is HTML-escaped. The script sets
+// document.body.dataset.ready = "1" once it has run, and any script error is appended to
+// document.body.dataset.errors, so that a headless browser can check the page.
+//
+// Percentiles are held within each key's exact [min, max], as in the text table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hammer/stats/key_stats.h"
+#include "hammer/stats/timeline.h"
+
+namespace hammer {
+
+struct HtmlReportInput {
+  std::string title = "hammer report";
+  // Shown under the title as "label: value" lines, in order (command, target, start time, ...).
+  std::vector<std::pair<std::string, std::string>> metadata;
+  // Free-text remarks shown after the metadata (warnings, caveats).
+  std::vector<std::string> notes;
+
+  // Per-key figures, in any order (the page sorts them).
+  std::vector<std::pair<std::string, KeyStats>> keys;
+  // Every key merged, including keys not in `keys` (see unlisted_keys).
+  KeyStats total;
+  // Keys merged into `total` that `keys` leaves out (a bounded report of a huge input).
+  uint64_t unlisted_keys = 0;
+  // A few failed requests worth showing, e.g. {kTimeout, "http://host/a: no response in 5 s"};
+  // listed under the errors, in the given order.
+  std::vector<std::pair<Failure, std::string>> failure_examples;
+
+  // Optional; must outlive the call. Requests over time; its first to last bucket are charted.
+  const Timeline* timeline = nullptr;
+  // Run length for the throughput figure. 0: the timeline's span when there is a timeline,
+  // else no throughput figure.
+  double duration_seconds = 0;
+  // Table rows at most (the busiest keys; the rest are counted in a note). 0: all.
+  size_t max_table_rows = 1000;
+};
+
+inline constexpr size_t kMaxSpectrumKeys = 12;
+inline constexpr size_t kMaxErrorBarKeys = 12;
+inline constexpr size_t kMaxErrorTableKeys = 50;
+
+// The complete document, "<!DOCTYPE html>" to "</html>\n".
+std::string RenderHtmlReport(const HtmlReportInput& input);
+
+}  // namespace hammer
