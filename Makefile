@@ -30,7 +30,7 @@ build: deps-build
 
 # The main job on the embedded default: serve + load + stats + report, on loopback.
 demo: build
-	$(RELEASE)/hammer demo
+	$(RELEASE)/hammer demo --html build/demo-report.html
 
 asan: deps-build
 	@cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug -DHAMMER_SANITIZE=ON >/dev/null

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -63,6 +65,9 @@ int RunDemo(int argc, char** argv) {
   app.add_option("-t,--threads", threads, "load threads")->capture_default_str();
   app.add_option("--records", records_path, "also write the per-request records to this file");
   app.add_option("--summary-json", summary_json, "also write the summary as JSON here");
+  std::string html = "hammer-demo-report.html";
+  app.add_option("--html", html, "where to write the HTML report ('' for none)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -124,6 +129,18 @@ int RunDemo(int argc, char** argv) {
   if (!summary_json.empty()) {
     std::ofstream out(summary_json);
     out << load::LoadSummaryJson(*summary);
+  }
+  if (!html.empty()) {
+    std::ofstream out(html);
+    out << load::LoadSummaryHtml(
+        *summary, "hammer demo",
+        {{"target", "hammer serve on " + base}, {"input", "weighted list of 9 routes, shuffled"}});
+    if (!out) {
+      std::fprintf(stderr, "hammer demo: cannot write '%s'\n", html.c_str());
+      return kExitUsage;
+    }
+    char resolved[PATH_MAX];
+    std::printf("HTML report: %s\n", realpath(html.c_str(), resolved) ? resolved : html.c_str());
   }
   return kExitOk;
 }

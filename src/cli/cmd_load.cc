@@ -142,6 +142,12 @@ int RunLoad(int argc, char** argv) {
       "https: do not verify certificates");
   app.add_option("--cacert", options.tls.ca_file, "https: trust these CA certificates (PEM)");
   app.add_option("--summary-json", summary_json, "also write the summary as JSON to this file");
+  std::string html;
+  app.add_option("--html", html,
+                 "also write the self-contained HTML report (table, charts, timeline) here");
+  app.add_flag("--timestamps", options.timestamps,
+               "records get a third field, the request's end time in Unix ms (for hammer stats "
+               "--html timelines; the seed's Ruby reducer misreads such failure lines)");
   app.add_flag("--table", table, "print the per-URL table at the end (default on a terminal)");
   app.add_flag("--no-table", no_table, "do not print the per-URL table");
   app.add_flag("--hadoop", hadoop,
@@ -328,6 +334,12 @@ int RunLoad(int argc, char** argv) {
     std::ofstream out(summary_json);
     out << load::LoadSummaryJson(*summary);
     if (!out) return Usage("--summary-json: cannot write '" + summary_json + "'");
+  }
+  if (!html.empty()) {
+    std::ofstream out(html);
+    out << load::LoadSummaryHtml(*summary, "hammer load", {{"input", input}});
+    if (!out) return Usage("--html: cannot write '" + html + "'");
+    if (!quiet) std::fprintf(stderr, "  report       %s\n", html.c_str());
   }
   if (!thresholds.empty()) {
     auto results = load::EvaluateThresholds(thresholds, load::ThresholdInputs::From(*summary));

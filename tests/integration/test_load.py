@@ -184,3 +184,21 @@ def test_ten_million_lines_do_not_grow_memory(serve, tmp_path):
     small = max_rss_kib(10_000)
     big = max_rss_kib(10_000_000)
     assert big < small + 4096, (small, big)
+
+
+def test_load_writes_the_html_report_and_timestamped_records(serve, tmp_path):
+    report = tmp_path / "report.html"
+    r = run_hammer(["load", "-", "--loop", "-n", "300", "-c", "4", "-t", "1", "--timestamps",
+                    "--html", str(report)],
+                   input_text=serve.url("/") + "\n" + serve.url("/status/500") + "\n")
+    assert r.returncode == 0, r.stderr
+    # Timestamped records: KEY<TAB>SECONDS<TAB>EPOCH_MS (failures: KEY<TAB><TAB>EPOCH_MS).
+    assert all(re.fullmatch(r"[^\t]+\t(\d+\.\d{6})?\t\d{13}", rec) for rec in r.records)
+    html = report.read_text()
+    assert "<table" in html and serve.url("/status/500") in html
+    assert "<svg" in html
+    # hammer stats reads timestamped records back, with the same per-key counts.
+    stats = subprocess.run([HAMMER, "stats", "--reducer"], input="\n".join(r.records) + "\n",
+                           capture_output=True, text=True, check=True)
+    rows = {line.split("\t")[0]: line.split("\t") for line in stats.stdout.splitlines()}
+    assert int(rows[serve.url("/")][6]) == 150 and int(rows[serve.url("/status/500")][5]) == 150

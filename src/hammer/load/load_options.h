@@ -45,6 +45,7 @@ struct LoadOptions {
   KeyMapper keys;             // what records and statistics group by (--key, --key-pattern)
   bool har_timing = false;    // send request-file entries at their recorded offsets
   int verbose = 0;            // print this many request/response pairs (secrets redacted)
+  bool timestamps = false;    // records get a third field: when the request ended (Unix ms)
   Nanos schedule_offset = 0;  // open loop: this worker's schedule starts this much later
 };
 

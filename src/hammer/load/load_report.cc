@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hammer/stats/report_html.h"
 #include "hammer/stats/report_table.h"
 
 namespace hammer::load {
@@ -132,6 +133,34 @@ std::string LoadSummaryJson(const LoadSummary& s) {
   if (s.succeeded > 0) j["latency"] = PercentileJson(s.total.histogram);
   if (s.open_loop && s.succeeded > 0) j["uncorrected"] = PercentileJson(s.uncorrected);
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
+                            std::vector<std::pair<std::string, std::string>> metadata) {
+  HtmlReportInput input;
+  input.title = std::move(title);
+  input.metadata = std::move(metadata);
+  input.metadata.emplace_back("requests", fmt::format("{} sent = {} succeeded + {} failed",
+                                                      s.requests(), s.succeeded, s.failed));
+  input.metadata.emplace_back("duration",
+                              fmt::format("{:.2f} s, {:.1f} req/s", s.seconds, s.rps()));
+  if (s.open_loop) {
+    input.metadata.emplace_back(
+        "schedule", fmt::format("open loop at {:.1f} req/s: latency counts from each request's "
+                                "due time",
+                                s.target_rate));
+  }
+  if (!s.source_warning.empty()) input.notes.push_back(s.source_warning);
+  input.keys = s.keys;
+  input.total = s.total;
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    for (const std::string& example : s.failure_examples[i]) {
+      input.failure_examples.emplace_back(static_cast<Failure>(i), example);
+    }
+  }
+  input.timeline = s.timeline.empty() ? nullptr : &s.timeline;
+  input.duration_seconds = s.seconds;
+  return RenderHtmlReport(input);
 }
 
 }  // namespace hammer::load

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hammer/load/load_run.h"
 
@@ -15,5 +17,10 @@ std::string FormatLoadSummary(const LoadSummary& summary, bool with_table, size_
 
 // The same summary as a JSON document (for scripts and benchmarks).
 std::string LoadSummaryJson(const LoadSummary& summary);
+
+// The self-contained HTML report of a run (the stats module's renderer); `metadata` lines are
+// shown under the title (command, target, ...).
+std::string LoadSummaryHtml(const LoadSummary& summary, std::string title,
+                            std::vector<std::pair<std::string, std::string>> metadata);
 
 }  // namespace hammer::load

@@ -173,6 +173,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
       }
     }
   }
+  summary.timeline = monitor.TakeTimeline();
   summary.succeeded = summary.total.count;
   summary.failed = summary.total.errors;
   for (auto& [key, stats] : keys) {

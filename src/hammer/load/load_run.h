@@ -20,6 +20,7 @@
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/timeline.h"
 
 namespace hammer::load {
 
@@ -56,6 +57,7 @@ struct LoadSummary {
   uint64_t tls_handshakes = 0;
   uint64_t tls_resumed = 0;
   uint64_t redirects = 0;
+  Timeline timeline;  // per second of the run, from the workers' interval snapshots
 
   uint64_t requests() const { return succeeded + failed; }
   double rps() const { return seconds > 0 ? static_cast<double>(requests()) / seconds : 0; }

@@ -80,6 +80,7 @@ bool LoadWorker::stopping() const {
 }
 
 void LoadWorker::Begin() {
+  interval_.wall_start_ms = WallNowMicros() / 1000;
   interval_timer_.ArmAfter(kReportInterval);
   if (stop_at_ != 0) stop_timer_.ArmAt(stop_at_);
   for (auto& slot : slots_)
@@ -131,6 +132,11 @@ bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
   return false;
 }
 
+std::optional<int64_t> LoadWorker::RecordTimestamp() const {
+  if (!options_->timestamps) return std::nullopt;
+  return WallNowMicros() / 1000;
+}
+
 KeyStats* LoadWorker::StatsFor(const std::string& key) {
   auto it = result_.keys.find(key);
   if (it != result_.keys.end()) return &it->second;
@@ -170,7 +176,7 @@ void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
   ++interval_.succeeded;
   interval_.latency.Record(micros);
   if (options_->emit == EmitMode::kRecords) {
-    AppendSuccessRecord(records_, target.key, micros);
+    AppendSuccessRecord(records_, target.key, micros, RecordTimestamp());
     FlushRecords(false);
   }
 }
@@ -190,7 +196,7 @@ void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
     if (!seen) examples.push_back(std::move(example));
   }
   if (options_->emit == EmitMode::kRecords) {
-    AppendFailureRecord(records_, target.key);
+    AppendFailureRecord(records_, target.key, RecordTimestamp());
     FlushRecords(false);
   }
 }
@@ -289,6 +295,7 @@ void LoadWorker::ReportInterval() {
   interval_.in_flight = in_flight_;
   monitor_->Report(index_, interval_);
   interval_ = IntervalSnapshot{};
+  interval_.wall_start_ms = WallNowMicros() / 1000;
   if (!finished_) interval_timer_.ArmAfter(kReportInterval);
 }
 

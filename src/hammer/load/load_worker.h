@@ -94,6 +94,8 @@ class LoadWorker final : public RequestSlot::Owner {
   void MaybeFinish();
   bool stopping() const;
   KeyStats* StatsFor(const std::string& key);
+  // --timestamps: the record's third field, when the request ended (Unix ms).
+  std::optional<int64_t> RecordTimestamp() const;
 
   int index_;
   int workers_;

@@ -9,6 +9,9 @@ void RunMonitor::Report(int index, const IntervalSnapshot& interval) {
   late_ += interval.late;
   failures_.Merge(interval.failures);
   recent_.Merge(interval.latency);
+  if (interval.succeeded + interval.failed > 0) {
+    timeline_.Add(interval.wall_start_ms, interval.succeeded, interval.failed, interval.latency);
+  }
   in_flight_[static_cast<size_t>(index)] = interval.in_flight;
 }
 
@@ -22,6 +25,11 @@ RunMonitor::View RunMonitor::Totals() {
   for (uint64_t n : in_flight_)
     view.in_flight += n;
   return view;
+}
+
+Timeline RunMonitor::TakeTimeline() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::move(timeline_);
 }
 
 RunMonitor::View RunMonitor::TakeView() {

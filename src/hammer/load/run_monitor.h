@@ -13,6 +13,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/stats/failure.h"
 #include "hammer/stats/histogram.h"
+#include "hammer/stats/timeline.h"
 
 namespace hammer::load {
 
@@ -22,7 +23,8 @@ struct IntervalSnapshot {
   FailureCounts failures;
   Histogram latency;  // successful requests of the interval, µs
   uint64_t in_flight = 0;
-  uint64_t late = 0;  // open loop: requests sent more than 1 ms after their due time
+  uint64_t late = 0;          // open loop: requests sent more than 1 ms after their due time
+  int64_t wall_start_ms = 0;  // when this interval began (Unix ms), for the timeline
 };
 
 class RunMonitor {
@@ -45,6 +47,8 @@ class RunMonitor {
   View TakeView();
   // Totals so far; `recent` left empty and untouched.
   View Totals();
+  // Requests, errors and latency per second of the run (for the HTML report).
+  Timeline TakeTimeline();
 
  private:
   std::mutex mutex_;
@@ -53,6 +57,7 @@ class RunMonitor {
   uint64_t late_ = 0;
   FailureCounts failures_;
   Histogram recent_;
+  Timeline timeline_;
   std::vector<uint64_t> in_flight_;
 };
 
