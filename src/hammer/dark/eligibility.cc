@@ -2,18 +2,12 @@
 
 #include <re2/re2.h>
 
+#include "hammer/base/strings.h"
+
 namespace hammer::dark {
 namespace {
 
 constexpr std::string_view kMethodOverride = "X-HTTP-Method-Override";
-
-std::string_view TrimWhitespace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 Status Compile(const std::vector<std::string>& patterns, std::string_view what,
                std::vector<std::shared_ptr<const re2::RE2>>& out) {
@@ -59,7 +53,7 @@ bool ForkEligibility::MatchesAny(const std::vector<std::shared_ptr<const re2::RE
 bool ForkEligibility::Eligible(std::string_view method, std::string_view target,
                                std::optional<std::string_view> method_override) const {
   if (!status_.ok()) return false;
-  std::string_view judged = method_override ? TrimWhitespace(*method_override) : method;
+  std::string_view judged = method_override ? TrimOws(*method_override) : method;
   if (!IsSafeMethod(judged) && !MatchesAny(allow_, target)) return false;
   return !MatchesAny(deny_, target);
 }

@@ -12,22 +12,6 @@ constexpr std::string_view kHopByHop[] = {
     "connection", "keep-alive",         "proxy-connection",   "te", "trailer", "transfer-encoding",
     "upgrade",    "proxy-authenticate", "proxy-authorization"};
 
-// True when `token` appears in the comma-separated list `list` (case-insensitive).
-bool ListHasToken(std::string_view list, std::string_view token) {
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
-      item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
-      item.remove_suffix(1);
-    if (http::EqualsIgnoreCase(item, token)) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
 void AppendNumber(std::string& out, uint64_t n) {
   char buf[24];
   out.append(buf, std::to_chars(buf, buf + sizeof(buf), n).ptr);
@@ -39,7 +23,7 @@ bool IsHopByHop(std::string_view name, std::string_view connection_value) {
   for (std::string_view h : kHopByHop) {
     if (http::EqualsIgnoreCase(name, h)) return true;
   }
-  return !connection_value.empty() && ListHasToken(connection_value, name);
+  return !connection_value.empty() && http::ListHasToken(connection_value, name);
 }
 
 std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& upstream,

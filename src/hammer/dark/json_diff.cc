@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "hammer/base/strings.h"
 #include "hammer/dark/uniform.h"
 
 namespace hammer::dark {
@@ -109,14 +110,6 @@ void AppendKey(std::string& path, std::string_view key) {
     }
   }
   path += "\"]";
-}
-
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // All values of the headers named `name`, joined with ", "; nullopt when there is none.
@@ -376,7 +369,7 @@ const FieldDifference* DiffResult::Find(std::string_view path) const {
 JsonDiff::JsonDiff(JsonDiffOptions options)
     : options_(std::move(options)), parsers_(std::make_unique<Parsers>()) {
   for (std::string& name : options_.headers)
-    name = AsciiLower(name);
+    name = AsciiStrToLower(name);
   if (options_.max_depth == 0) options_.max_depth = 1;
   // The parsers reject documents nested deeper than max_depth (DEPTH_ERROR): those bodies
   // are compared as bytes. Should this allocation fail, parse() allocates again with

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "hammer/base/civil_date.h"
+#include "hammer/base/strings.h"
 #include "hammer/http/message.h"
 
 namespace hammer::http {
@@ -12,22 +13,6 @@ namespace {
 
 // Latest expiry kept: 9999-12-31T23:59:59Z, so that now + Max-Age cannot overflow.
 constexpr int64_t kLatestExpiry = 253402300799;
-
-std::string_view TrimWhitespace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-  }
-  return out;
-}
 
 bool HasControl(std::string_view text) {
   for (char c : text) {
@@ -181,8 +166,8 @@ void CookieJar::SetFromResponse(const Url& request_url, std::string_view set_coo
       semicolon == std::string_view::npos ? "" : set_cookie_value.substr(semicolon + 1);
   size_t equals = pair.find('=');
   if (equals == std::string_view::npos) return;
-  std::string_view name = TrimWhitespace(pair.substr(0, equals));
-  std::string_view value = TrimWhitespace(pair.substr(equals + 1));
+  std::string_view name = TrimOws(pair.substr(0, equals));
+  std::string_view value = TrimOws(pair.substr(equals + 1));
   if (name.empty() || HasControl(name) || HasControl(value) ||
       name.size() + value.size() > kMaxCookieBytes) {
     return;
@@ -198,9 +183,9 @@ void CookieJar::SetFromResponse(const Url& request_url, std::string_view set_coo
     std::string_view attribute = attributes.substr(0, end);
     attributes = end == std::string_view::npos ? "" : attributes.substr(end + 1);
     size_t split = attribute.find('=');
-    std::string_view key = TrimWhitespace(attribute.substr(0, split));
+    std::string_view key = TrimOws(attribute.substr(0, split));
     std::string_view argument =
-        split == std::string_view::npos ? "" : TrimWhitespace(attribute.substr(split + 1));
+        split == std::string_view::npos ? "" : TrimOws(attribute.substr(split + 1));
     if (EqualsIgnoreCase(key, "expires")) {
       int64_t when = 0;
       if (ParseCookieDate(argument, &when)) expires = std::min(when, kLatestExpiry);
@@ -213,7 +198,7 @@ void CookieJar::SetFromResponse(const Url& request_url, std::string_view set_coo
     } else if (EqualsIgnoreCase(key, "domain")) {
       if (!argument.empty()) {
         if (argument.front() == '.') argument.remove_prefix(1);
-        domain = Lower(argument);
+        domain = AsciiStrToLower(argument);
       }
     } else if (EqualsIgnoreCase(key, "path")) {
       path = !argument.empty() && argument.front() == '/' ? std::string(argument) : "";

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "hammer/base/strings.h"
+
 namespace hammer::http::internal {
 namespace {
 
@@ -35,34 +37,9 @@ constexpr std::array<bool, 256> MakeFieldValueTable() {
 constexpr std::array<bool, 256> kToken = MakeTokenTable();
 constexpr std::array<bool, 256> kFieldValue = MakeFieldValueTable();
 
-inline bool IsOws(char c) {
-  return c == ' ' || c == '\t';
-}
-
-std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && IsOws(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && IsOws(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::string_view StripCr(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   return line;
-}
-
-// Calls `fn(element)` for each non-empty, trimmed element of a comma-separated list; empty
-// elements are ignored as RFC 9110 §5.6.1 requires.
-template <typename Fn>
-void ForEachListElement(std::string_view list, Fn&& fn) {
-  while (true) {
-    size_t comma = list.find(',');
-    std::string_view element = TrimOws(list.substr(0, comma));
-    if (!element.empty()) fn(element);
-    if (comma == std::string_view::npos) return;
-    list.remove_prefix(comma + 1);
-  }
 }
 
 // Content-Length is 1*DIGIT. Identical values, repeated in one field ("5, 5") or in several,
@@ -93,13 +70,13 @@ ParseError NoteContentLength(std::string_view value, FieldFacts* facts) {
 // Several Transfer-Encoding fields form one list; only its final coding matters here.
 void NoteTransferEncoding(std::string_view value, FieldFacts* facts) {
   facts->has_transfer_encoding = true;
-  ForEachListElement(value, [&](std::string_view coding) {
+  ForEachListItem(value, [&](std::string_view coding) {
     facts->chunked = EqualsIgnoreCase(coding, "chunked");
   });
 }
 
 void NoteConnection(std::string_view value, FieldFacts* facts) {
-  ForEachListElement(value, [&](std::string_view option) {
+  ForEachListItem(value, [&](std::string_view option) {
     if (EqualsIgnoreCase(option, "close")) facts->connection_close = true;
     if (EqualsIgnoreCase(option, "keep-alive")) facts->connection_keep_alive = true;
   });

@@ -1,20 +1,22 @@
 #include "hammer/http/message.h"
 
+#include "hammer/base/strings.h"
+
 namespace hammer::http {
-namespace {
-
-inline char AsciiLower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-}
-
-}  // namespace
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i] && AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+    if (a[i] != b[i] && AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
   }
   return true;
+}
+
+bool ListHasToken(std::string_view list, std::string_view token) {
+  bool found = false;
+  ForEachListItem(list,
+                  [&](std::string_view item) { found = found || EqualsIgnoreCase(item, token); });
+  return found;
 }
 
 std::optional<std::string_view> FindHeader(std::span<const Header> headers, std::string_view name) {

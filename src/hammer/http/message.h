@@ -17,6 +17,11 @@ struct Header {
 // Case-insensitive ASCII comparison, as HTTP field names require.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// True when `token` is one of the items of the comma-separated field value `list` (as
+// ForEachListItem in hammer/base/strings.h splits it: trimmed, empty items skipped), compared
+// with EqualsIgnoreCase. E.g. "upgrade" is in "keep-alive, Upgrade"; an empty token never is.
+bool ListHasToken(std::string_view list, std::string_view token);
+
 // The value of the first header named `name`, if any.
 std::optional<std::string_view> FindHeader(std::span<const Header> headers, std::string_view name);
 

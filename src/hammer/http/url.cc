@@ -4,20 +4,13 @@
 
 #include <cstring>
 
+#include "hammer/base/strings.h"
 #include "hammer/http/message.h"
 
 namespace hammer::http {
 namespace {
 
 constexpr size_t kMaxHostLength = 255;
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-  }
-  return out;
-}
 
 std::string Quoted(std::string_view text) {
   return "'" + std::string(text) + "'";
@@ -114,7 +107,7 @@ Status ParseAuthority(std::string_view authority, Url* url) {
     Status status = CheckHostName(host);
     if (!status.ok()) return status;
   }
-  url->host = Lower(host);
+  url->host = AsciiStrToLower(host);
   url->port = url->tls() ? 443 : 80;
   return has_port ? ParsePort(port, &url->port) : Status::Ok();
 }
@@ -188,7 +181,7 @@ Result<Url> ParseUrl(std::string_view text) {
   if (!HasScheme(text)) return Status::Error("missing scheme (expected http:// or https://)");
   size_t colon = text.find(':');
   Url url;
-  url.scheme = Lower(text.substr(0, colon));
+  url.scheme = AsciiStrToLower(text.substr(0, colon));
   if (url.scheme != "http" && url.scheme != "https") {
     return Status::Error("unsupported scheme " + Quoted(text.substr(0, colon)));
   }

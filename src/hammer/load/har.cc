@@ -14,6 +14,7 @@
 
 #include "hammer/base/base64.h"
 #include "hammer/base/civil_date.h"
+#include "hammer/base/strings.h"
 #include "hammer/http/message.h"
 
 namespace hammer::load {
@@ -93,7 +94,7 @@ std::string SchemeSkipReason(std::string_view url) {
   }
   std::string scheme;
   for (char c : url.substr(0, colon)) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+    c = AsciiToLower(c);
     bool ok = (c >= 'a' && c <= 'z') ||
               (!scheme.empty() && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
     if (!ok) return "invalid URL";

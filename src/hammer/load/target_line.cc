@@ -1,16 +1,14 @@
 #include "hammer/load/target_line.h"
 
+#include "hammer/base/strings.h"
+
 namespace hammer::load {
 
 namespace {
 
+// TrimOws, and a CR among the trailing blanks goes too (a line of a file with CRLF endings).
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
+  return TrimOws(s.substr(0, s.find_last_not_of(" \t\r") + 1));
 }
 
 }  // namespace

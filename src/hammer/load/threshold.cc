@@ -6,19 +6,12 @@
 #include <cstdio>
 
 #include "hammer/base/duration.h"
+#include "hammer/base/strings.h"
 #include "hammer/load/load_run.h"
 #include "hammer/load/request_spec.h"
 
 namespace hammer::load {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // A plain non-negative decimal number ("99", "99.9", "1000"); no sign, exponent or hex.
 bool ParseNumber(std::string_view text, double* value) {
@@ -145,7 +138,7 @@ Result<Threshold> ParseThreshold(std::string_view text) {
   if (op_at == std::string_view::npos) {
     return Status::Error(bad + "expected METRIC OP VALUE, e.g. p99<250ms or errors<1%");
   }
-  std::string_view metric = Trim(text.substr(0, op_at));
+  std::string_view metric = TrimOws(text.substr(0, op_at));
   bool or_equal = op_at + 1 < text.size() && text[op_at + 1] == '=';
   if (text[op_at] == '<') {
     t.op = or_equal ? ThresholdOp::kLessEqual : ThresholdOp::kLess;
@@ -154,9 +147,9 @@ Result<Threshold> ParseThreshold(std::string_view text) {
   }
   std::string_view rest = text.substr(op_at + (or_equal ? 2 : 1));
   size_t at = rest.find('@');
-  std::string_view value = Trim(rest.substr(0, at));
+  std::string_view value = TrimOws(rest.substr(0, at));
   if (at != std::string_view::npos) {
-    t.key = std::string(Trim(rest.substr(at + 1)));
+    t.key = std::string(TrimOws(rest.substr(at + 1)));
     if (t.key.empty()) return Status::Error(bad + "empty key after '@'");
   }
 

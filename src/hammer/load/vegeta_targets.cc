@@ -7,18 +7,11 @@
 #include <cerrno>
 #include <utility>
 
+#include "hammer/base/strings.h"
 #include "hammer/load/target_line.h"
 
 namespace hammer::load {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // "GET http://..." as opposed to a header line: the first word is a method and whitespace
 // follows. A header name cannot contain whitespace, so the two never overlap.
@@ -120,7 +113,7 @@ Result<bool> VegetaTargetReader::Next(RequestSpec* out) {
     Result<bool> more = NextLine(&line);
     if (!more.ok()) return more.status();
     if (!*more) return false;
-    line = Trim(line);
+    line = TrimOws(line);
     if (!line.empty() && line.front() != '#') break;
   }
   if (!IsRequestLine(line)) {
@@ -129,7 +122,7 @@ Result<bool> VegetaTargetReader::Next(RequestSpec* out) {
   size_t space = line.find_first_of(" \t");
   *out = RequestSpec();
   out->method = std::string(line.substr(0, space));
-  std::string_view url = Trim(line.substr(space));
+  std::string_view url = TrimOws(line.substr(space));
   if (Status ok = CheckUrl(url); !ok.ok()) return Fail(ok.message());
   out->url = std::string(url);
   out->where = lines_.name() + ":" + std::to_string(line_);
@@ -139,11 +132,11 @@ Result<bool> VegetaTargetReader::Next(RequestSpec* out) {
     Result<bool> more = NextLine(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    line = Trim(line);
+    line = TrimOws(line);
     if (line.empty()) break;
     if (line.front() == '#') continue;
     if (line.front() == '@') {
-      std::string_view path = Trim(line.substr(1));
+      std::string_view path = TrimOws(line.substr(1));
       if (path.empty()) return Fail("'@' without a body file name");
       if (Status ok = ReadBody(path, &out->body); !ok.ok()) return Fail(ok.message());
       break;
@@ -158,8 +151,8 @@ Result<bool> VegetaTargetReader::Next(RequestSpec* out) {
     if (colon == std::string_view::npos) {
       return Fail("expected 'Name: value' or '@body-file', got " + QuoteInput(line));
     }
-    std::string_view name = Trim(line.substr(0, colon));
-    std::string_view value = Trim(line.substr(colon + 1));
+    std::string_view name = TrimOws(line.substr(0, colon));
+    std::string_view value = TrimOws(line.substr(colon + 1));
     if (Status ok = CheckHeader(name, value); !ok.ok()) return Fail(ok.message());
     out->headers.emplace_back(name, value);
   }

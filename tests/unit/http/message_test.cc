@@ -17,6 +17,16 @@ TEST(MessageTest, EqualsIgnoreCaseAndFindHeader) {
   EXPECT_EQ(FindHeader(headers, "Missing"), std::nullopt);
 }
 
+TEST(MessageTest, ListHasToken) {
+  EXPECT_TRUE(ListHasToken("close", "close"));
+  EXPECT_TRUE(ListHasToken("keep-alive, Upgrade", "upgrade"));
+  EXPECT_TRUE(ListHasToken(" ,\tX-Foo\t, close", "x-foo"));
+  EXPECT_FALSE(ListHasToken("keep-alive, Upgrade", "keep"));
+  EXPECT_FALSE(ListHasToken("close-ish", "close"));
+  EXPECT_FALSE(ListHasToken("", "close"));
+  EXPECT_FALSE(ListHasToken("a, ,b", ""));
+}
+
 TEST(MessageTest, ParseErrorNames) {
   EXPECT_EQ(ParseErrorName(ParseError::kNone), "none");
   EXPECT_EQ(ParseErrorName(ParseError::kBadStartLine), "bad_start_line");

@@ -1,0 +1,53 @@
+// Small ASCII string helpers shared by the parsers: blanks around fields, comma-separated lists
+// and ASCII lower case.
+//
+// "Blank" here is what HTTP calls optional whitespace (OWS, RFC 9110 §5.6.3): a space or a
+// horizontal tab, nothing else (no CR, LF or Unicode spaces). The line-oriented inputs (target
+// lists, --threshold, Set-Cookie attributes) use the same definition.
+//
+// Everything is pure, never fails and may be called from any thread. The string_view results
+// point into the argument: they are valid as long as the text they view.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hammer {
+
+// True for a space or a horizontal tab (OWS).
+constexpr bool IsOws(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// `s` without its leading and trailing spaces and tabs.
+constexpr std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && IsOws(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && IsOws(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Calls `fn(item)` for each item of the comma-separated `list`, in order, each trimmed of
+// spaces and tabs. Empty items ("a, ,b", a leading or trailing comma, an empty list) are
+// skipped, as RFC 9110 §5.6.1 requires of a list's recipient.
+template <typename Fn>
+void ForEachListItem(std::string_view list, Fn&& fn) {
+  while (true) {
+    size_t comma = list.find(',');
+    std::string_view item = TrimOws(list.substr(0, comma));
+    if (!item.empty()) fn(item);
+    if (comma == std::string_view::npos) return;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+// 'A'..'Z' mapped to 'a'..'z'; every other byte unchanged (no locale).
+constexpr char AsciiToLower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
+}
+
+// A copy of `s` with AsciiToLower applied to every byte.
+std::string AsciiStrToLower(std::string_view s);
+
+}  // namespace hammer
