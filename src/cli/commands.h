@@ -14,5 +14,7 @@ int RunLoad(int argc, char** argv);
 int RunStats(int argc, char** argv);
 int RunDemo(int argc, char** argv);
 int RunDark(int argc, char** argv);
+int RunRoute(int argc, char** argv);
+int RunBulk(int argc, char** argv);
 
 }  // namespace hammer::cli

@@ -19,6 +19,9 @@ constexpr Command kCommands[] = {
     {"load", hammer::cli::RunLoad, "send requests from a URL list and record every latency"},
     {"stats", hammer::cli::RunStats, "aggregate records per key: reducer, combiner, reports"},
     {"dark", hammer::cli::RunDark, "dark-canary proxy: serve from regular, fork copies to dark"},
+    {"route", hammer::cli::RunRoute,
+     "per-document shard assignment: a partitioner for Hadoop and Spark"},
+    {"bulk", hammer::cli::RunBulk, "shard-aware bulk indexing into Elasticsearch/OpenSearch"},
     {"demo", hammer::cli::RunDemo, "serve + load + stats on loopback, with a report"},
 };
 

@@ -1,0 +1,181 @@
+#include "hammer/search/bulk_stats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hammer/search/json_text.h"
+
+namespace hammer::search {
+namespace {
+
+double Percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::string Megabytes(uint64_t bytes) {
+  return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
+}
+
+}  // namespace
+
+void NodeTraffic::Merge(const NodeTraffic& other) {
+  requests += other.requests;
+  documents += other.documents;
+  body_bytes += other.body_bytes;
+}
+
+NodeTraffic& BulkStats::Node(const std::string& address, const std::string& name) {
+  for (NodeTraffic& node : nodes) {
+    if (node.address == address) {
+      if (!name.empty()) node.name = name;
+      return node;
+    }
+  }
+  nodes.push_back(NodeTraffic{name, address});
+  return nodes.back();
+}
+
+void BulkStats::Merge(const BulkStats& o) {
+  if (target.empty()) target = o.target;
+  if (routing_mode.empty()) routing_mode = o.routing_mode;
+  if (shards == 0) shards = o.shards;
+  if (partitions_per_shard == 0) partitions_per_shard = o.partitions_per_shard;
+  documents_read += o.documents_read;
+  input_bytes += o.input_bytes;
+  invalid_input += o.invalid_input;
+  unroutable += o.unroutable;
+  for (const auto& [reason, n] : o.unroutable_reasons)
+    unroutable_reasons[reason] += n;
+  indexed += o.indexed;
+  conflicts_after_retry += o.conflicts_after_retry;
+  rejected_by_server += o.rejected_by_server;
+  retries_exhausted += o.retries_exhausted;
+  outcome_unknown += o.outcome_unknown;
+  interrupted += o.interrupted;
+  requests += o.requests;
+  requests_failed += o.requests_failed;
+  requests_rejected += o.requests_rejected;
+  requests_split += o.requests_split;
+  items_retried += o.items_retried;
+  requests_off_primary += o.requests_off_primary;
+  requests_unroutable += o.requests_unroutable;
+  shard_requests += o.shard_requests;
+  shard_requests_remote += o.shard_requests_remote;
+  body_bytes_sent += o.body_bytes_sent;
+  body_bytes_uncompressed += o.body_bytes_uncompressed;
+  discoveries += o.discoveries;
+  discovery_failures += o.discovery_failures;
+  for (const NodeTraffic& node : o.nodes)
+    Node(node.address, node.name).Merge(node);
+  seconds = std::max(seconds, o.seconds);
+  stopped_by_signal = stopped_by_signal || o.stopped_by_signal;
+}
+
+std::string FormatBulkSummary(const BulkStats& s) {
+  std::string out = fmt::format(
+      "hammer bulk: {} documents read = {} indexed + {} dead-lettered{}\n", s.documents_read,
+      s.indexed, s.dead_lettered(), s.balanced() ? "" : "  (UNBALANCED: a bug, please report)");
+  out += fmt::format(
+      "  dead-lettered: {} invalid input, {} rejected by the server, {} retries exhausted, "
+      "{} outcome unknown, {} interrupted\n",
+      s.invalid_input, s.rejected_by_server, s.retries_exhausted, s.outcome_unknown, s.interrupted);
+  const double docs_per_second = s.seconds > 0 ? static_cast<double>(s.indexed) / s.seconds : 0;
+  out += fmt::format("  {:.2f} s, {:.0f} docs/s; {} of documents, {} sent{}\n", s.seconds,
+                     docs_per_second, Megabytes(s.input_bytes), Megabytes(s.body_bytes_sent),
+                     s.body_bytes_sent != s.body_bytes_uncompressed
+                         ? fmt::format(" ({} before gzip)", Megabytes(s.body_bytes_uncompressed))
+                         : "");
+  out += fmt::format(
+      "  {} bulk requests to {} ({} routing, {} shards): {} to a node not holding the shard's "
+      "primary, {} of unroutable documents\n",
+      s.requests, s.target, s.routing_mode, s.shards, s.requests_off_primary,
+      s.requests_unroutable);
+  out += fmt::format(
+      "  shard requests: {}, of which {} had their primary on another node than the receiver "
+      "({:.1f}% forwarded)\n",
+      s.shard_requests, s.shard_requests_remote,
+      Percent(s.shard_requests_remote, s.shard_requests));
+  out += fmt::format(
+      "  retries: {} items; requests: {} transport failures, {} answered 429/5xx, {} split "
+      "(400/413); {} cluster-view refreshes ({} failed)\n",
+      s.items_retried, s.requests_failed, s.requests_rejected, s.requests_split, s.discoveries,
+      s.discovery_failures);
+  if (s.conflicts_after_retry > 0) {
+    out += fmt::format("  {} creates answered 409 after a retry: counted as indexed\n",
+                       s.conflicts_after_retry);
+  }
+  std::string reasons;
+  for (const auto& [reason, n] : s.unroutable_reasons) {
+    reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", n, reason);
+  }
+  out += fmt::format("  unroutable: {} documents{}{}{}\n", s.unroutable,
+                     reasons.empty() ? "" : " (", reasons, reasons.empty() ? "" : ")");
+  uint64_t total_documents = 0;
+  for (const NodeTraffic& node : s.nodes)
+    total_documents += node.documents;
+  for (const NodeTraffic& node : s.nodes) {
+    out += fmt::format("  node {:<12} {:<22} {:5.1f}% of documents  {} requests  {}\n", node.name,
+                       node.address, Percent(node.documents, total_documents), node.requests,
+                       Megabytes(node.body_bytes));
+  }
+  return out;
+}
+
+std::string BulkSummaryJson(const BulkStats& s) {
+  std::string out = "{\"target\":" + JsonString(s.target);
+  out += ",\"routing\":" + JsonString(s.routing_mode);
+  out += fmt::format(",\"shards\":{}", s.shards);
+  auto field = [&out](std::string_view name, uint64_t value) {
+    out += fmt::format(",\"{}\":{}", name, value);
+  };
+  field("documents_read", s.documents_read);
+  field("indexed", s.indexed);
+  field("dead_lettered", s.dead_lettered());
+  field("invalid_input", s.invalid_input);
+  field("rejected_by_server", s.rejected_by_server);
+  field("retries_exhausted", s.retries_exhausted);
+  field("outcome_unknown", s.outcome_unknown);
+  field("interrupted", s.interrupted);
+  field("conflicts_after_retry", s.conflicts_after_retry);
+  field("unroutable", s.unroutable);
+  field("input_bytes", s.input_bytes);
+  field("body_bytes_sent", s.body_bytes_sent);
+  field("body_bytes_uncompressed", s.body_bytes_uncompressed);
+  field("requests", s.requests);
+  field("requests_failed", s.requests_failed);
+  field("requests_rejected", s.requests_rejected);
+  field("requests_split", s.requests_split);
+  field("items_retried", s.items_retried);
+  field("requests_off_primary", s.requests_off_primary);
+  field("requests_unroutable", s.requests_unroutable);
+  field("shard_requests", s.shard_requests);
+  field("shard_requests_remote", s.shard_requests_remote);
+  field("discoveries", s.discoveries);
+  field("discovery_failures", s.discovery_failures);
+  out += fmt::format(",\"seconds\":{:.6f}", s.seconds);
+  out += fmt::format(",\"docs_per_second\":{:.1f}",
+                     s.seconds > 0 ? static_cast<double>(s.indexed) / s.seconds : 0.0);
+  out += fmt::format(",\"balanced\":{}", s.balanced() ? "true" : "false");
+  out += fmt::format(",\"stopped_by_signal\":{}", s.stopped_by_signal ? "true" : "false");
+  out += ",\"unroutable_reasons\":{";
+  bool first = true;
+  for (const auto& [reason, n] : s.unroutable_reasons) {
+    out += fmt::format("{}{}:{}", first ? "" : ",", JsonString(reason), n);
+    first = false;
+  }
+  out += "},\"nodes\":[";
+  first = true;
+  for (const NodeTraffic& node : s.nodes) {
+    out += fmt::format(
+        "{}{{\"name\":{},\"address\":{},\"requests\":{},\"documents\":{},"
+        "\"body_bytes\":{}}}",
+        first ? "" : ",", JsonString(node.name), JsonString(node.address), node.requests,
+        node.documents, node.body_bytes);
+    first = false;
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace hammer::search

@@ -1,0 +1,32 @@
+// The flag values `hammer route` and `hammer bulk` share, parsed once here so both commands
+// accept exactly the same spellings.
+//
+// Errors: each parser returns a one-line message naming the bad value. Threads: reentrant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hammer/base/status.h"
+#include "hammer/http/request_writer.h"
+#include "hammer/http/url.h"
+
+namespace hammer::search {
+
+// --cluster: one or more comma-separated http:// or https:// URLs of cluster nodes. A path
+// other than "/" is rejected (hammer talks to the node's root: /_bulk, /_cat/...).
+Result<std::vector<http::Url>> ParseClusterUrls(std::string_view text);
+
+// -H/--header "Name: value" (e.g. Authorization) → header list.
+Result<http::HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags);
+
+// --index: a single index or alias name usable in a URL path (no wildcard, comma, slash).
+Status CheckTargetName(std::string_view name);
+
+// Sizes as users type them: "5242880", "512k", "5m", "1g" (powers of 1024; case-insensitive,
+// an optional trailing "b"/"ib").
+Result<uint64_t> ParseByteSize(std::string_view text);
+
+}  // namespace hammer::search

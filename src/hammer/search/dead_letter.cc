@@ -1,0 +1,116 @@
+#include "hammer/search/dead_letter.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "hammer/search/json_text.h"
+
+namespace hammer::search {
+namespace {
+
+bool IsJson(std::string_view text) {
+  // A parser per thread: dead letters come from the reader thread and from the event loop.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  padded.assign(text);
+  padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  simdjson::dom::element root;
+  return parser.parse(padded.data(), text.size(), false).get(root) == simdjson::SUCCESS;
+}
+
+void AppendLine(std::string* out, std::string_view line) {
+  if (IsJson(line)) {
+    out->append(line);
+  } else {
+    AppendJsonString(out, line);
+  }
+}
+
+}  // namespace
+
+std::string FormatDeadLetter(const DeadLetter& letter) {
+  std::string out = "{\"reason\":";
+  AppendJsonString(&out, letter.reason);
+  out.append(",\"status\":");
+  out.append(std::to_string(letter.status));
+  out.append(",\"error_type\":");
+  AppendJsonString(&out, letter.error_type);
+  out.append(",\"action\":");
+  AppendLine(&out, letter.action);
+  out.append(",\"source\":");
+  if (letter.has_source) {
+    AppendLine(&out, letter.source);
+  } else {
+    out.append("null");
+  }
+  out.append(",\"line\":");
+  out.append(std::to_string(letter.line));
+  out.append("}\n");
+  return out;
+}
+
+Result<std::unique_ptr<DeadLetterWriter>> DeadLetterWriter::Open(const std::string& path,
+                                                                 std::string label) {
+  FILE* file = nullptr;
+  if (path == "-") {
+    file = stderr;
+  } else if (!path.empty()) {
+    file = std::fopen(path.c_str(), "w");
+    if (file == nullptr) return Status::FromErrno("open " + path, errno);
+  }
+  const bool owns = file != nullptr && file != stderr;
+  return std::unique_ptr<DeadLetterWriter>(
+      new DeadLetterWriter(file, owns, path, std::move(label)));
+}
+
+DeadLetterWriter::DeadLetterWriter(FILE* file, bool owns, std::string path, std::string label)
+    : file_(file), owns_(owns), path_(std::move(path)), label_(std::move(label)) {}
+
+DeadLetterWriter::~DeadLetterWriter() {
+  (void)Close();
+}
+
+void DeadLetterWriter::Write(const DeadLetter& letter) {
+  constexpr uint64_t kSummarised = 10;
+  if (path_.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (++written_ <= kSummarised) {
+      std::fprintf(stderr, "%s: dead letter (line %llu): %.*s%s\n", label_.c_str(),
+                   static_cast<unsigned long long>(letter.line),
+                   static_cast<int>(std::min<size_t>(letter.reason.size(), 300)),
+                   letter.reason.data(),
+                   written_ == kSummarised ? " (further dead letters are only counted; use "
+                                             "--dead-letter FILE)"
+                                           : "");
+    }
+    return;
+  }
+  const std::string line = FormatDeadLetter(letter);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++written_;
+  if (file_ == nullptr || !error_.ok()) return;
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size()) {
+    error_ = Status::FromErrno("write " + path_, errno);
+  }
+}
+
+uint64_t DeadLetterWriter::written() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return written_;
+}
+
+Status DeadLetterWriter::Close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (file_ != nullptr) {
+    if (std::fflush(file_) != 0 && error_.ok()) error_ = Status::FromErrno("write " + path_, errno);
+    if (owns_ && std::fclose(file_) != 0 && error_.ok()) {
+      error_ = Status::FromErrno("close " + path_, errno);
+    }
+    file_ = nullptr;
+  }
+  return error_;
+}
+
+}  // namespace hammer::search
