@@ -96,7 +96,8 @@ int RunBulk(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--retry-max", retry_max_text, "longest backoff")->capture_default_str();
   app.add_option("--dead-letter", options.dead_letter_path,
-                 "write documents given up on here, one JSON object per line");
+                 "write documents given up on here, one JSON object per line ({pid} in the "
+                 "name: this process id, for one file per Spark/Hadoop task)");
   app.add_option("--refresh-interval", refresh_text,
                  "re-read shard placement this often (also after failures)")
       ->capture_default_str();

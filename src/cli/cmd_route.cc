@@ -108,7 +108,7 @@ int RunRoute(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--dead-letter", options.dead_letter_path,
-                 "write rejected input here, one JSON object per line");
+                 "write rejected input here, one JSON object per line ({pid}: process id)");
   app.add_option("--max-line-bytes", max_line_text, "longest input line")->capture_default_str();
   app.add_option("-H,--header", header_flags, "header for cluster requests ('Name: value')");
   app.add_flag("--insecure", insecure, "https: do not verify certificates");

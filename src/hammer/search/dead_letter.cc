@@ -1,6 +1,7 @@
 #include "hammer/search/dead_letter.h"
 
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -51,8 +52,21 @@ std::string FormatDeadLetter(const DeadLetter& letter) {
   return out;
 }
 
-Result<std::unique_ptr<DeadLetterWriter>> DeadLetterWriter::Open(const std::string& path,
+std::string ExpandDeadLetterPath(std::string_view path, long pid) {
+  constexpr std::string_view kPid = "{pid}";
+  std::string out;
+  while (true) {
+    const size_t at = path.find(kPid);
+    out.append(path.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    out.append(std::to_string(pid));
+    path.remove_prefix(at + kPid.size());
+  }
+}
+
+Result<std::unique_ptr<DeadLetterWriter>> DeadLetterWriter::Open(const std::string& path_pattern,
                                                                  std::string label) {
+  const std::string path = ExpandDeadLetterPath(path_pattern, static_cast<long>(getpid()));
   FILE* file = nullptr;
   if (path == "-") {
     file = stderr;

@@ -50,9 +50,14 @@ inline constexpr std::string_view kInterruptedType = "interrupted";
 // One dead-letter line, with its '\n'.
 std::string FormatDeadLetter(const DeadLetter& letter);
 
+// `path` with every "{pid}" replaced by `pid`, so that the processes of one Spark pipe() or
+// Hadoop job, which all run the same command line, each write a file of their own.
+std::string ExpandDeadLetterPath(std::string_view path, long pid);
+
 class DeadLetterWriter {
  public:
-  // "-" is standard error. The file is truncated. "" writes no file: the first few letters
+  // "-" is standard error. "{pid}" in the path is this process's id (ExpandDeadLetterPath).
+  // The file is truncated. "" writes no file: the first few letters
   // are summarised on standard error as "<label>: dead letter (line N): <reason>", the rest
   // only counted.
   static Result<std::unique_ptr<DeadLetterWriter>> Open(const std::string& path,

@@ -64,6 +64,13 @@ TEST(DeadLetterTest, WriterWritesOneLinePerLetter) {
   std::remove(path);
 }
 
+TEST(DeadLetterTest, PidPlaceholderIsExpanded) {
+  EXPECT_EQ(ExpandDeadLetterPath("dead.jsonl", 42), "dead.jsonl");
+  EXPECT_EQ(ExpandDeadLetterPath("dead-{pid}.jsonl", 42), "dead-42.jsonl");
+  EXPECT_EQ(ExpandDeadLetterPath("{pid}/{pid}", 7), "7/7");
+  EXPECT_EQ(ExpandDeadLetterPath("{pi}{pid", 7), "{pi}{pid");
+}
+
 TEST(DeadLetterTest, OpenFailsForAnUnwritablePath) {
   EXPECT_FALSE(DeadLetterWriter::Open("/nonexistent-dir/x.jsonl").ok());
 }
