@@ -232,13 +232,14 @@ Result<std::vector<ClusterNode>> ParseHttpNodes(std::string_view body) {
     element http;
     if (entry.value["http"].get(http) != simdjson::SUCCESS) continue;
     std::optional<std::string_view> address = StringAt(http, "publish_address");
-    if (!address) continue;
+    if (!address || entry.key.empty()) continue;  // a node needs an id to hold shards
     ClusterNode node;
     node.id = std::string(entry.key);
     node.name = std::string(StringAt(entry.value, "name").value_or(entry.key));
     const size_t slash = address->rfind('/');
     node.http_address =
         std::string(slash == std::string_view::npos ? *address : address->substr(slash + 1));
+    if (node.http_address.empty()) continue;
     out.push_back(std::move(node));
   }
   std::sort(out.begin(), out.end(), [](const ClusterNode& a, const ClusterNode& b) {

@@ -105,6 +105,18 @@ TEST(ClusterViewTest, HttpNodesSortedByNameWithoutHostPrefix) {
   EXPECT_FALSE(ParseHttpNodes(R"({"nodes":{}})").ok());
 }
 
+TEST(ClusterViewTest, HttpNodesWithoutIdOrAddressAreLeftOut) {
+  // Found by bulk_response_fuzz: an empty node id was accepted.
+  Result<std::vector<ClusterNode>> nodes =
+      ParseHttpNodes(R"({"nodes":{"":{"name":"x","http":{"publish_address":"h/127.0.0.1:1"}},)"
+                     R"("N1":{"name":"y","http":{"publish_address":"h/"}},)"
+                     R"("N2":{"name":"z","http":{"publish_address":"127.0.0.1:2"}}}})");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 1u);
+  EXPECT_EQ((*nodes)[0].id, "N2");
+  EXPECT_FALSE(ParseHttpNodes(R"({"nodes":{"":{"http":{"publish_address":"a:1"}}}})").ok());
+}
+
 TEST(ClusterViewTest, ViewLookups) {
   ClusterView view;
   view.nodes = *ParseHttpNodes(kNodes);
