@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -48,6 +49,33 @@ class StatsJobTest : public ::testing::Test {
 
   std::string dir_;
 };
+
+// Many keys: the encoder thread's batches and its bounded queue keep every key, in order, with
+// the figures of a one-key-at-a-time run.
+TEST_F(StatsJobTest, ReducerWritesManyKeysInInputOrder) {
+  std::string input;
+  constexpr int kKeys = 1000;
+  for (int k = 0; k < kKeys; ++k) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "k%05d", k);
+    for (int i = 1; i <= 3; ++i)
+      input += std::string(key) + "\t0.00" + std::to_string(i) + "\n";
+  }
+  std::string path = Write("many", input);
+  StatsJobSummary summary;
+  std::string out = Run({}, {path}, &summary);
+  EXPECT_EQ(summary.keys, static_cast<uint64_t>(kKeys));
+  std::istringstream lines(out);
+  std::string line;
+  int k = 0;
+  while (std::getline(lines, line)) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "k%05d", k++);
+    ASSERT_EQ(line.substr(0, line.find('\t')), key);
+    EXPECT_EQ(line.substr(line.find('\t'), 27), "\t0.006000\t0.002000\t0.003000");
+  }
+  EXPECT_EQ(k, kKeys);
+}
 
 TEST_F(StatsJobTest, ReducerOverSeveralFiles) {
   std::string a = Write("a", "u\t0.001\nv\t\nbroken\n");
