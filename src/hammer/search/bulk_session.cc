@@ -34,6 +34,7 @@ BulkSession::~BulkSession() = default;
 
 void BulkSession::Begin(std::function<void(Result<DocumentRouter>)> ready) {
   ready_ = std::move(ready);
+  ++stats_.refreshes_started;
   discovery_.Refresh([this](Result<ClusterView> view) { OnFirstView(std::move(view)); });
 }
 
@@ -228,6 +229,7 @@ void BulkSession::RequestRefresh() {
     return;
   }
   last_refresh_ = now;
+  ++stats_.refreshes_started;
   discovery_.Refresh([this](Result<ClusterView> view) { OnRefreshed(std::move(view)); });
 }
 

@@ -65,6 +65,7 @@ void BulkStats::Merge(const BulkStats& o) {
   body_bytes_sent += o.body_bytes_sent;
   body_bytes_uncompressed += o.body_bytes_uncompressed;
   discoveries += o.discoveries;
+  refreshes_started += o.refreshes_started;
   discovery_failures += o.discovery_failures;
   for (const NodeTraffic& node : o.nodes)
     Node(node.address, node.name).Merge(node);
@@ -152,6 +153,7 @@ std::string BulkSummaryJson(const BulkStats& s) {
   field("shard_requests", s.shard_requests);
   field("shard_requests_remote", s.shard_requests_remote);
   field("discoveries", s.discoveries);
+  field("refreshes_started", s.refreshes_started);
   field("discovery_failures", s.discovery_failures);
   out += fmt::format(",\"seconds\":{:.6f}", s.seconds);
   out += fmt::format(",\"docs_per_second\":{:.1f}",

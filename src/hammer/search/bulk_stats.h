@@ -61,7 +61,9 @@ struct BulkStats {
   uint64_t shard_requests_remote = 0;  // ... whose primary was on another node than the receiver
   uint64_t body_bytes_sent = 0;        // as sent (gzip-compressed with --gzip)
   uint64_t body_bytes_uncompressed = 0;
-  uint64_t discoveries = 0;  // successful cluster-view refreshes
+  uint64_t discoveries = 0;        // successful cluster-view refreshes
+  uint64_t refreshes_started = 0;  // cluster-view reads begun (the first one included); a
+                                   // run may end before a late one completes
   uint64_t discovery_failures = 0;
   std::vector<NodeTraffic> nodes;
 
