@@ -41,24 +41,14 @@ sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 
 from bulk_support import counter_delta, locality, node_counters, synthetic_corpus  # noqa: E402
 from opensearch import OpenSearchCluster, available  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SHARDS = 6
 MODES = ("shard-aware", "round-robin")
 
 
-def snapshot_hammer(path: str, build_dir: str) -> str:
-    """Copies the binary: others rebuild the tree while the benchmark runs."""
-    dest = os.path.join(build_dir, "hammer-under-test-bulk")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            if subprocess.run([dest, "bulk", "--help"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL).returncode == 0:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary with 'bulk' at {path}")
 
 
 def jvm_cpu_seconds(pid: int) -> float:
@@ -139,7 +129,7 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "bulk_routing")
     os.makedirs(out_dir, exist_ok=True)
     hammer_source = os.path.relpath(args.hammer, REPO)
-    hammer = snapshot_hammer(args.hammer, args.build_dir)
+    hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-bulk", "bulk")
     corpus = os.path.join(out_dir, "corpus.ndjson")
     corpus_bytes = synthetic_corpus(corpus, args.documents)
     warm = os.path.join(out_dir, "warmup.ndjson")

@@ -67,6 +67,8 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -192,21 +194,6 @@ def cpu_model():
     return platform.machine()
 
 
-def snapshot_hammer(path, build_dir):
-    """Copies the binary: other engineers rebuild the tree while the benchmark runs, and a
-    relink in the middle of the rounds would mix two builds (or fail a run)."""
-    os.makedirs(build_dir, exist_ok=True)
-    dest = os.path.join(build_dir, "hammer-under-test-dark")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            ok = subprocess.run([dest, "dark", "--help"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL).returncode == 0
-            if ok:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary at {path}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,7 +524,7 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "dark_proxy")
     os.makedirs(out_dir, exist_ok=True)
     args.hammer_source = os.path.relpath(args.hammer, REPO)
-    args.hammer = snapshot_hammer(args.hammer, args.build_dir)
+    args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-dark", "dark")
     if not shutil.which("nginx"):
         sys.exit("nginx is not installed")
 

@@ -71,6 +71,8 @@ import os
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 
 def task_wrapper(argv: list[str]) -> int:
@@ -491,18 +493,6 @@ def fmt_run(r: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def snapshot_hammer(path: str, build_dir: str) -> str:
-    """Copies the binary: other engineers rebuild the tree while the benchmark runs."""
-    dest = os.path.join(build_dir, "hammer-hadoop-scale")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            if subprocess.run([dest, "load", "--help"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL).returncode == 0:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary at {path}")
 
 
 def cpu_model() -> str:
@@ -619,7 +609,7 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "hadoop_scale")
     os.makedirs(out_dir, exist_ok=True)
     hammer_source = os.path.relpath(args.hammer, REPO)
-    args.hammer = snapshot_hammer(args.hammer, args.build_dir)
+    args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-hadoop-scale", "load")
     hammer_built = datetime.datetime.fromtimestamp(os.path.getmtime(args.hammer)).astimezone()
     for path in (args.hammer, SCRIPT, sys.executable):
         if any(ch.isspace() for ch in path):

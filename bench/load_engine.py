@@ -34,6 +34,8 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -394,20 +396,6 @@ def build_driver(build_dir):
     return exe
 
 
-def snapshot_hammer(path, build_dir):
-    """Copies the binary: other engineers rebuild the tree while the benchmark runs, and a
-    relink in the middle of the rounds would mix two builds (or fail a run)."""
-    dest = os.path.join(build_dir, "hammer-under-test")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            ok = subprocess.run([dest, "load", "--help"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL).returncode == 0
-            if ok:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary at {path}")
 
 
 def main() -> int:
@@ -429,7 +417,7 @@ def main() -> int:
     os.makedirs(out_dir, exist_ok=True)
     build_driver(args.build_dir)
     args.hammer_source = os.path.relpath(args.hammer, REPO)
-    args.hammer = snapshot_hammer(args.hammer, args.build_dir)
+    args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test", "load")
 
     ncpu = len(os.sched_getaffinity(0))
     pinned = not args.no_pin and ncpu >= 2 and shutil.which("taskset") is not None

@@ -40,6 +40,8 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED_REDUCER = os.path.join(REPO, "tests", "fixtures", "seed", "stats_aggregator.rb")
@@ -175,18 +177,6 @@ def run_tool(tool: Tool, pin: list[str], path: str, tmp: str, timeout: float) ->
             "cpu": ru.ru_utime + ru.ru_stime, "output": output}
 
 
-def snapshot_hammer(path: str, build_dir: str) -> str:
-    """Copies the binary: others rebuild the tree while the benchmark runs."""
-    dest = os.path.join(build_dir, "hammer-under-test-stats")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            if subprocess.run([dest, "stats", "--help"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL).returncode == 0:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary at {path}")
 
 
 def cpu_model() -> str:
@@ -222,7 +212,7 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "stats_reducer")
     os.makedirs(out_dir, exist_ok=True)
     hammer_source = os.path.relpath(args.hammer, REPO)
-    hammer = snapshot_hammer(args.hammer, args.build_dir)
+    hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-stats", "stats")
     path, truth = input_file(out_dir, args.records, args.keys, args.failure_rate)
     lines = args.records
     size_mb = os.path.getsize(path) / 1e6

@@ -35,6 +35,8 @@ import sys
 import tempfile
 import threading
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -378,21 +380,6 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
-def snapshot_hammer(path, build_dir):
-    """Copies the binary: other engineers rebuild the tree while the benchmark runs, and a
-    relink in the middle of the rounds would mix two builds (or fail a run)."""
-    os.makedirs(build_dir, exist_ok=True)
-    dest = os.path.join(build_dir, "hammer-under-test-tls")
-    for _attempt in range(10):
-        if os.path.exists(path):
-            shutil.copy2(path, dest + ".tmp")
-            os.replace(dest + ".tmp", dest)
-            ok = subprocess.run([dest, "load", "--help"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL).returncode == 0
-            if ok:
-                return dest
-        time.sleep(6)  # probably being relinked right now
-    sys.exit(f"no working hammer binary at {path}")
 
 
 def main() -> int:
@@ -413,7 +400,7 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "tls_engine")
     os.makedirs(out_dir, exist_ok=True)
     args.hammer_source = os.path.relpath(args.hammer, REPO)
-    args.hammer = snapshot_hammer(args.hammer, args.build_dir)
+    args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-tls", "load")
 
     ncpu = len(os.sched_getaffinity(0))
     pinned = not args.no_pin and ncpu >= 2 and shutil.which("taskset") is not None

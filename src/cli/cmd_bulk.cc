@@ -16,16 +16,12 @@ namespace hammer::cli {
 
 namespace {
 
-constexpr int kExitFailure = 1;
-
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hammer bulk: %s\n", message.c_str());
-  return kExitUsage;
+  return Complain("bulk", message, kExitUsage);
 }
 
 int Failure(const std::string& message) {
-  std::fprintf(stderr, "hammer bulk: %s\n", message.c_str());
-  return kExitFailure;
+  return Complain("bulk", message, kExitFailure);
 }
 
 bool InHadoopTask() {

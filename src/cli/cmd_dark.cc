@@ -18,8 +18,7 @@ namespace hammer::cli {
 namespace {
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hammer dark: %s\n", message.c_str());
-  return kExitUsage;
+  return Complain("dark", message, kExitUsage);
 }
 
 // "a,b,c" -> {"a","b","c"}

@@ -27,8 +27,7 @@ namespace hammer::cli {
 namespace {
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hammer load: %s\n", message.c_str());
-  return kExitUsage;
+  return Complain("load", message, kExitUsage);
 }
 
 // RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as

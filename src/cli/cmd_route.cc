@@ -16,16 +16,12 @@ namespace hammer::cli {
 
 namespace {
 
-constexpr int kExitFailure = 1;
-
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hammer route: %s\n", message.c_str());
-  return kExitUsage;
+  return Complain("route", message, kExitUsage);
 }
 
 int Failure(const std::string& message) {
-  std::fprintf(stderr, "hammer route: %s\n", message.c_str());
-  return kExitFailure;
+  return Complain("route", message, kExitFailure);
 }
 
 // --describe: what a Spark or Hadoop job needs to size itself, as one JSON object.

@@ -113,9 +113,9 @@ std::string FormatRouteSummary(const RouteStats& s) {
     reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", n, reason);
   }
   std::string out = fmt::format(
-      "hammer route: {} documents: {} routed, {} unroutable (key -1){}{}{}, {} dead-lettered\n",
-      s.documents_read, s.routed, s.unroutable, reasons.empty() ? "" : " (", reasons,
-      reasons.empty() ? "" : ")", s.invalid_input);
+      "hammer route: {} document{}: {} routed, {} unroutable (key -1){}{}{}, {} dead-lettered\n",
+      s.documents_read, s.documents_read == 1 ? "" : "s", s.routed, s.unroutable,
+      reasons.empty() ? "" : " (", reasons, reasons.empty() ? "" : ")", s.invalid_input);
   std::string shards;
   for (size_t i = 0; i < s.per_shard.size(); ++i) {
     shards += fmt::format("{}{}:{}", i == 0 ? "" : " ", i, s.per_shard[i]);
