@@ -343,3 +343,19 @@ def test_node_stopped_mid_run(opensearch_cluster, tmp_path):
         c.start_node(victim)
         ok(c, "GET", "/_cluster/health?wait_for_nodes=3&timeout=120s")
         c.request("DELETE", "/bulk-fault")
+
+
+def test_gzip_bodies_and_document_input(opensearch_cluster, tmp_path):
+    """--gzip: the real cluster inflates the bodies; fewer bytes are sent than read."""
+    c = opensearch_cluster
+    create_index(c, "bulk-gzip", 3)
+    docs = "".join('{"id":"g%d","msg":"%s"}\n' % (i, "lorem ipsum dolor " * 8) for i in range(5000))
+    summary, _ = bulk(c, "bulk-gzip", ["--id-field", "id", "--gzip", "--op", "create"], docs,
+                      tmp_path=tmp_path)
+    assert summary["indexed"] == 5000 and summary["balanced"]
+    assert summary["requests_off_primary"] == 0
+    assert summary["body_bytes_sent"] * 4 < summary["body_bytes_uncompressed"]
+    ok(c, "POST", "/bulk-gzip/_refresh")
+    assert ok(c, "GET", "/bulk-gzip/_count")["count"] == 5000
+    assert ok(c, "GET", "/bulk-gzip/_doc/g42")["_source"]["id"] == "g42"
+    c.request("DELETE", "/bulk-gzip")
