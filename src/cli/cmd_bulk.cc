@@ -3,12 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
+#include "hammer/load/worker_identity.h"
 #include "hammer/search/bulk_run.h"
 #include "hammer/search/cluster_flags.h"
 
@@ -22,12 +22,6 @@ int Usage(const std::string& message) {
 
 int Failure(const std::string& message) {
   return Complain("bulk", message, kExitFailure);
-}
-
-bool InHadoopTask() {
-  return std::getenv("mapreduce_task_id") != nullptr ||
-         std::getenv("mapreduce_task_attempt_id") != nullptr ||
-         std::getenv("mapred_task_id") != nullptr;
 }
 
 }  // namespace
@@ -172,7 +166,7 @@ int RunBulk(int argc, char** argv) {
 
   search::BulkProgressOptions progress;
   progress.live_line = !quiet && isatty(STDERR_FILENO) != 0;
-  progress.hadoop_reporter = hadoop || InHadoopTask();
+  progress.hadoop_reporter = hadoop || load::DetectWorkerIdentity().in_hadoop();
 
   BlockShutdownSignals();
   Result<search::BulkResult> result = search::RunBulk(options, progress);

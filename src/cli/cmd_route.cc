@@ -3,10 +3,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
+#include "hammer/load/worker_identity.h"
 #include "hammer/search/cluster_discovery.h"
 #include "hammer/search/cluster_flags.h"
 #include "hammer/search/json_text.h"
@@ -195,7 +195,7 @@ int RunRoute(int argc, char** argv) {
   Result<search::RouteStats> stats = search::RunRoute(options, *router, STDOUT_FILENO);
   if (!stats.ok()) return Failure(stats.status().message());
   if (!quiet) std::fputs(search::FormatRouteSummary(*stats).c_str(), stderr);
-  if (std::getenv("mapreduce_task_id") != nullptr || std::getenv("mapred_task_id") != nullptr) {
+  if (load::DetectWorkerIdentity().in_hadoop()) {
     std::fprintf(stderr,
                  "reporter:counter:hammer_route,routed,%llu\n"
                  "reporter:counter:hammer_route,unroutable,%llu\n"
