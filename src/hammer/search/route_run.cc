@@ -1,11 +1,10 @@
 #include "hammer/search/route_run.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <memory>
 
+#include "hammer/base/write_all.h"
 #include "hammer/load/line_stream.h"
 #include "hammer/search/dead_letter.h"
 #include "hammer/search/route_line.h"
@@ -52,13 +51,7 @@ class RouteWriter final : public BulkInputParser::Sink {
   }
 
   Status Flush() {
-    size_t done = 0;
-    while (done < buffer_.size() && status_.ok()) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) status_ = Status::FromErrno("write output", errno);
-      if (n > 0) done += static_cast<size_t>(n);
-    }
+    if (status_.ok()) status_ = WriteAll(fd_, buffer_);
     buffer_.clear();
     return status_;
   }

@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "hammer/base/write_all.h"
 #include "hammer/stats/line_reader.h"
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
@@ -40,13 +41,7 @@ class FdWriter {
     if (buffer_.size() >= kFlushBytes) Flush();
   }
   void Flush() {
-    size_t done = 0;
-    while (status_.ok() && done < buffer_.size()) {
-      ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) status_ = Status::FromErrno("write output", errno);
-      if (n > 0) done += static_cast<size_t>(n);
-    }
+    if (status_.ok()) status_ = WriteAll(fd_, buffer_);
     buffer_.clear();
   }
   const Status& status() const { return status_; }
