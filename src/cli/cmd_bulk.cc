@@ -107,16 +107,8 @@ int RunBulk(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
 
-  search::InputOptions& in = options.feeder.input;
-  if (op_text == "create") {
-    in.document_op = search::BulkOp::kCreate;
-  } else if (op_text != "index") {
-    return Usage("--op: expected index or create, got '" + op_text + "'");
-  }
-  if (!in.id_field.empty()) in.format = search::InputFormat::kDocuments;
-  if (!in.routing_field.empty() && in.id_field.empty()) {
-    return Usage("--routing-field needs --id-field");
-  }
+  if (Status ok = search::ApplyDocumentFlags(op_text, &options.feeder.input); !ok.ok())
+    return Usage(ok.message());
   if (routing_text == "shard-aware") {
     options.routing = search::BulkRouting::kShardAware;
   } else if (routing_text == "round-robin") {

@@ -121,15 +121,8 @@ int RunRoute(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
 
-  if (op_text == "create") {
-    options.input.document_op = search::BulkOp::kCreate;
-  } else if (op_text != "index") {
-    return Usage("--op: expected index or create, got '" + op_text + "'");
-  }
-  if (!options.input.id_field.empty()) options.input.format = search::InputFormat::kDocuments;
-  if (!options.input.routing_field.empty() && options.input.id_field.empty()) {
-    return Usage("--routing-field needs --id-field");
-  }
+  if (Status ok = search::ApplyDocumentFlags(op_text, &options.input); !ok.ok())
+    return Usage(ok.message());
   options.input_path = input;
   Result<uint64_t> max_line = search::ParseByteSize(max_line_text);
   if (!max_line.ok() || *max_line < 1024) return Usage("--max-line-bytes: invalid");

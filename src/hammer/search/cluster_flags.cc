@@ -48,6 +48,19 @@ Status CheckTargetName(std::string_view name) {
   return Status::Ok();
 }
 
+Status ApplyDocumentFlags(std::string_view op, InputOptions* input) {
+  if (op == "create") {
+    input->document_op = BulkOp::kCreate;
+  } else if (op != "index") {
+    return Status::Error("--op: expected index or create, got '" + std::string(op) + "'");
+  }
+  if (!input->id_field.empty()) input->format = InputFormat::kDocuments;
+  if (!input->routing_field.empty() && input->id_field.empty()) {
+    return Status::Error("--routing-field needs --id-field");
+  }
+  return Status::Ok();
+}
+
 Result<uint64_t> ParseByteSize(std::string_view text) {
   uint64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);

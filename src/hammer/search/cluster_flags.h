@@ -12,6 +12,7 @@
 #include "hammer/base/status.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/url.h"
+#include "hammer/search/bulk_input.h"
 
 namespace hammer::search {
 
@@ -24,6 +25,10 @@ Result<http::HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags)
 
 // --index: a single index or alias name usable in a URL path (no wildcard, comma, slash).
 Status CheckTargetName(std::string_view name);
+
+// --op, --id-field, --routing-field: with an id field the input is one document per line, whose
+// action is `op` ("index" or "create"); a routing field needs an id field.
+Status ApplyDocumentFlags(std::string_view op, InputOptions* input);
 
 // Sizes as users type them: "5242880", "512k", "5m", "1g" (powers of 1024; case-insensitive,
 // an optional trailing "b"/"ib").

@@ -183,5 +183,22 @@ TEST(ClusterFlagsTest, TargetNamesAndSizes) {
   EXPECT_FALSE(ParseHeaderFlags({"nocolon"}).ok());
 }
 
+TEST(ClusterFlagsTest, DocumentFlags) {
+  InputOptions pairs;
+  ASSERT_TRUE(ApplyDocumentFlags("index", &pairs).ok());
+  EXPECT_EQ(pairs.format, InputOptions().format);  // no id field: still action+source pairs
+  InputOptions docs;
+  docs.id_field = "id";
+  ASSERT_TRUE(ApplyDocumentFlags("create", &docs).ok());
+  EXPECT_EQ(docs.format, InputFormat::kDocuments);
+  EXPECT_EQ(docs.document_op, BulkOp::kCreate);
+  EXPECT_EQ(ApplyDocumentFlags("upsert", &docs).message(),
+            "--op: expected index or create, got 'upsert'");
+  InputOptions routing_only;
+  routing_only.routing_field = "r";
+  EXPECT_EQ(ApplyDocumentFlags("index", &routing_only).message(),
+            "--routing-field needs --id-field");
+}
+
 }  // namespace
 }  // namespace hammer::search
