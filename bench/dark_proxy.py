@@ -18,7 +18,8 @@ Topology (all on 127.0.0.1):
   which checks that both proxies really copy every request to the dark side.
 - Proxy A: `hammer dark --threads 1 --regular-instances 1 --dark canary=URL
   --dark-multiplier canary=1` (Ns = Nd = 1, multiplier 1: every request copied exactly once).
-- Proxy B: nginx, 1 worker, `mirror /mirror` + `proxy_pass http://reg`, upstream keepalive
+- Proxy B: nginx, 1 worker, `mirror /mirror` + `proxy_pass http://reg` (`reg` and `dark` are
+  nginx upstream blocks naming the 127.0.0.1 servers), upstream keepalive
   pools (64) on both sides, HTTP/1.1 upstream, access_log off.
 - References: the generator straight to the regular upstream ("direct", the baseline of added
   latency); nginx `proxy_pass` without the mirror and `hammer dark` at multiplier 0 (the cost
