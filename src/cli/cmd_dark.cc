@@ -8,10 +8,10 @@
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
+#include "hammer/dark/listen_reservation.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/proxy_group.h"
 #include "hammer/dark/zk_membership.h"
-#include "hammer/net/socket.h"
 
 namespace hammer::cli {
 
@@ -250,17 +250,9 @@ int RunDark(int argc, char** argv) {
     run_for = *d;
   }
   // Port 0 is resolved now, so a ZooKeeper registration can carry the real address.
-  Result<net::SocketAddress> listen = net::SocketAddress::Parse(options.listen);
-  if (!listen.ok()) return Usage("--listen: " + listen.status().message());
-  net::Fd reserve;
-  if (listen->port() == 0) {
-    Result<net::Fd> fd = net::Listen(*listen, /*reuse_port=*/true);
-    if (!fd.ok()) return Usage("--listen: " + fd.status().message());
-    Result<net::SocketAddress> bound = net::LocalAddress(fd->get());
-    if (!bound.ok()) return Usage("--listen: " + bound.status().message());
-    options.listen = bound->ToString();
-    reserve = std::move(*fd);
-  }
+  Result<dark::ListenReservation> reservation = dark::ListenReservation::Reserve(options.listen);
+  if (!reservation.ok()) return Usage(reservation.status().message());
+  options.listen = reservation->address();
 
   BlockShutdownSignals();
   std::unique_ptr<dark::Membership> source;
@@ -283,7 +275,7 @@ int RunDark(int argc, char** argv) {
   }
   auto group = dark::DarkProxyGroup::Start(options, source.get());
   if (!group.ok()) return Usage(group.status().message());
-  reserve.Reset();
+  reservation->Release();
   std::printf("%s\n", (*group)->address().ToString().c_str());
   if (!options.admin_listen.empty())
     std::printf("%s\n", (*group)->admin_address().ToString().c_str());

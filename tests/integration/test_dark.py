@@ -7,49 +7,8 @@ import urllib.request
 
 import pytest
 
-from harness import HAMMER, HammerServe, closed_port, run_hammer
-
-
-class DarkProxy:
-    """`hammer dark` on an ephemeral port, with its admin listener."""
-
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([HAMMER, "dark", "--listen", "127.0.0.1:0",
-                                      "--admin", "127.0.0.1:0", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.address = self.proc.stdout.readline().strip()
-        self.admin = self.proc.stdout.readline().strip()
-        if not self.address or not self.admin:
-            raise RuntimeError("hammer dark did not start: " + self.proc.stderr.read())
-
-    def url(self, path="/"):
-        return f"http://{self.address}{path}"
-
-    def get_admin(self, path):
-        with urllib.request.urlopen(f"http://{self.admin}{path}", timeout=10) as r:
-            return r.read().decode()
-
-    def metrics(self):
-        values = {}
-        for line in self.get_admin("/metrics").splitlines():
-            if line.startswith("#") or not line.strip():
-                continue
-            name, value = line.rsplit(" ", 1)
-            values[name] = float(value)
-        return values
-
-    def rss_kib(self):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+from dark_support import DarkProxy
+from harness import HammerServe, closed_port, run_hammer
 
 
 @pytest.fixture
@@ -105,6 +64,8 @@ def test_forks_multiplier_times_nd_over_ns_exactly(servers, proxies):
     # Every user request was served by the regular cluster, spread over both instances.
     assert sum(s.stats()["requests"] for s in regular) == 10_000
     expected = 1 * 2 / 4 * 10_000
+    # Copies are never awaited by the user's response: wait until they have settled.
+    proxy.wait_for_metric('hammer_dark_copies_in_flight{cluster="canary"}', lambda v: v == 0)
     got = dark_received(*dark)
     assert abs(got - expected) <= threads, got
     # Copies are spread over the dark instances and all carry the header.
@@ -123,6 +84,7 @@ def test_unsafe_methods_are_not_forked(servers, proxies):
                     "--dark", f"canary=http://{dark.address}", "--regular-instances", "1")
     drive(proxy.url("/echo"), 200, method="POST")
     drive(proxy.url("/echo"), 100, method="GET")
+    proxy.wait_for_metric('hammer_dark_copies_in_flight{cluster="canary"}', lambda v: v == 0)
     assert regular.stats()["by_method"] == {"POST": 200, "GET": 100}
     assert dark.stats()["by_method"] == {"GET": 100}
 

@@ -30,11 +30,12 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
                            bool membership_stale) {
   std::string out;
-  uint64_t requests = 0, responses = 0;
+  uint64_t requests = 0, responses = 0, abandoned = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
     responses += Load(loop->proxy.responses);
+    abandoned += Load(loop->proxy.abandoned);
     for (size_t i = 0; i < kFailureCount; ++i)
       upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
   }
@@ -43,6 +44,11 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   out += fmt::format("hammer_dark_requests_total {}\n", requests);
   out += "# TYPE hammer_dark_responses_total counter\n";
   out += fmt::format("hammer_dark_responses_total {}\n", responses);
+  out +=
+      "# HELP hammer_dark_requests_abandoned_total Requests in flight when the proxy stopped "
+      "(never answered).\n";
+  out += "# TYPE hammer_dark_requests_abandoned_total counter\n";
+  out += fmt::format("hammer_dark_requests_abandoned_total {}\n", abandoned);
   out += "# HELP hammer_dark_upstream_failures_total Regular-side failures by type.\n";
   out += "# TYPE hammer_dark_upstream_failures_total counter\n";
   for (size_t i = 0; i < kFailureCount; ++i) {
@@ -65,10 +71,13 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       {"succeeded", "Copies answered below 500."},
       {"dropped", "Copies not sent because the in-flight budget was full."},
       {"backed_off", "Copies not sent while backing off from a cluster refusing connections."},
+      {"abandoned", "Copies in flight when the proxy stopped or began draining."},
   };
+  constexpr size_t kCounterCount = std::size(kCounters);
   for (size_t c = 0; c < gauges.size(); ++c) {
     std::string cluster = Label(gauges[c].name);
-    uint64_t values[7] = {};
+    uint64_t values[kCounterCount] = {};
+    uint64_t in_flight = 0;
     std::array<uint64_t, kFailureCount> failed{};
     for (const DarkLoopCounters* loop : loops) {
       if (c >= loop->clusters.size()) continue;
@@ -80,10 +89,12 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       values[4] += Load(k.succeeded);
       values[5] += Load(k.dropped);
       values[6] += Load(k.backed_off);
+      values[7] += Load(k.abandoned);
+      in_flight += Load(k.in_flight);
       for (size_t i = 0; i < kFailureCount; ++i)
         failed[i] += Load(k.failed[i]);
     }
-    for (size_t i = 0; i < 7; ++i) {
+    for (size_t i = 0; i < kCounterCount; ++i) {
       if (c == 0) {
         out += fmt::format("# HELP hammer_dark_{}_total {}\n", kCounters[i].first,
                            kCounters[i].second);
@@ -97,6 +108,13 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       out += fmt::format("hammer_dark_failed_total{{cluster=\"{}\",type=\"{}\"}} {}\n", cluster,
                          kFailureNames[i], failed[i]);
     }
+    if (c == 0) {
+      out +=
+          "# HELP hammer_dark_copies_in_flight Copies sent and not yet answered, failed or "
+          "abandoned.\n";
+      out += "# TYPE hammer_dark_copies_in_flight gauge\n";
+    }
+    out += fmt::format("hammer_dark_copies_in_flight{{cluster=\"{}\"}} {}\n", cluster, in_flight);
     out += fmt::format("hammer_dark_instances{{cluster=\"{}\"}} {}\n", cluster,
                        gauges[c].dark_instances);
     out +=

@@ -21,17 +21,24 @@ struct alignas(64) ClusterCounters {
   std::atomic<uint64_t> succeeded{0};   // copies answered (any HTTP status below 500)
   std::atomic<uint64_t> dropped{0};     // copies not sent: the in-flight budget was full
   std::atomic<uint64_t> backed_off{0};  // copies not sent: connections were refused just before
+  std::atomic<uint64_t> abandoned{0};   // copies in flight when the proxy stopped or drained
+  std::atomic<uint64_t> in_flight{0};   // gauge: copies sent and not yet finished or abandoned
   std::array<std::atomic<uint64_t>, kFailureCount> failed{};  // copies failed, by type
 };
 
 struct alignas(64) ProxyCounters {
   std::atomic<uint64_t> requests{0};   // requests received from clients
   std::atomic<uint64_t> responses{0};  // responses sent back (from upstream or 502/504)
+  std::atomic<uint64_t> abandoned{0};  // requests in flight when the proxy stopped: no response
   std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
 };
 
 inline void Bump(std::atomic<uint64_t>& counter, uint64_t n = 1) {
   counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+// Lowers a gauge (the loop is its only writer).
+inline void Drop(std::atomic<uint64_t>& gauge, uint64_t n = 1) {
+  gauge.store(gauge.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
 }
 
 // One loop's counters: the proxy's and one set per dark cluster (by index in DarkOptions).

@@ -65,7 +65,13 @@ void HttpClient::Complete(ResponseHandler* handler, ExchangeResult result) {
   }
   // Never call a handler from inside its own Send: a closed-loop generator against a dead
   // server would otherwise recurse once per request.
-  loop_->Post([handler, result = std::move(result)] { handler->OnResponseComplete(result); });
+  ++posted_completions_;
+  std::weak_ptr<bool> token = completion_token_;
+  loop_->Post([this, token, handler, result = std::move(result)] {
+    if (token.expired()) return;  // cancelled, or the client is gone
+    --posted_completions_;
+    handler->OnResponseComplete(result);
+  });
 }
 
 void HttpClient::StartOnNewConnection(const ClientRequest& request, ResponseHandler* handler,
@@ -104,6 +110,21 @@ void HttpClient::Destroy(ClientConnection* connection) {
   std::unique_ptr<ClientConnection> owned = std::move(it->second);
   connections_.erase(it);
   loop_->DeleteLater(std::move(owned));
+}
+
+size_t HttpClient::CancelAll() {
+  size_t abandoned = posted_completions_;
+  posted_completions_ = 0;
+  completion_token_ = std::make_shared<bool>(true);
+  CloseIdle();
+  std::vector<ClientConnection*> open;
+  open.reserve(connections_.size());
+  for (auto& [connection, owned] : connections_)
+    open.push_back(connection);
+  for (ClientConnection* connection : open) {
+    if (connection->Abandon()) ++abandoned;
+  }
+  return abandoned;
 }
 
 void HttpClient::CloseIdle() {

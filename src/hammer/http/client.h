@@ -112,6 +112,13 @@ class HttpClient {
 
   // Closes idle connections (at shutdown).
   void CloseIdle();
+  // Abandons every exchange in progress: the connections carrying them are closed, and neither
+  // their handlers nor completions already queued for a handler are ever called. Idle pooled
+  // connections are closed too. Returns how many exchanges were abandoned; their handlers may
+  // be destroyed as soon as this returns (this is how an owner cancels what it has in flight
+  // before destroying it). Loop thread only, or after the loop has stopped; may be called
+  // from inside a handler's callback.
+  size_t CancelAll();
 
   net::EventLoop* loop() const { return loop_; }
   const ClientOptions& options() const { return options_; }
@@ -139,6 +146,10 @@ class HttpClient {
   ClientOptions options_;
   ClientCounters counters_;
   int send_depth_ = 0;
+  // Completions posted to the loop (see Complete) and not yet run; CancelAll replaces the
+  // token, so the posted tasks find theirs expired and do nothing (as after destruction).
+  size_t posted_completions_ = 0;
+  std::shared_ptr<bool> completion_token_ = std::make_shared<bool>(true);
   std::unique_ptr<TlsClientContext> tls_;
   std::unordered_map<std::string, std::unique_ptr<Origin>> origins_;
   std::unordered_map<const Origin*, Pool> pools_;

@@ -382,6 +382,13 @@ void ClientConnection::Close() {
   client_->Destroy(this);
 }
 
+bool ClientConnection::Abandon() {
+  bool had_exchange = handler_ != nullptr;
+  handler_ = nullptr;
+  Close();
+  return had_exchange;
+}
+
 void ClientConnection::CloseSocket() {
   if (transport_) {
     loop_->Remove(transport_->fd());

@@ -32,6 +32,9 @@ class ClientConnection final : public net::IoHandler,
   void StartReused(const ClientRequest& request, ResponseHandler* handler);
   // Closes without reporting (idle connections at shutdown).
   void Close();
+  // Closes without ever calling the handler of the exchange in progress (HttpClient::CancelAll).
+  // True if there was one.
+  bool Abandon();
 
   void OnIoEvents(uint32_t events) override;
 
