@@ -1,4 +1,4 @@
-// hammer HTML report (src/hammer/stats/report_html.h): table sorting and chart hover values.
+// hammer HTML report (src/hammer/stats/report/html.h): table sorting and chart hover values.
 // Inlined into every report; no dependencies, works offline. Must not contain a closing script
 // tag.
 (function () {

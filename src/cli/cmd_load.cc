@@ -17,10 +17,10 @@
 #include "hammer/load/load_worker.h"
 #include "hammer/load/redact.h"
 #include "hammer/load/request_feed.h"
-#include "hammer/load/threshold.h"
 #include "hammer/load/worker_identity.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
+#include "hammer/stats/threshold.h"
 
 namespace hammer::cli {
 
@@ -51,7 +51,7 @@ int DryRun(const load::LoadOptions& options, load::LoadInput input) {
   http::HttpClient client(&loop, &resolver, http::ClientOptions{});
   load::SharedRunState shared;
   shared.requests_left = static_cast<int64_t>(options.max_requests ? options.max_requests : 10);
-  KeyStats unused;
+  stats::KeyStats unused;
   load::RequestFeed feed(
       &options, input.lines.get(), input.specs.get(), &shared, &client,
       [&unused](const std::string&) { return &unused; }, 1);
@@ -288,9 +288,9 @@ int RunLoad(int argc, char** argv) {
   Result<load::KeyMapper> keys = load::KeyMapper::Create(*mode, key_patterns);
   if (!keys.ok()) return Usage("--key-pattern: " + keys.status().message());
   options.keys = *keys;
-  std::vector<load::Threshold> thresholds;
+  std::vector<stats::Threshold> thresholds;
   for (const std::string& text : threshold_texts) {
-    Result<load::Threshold> t = load::ParseThreshold(text);
+    Result<stats::Threshold> t = stats::ParseThreshold(text);
     if (!t.ok()) return Usage("--threshold: " + t.status().message());
     thresholds.push_back(*t);
   }
@@ -341,9 +341,9 @@ int RunLoad(int argc, char** argv) {
     if (!quiet) std::fprintf(stderr, "  report       %s\n", html.c_str());
   }
   if (!thresholds.empty()) {
-    auto results = load::EvaluateThresholds(thresholds, load::ThresholdInputs::From(*summary));
+    auto results = stats::EvaluateThresholds(thresholds, summary->threshold_inputs());
     size_t failed = 0;
-    for (const load::ThresholdResult& r : results) {
+    for (const stats::ThresholdResult& r : results) {
       failed += r.passed ? 0 : 1;
       if (!quiet || !r.passed) {  // a failure always names itself, even with -q
         std::fprintf(stderr, "  threshold %-24s %s  %s\n", r.text.c_str(),

@@ -97,29 +97,29 @@ int RunStats(int argc, char** argv) {
     return kExitUsage;
   }
 
-  StatsJobOptions options;
-  options.mode = reducer                 ? StatsMode::kReducer
-                 : combine               ? StatsMode::kCombine
-                 : csv                   ? StatsMode::kCsv
-                 : json                  ? StatsMode::kJson
-                 : table                 ? StatsMode::kTable
-                 : hdr                   ? StatsMode::kHdr
-                 : files                 ? StatsMode::kNone
-                 : isatty(STDOUT_FILENO) ? StatsMode::kTable
-                                         : StatsMode::kReducer;
-  options.order = unsorted ? Reducer::Order::kUnsorted : Reducer::Order::kDetect;
+  stats::StatsJobOptions options;
+  options.mode = reducer                 ? stats::StatsMode::kReducer
+                 : combine               ? stats::StatsMode::kCombine
+                 : csv                   ? stats::StatsMode::kCsv
+                 : json                  ? stats::StatsMode::kJson
+                 : table                 ? stats::StatsMode::kTable
+                 : hdr                   ? stats::StatsMode::kHdr
+                 : files                 ? stats::StatsMode::kNone
+                 : isatty(STDOUT_FILENO) ? stats::StatsMode::kTable
+                                         : stats::StatsMode::kReducer;
+  options.order = unsorted ? stats::Reducer::Order::kUnsorted : stats::Reducer::Order::kDetect;
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
   if (app.count("--html") > 0) options.html_path = html_path;
   if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
   options.html_title = title;
 
-  StatsJob job(options);
+  stats::StatsJob job(options);
   if (Status status = job.Open(inputs); !status.ok()) {
     std::fprintf(stderr, "hammer stats: %s\n", status.message().c_str());
     return kExitUsage;
   }
-  Result<StatsJobSummary> summary = job.Run(STDOUT_FILENO);
+  Result<stats::StatsJobSummary> summary = job.Run(STDOUT_FILENO);
   if (!summary.ok()) {
     std::fprintf(stderr, "hammer stats: %s\n", summary.status().message().c_str());
     return 1;

@@ -16,14 +16,15 @@
 
 namespace {
 
-void CheckAccepted(const hammer::Result<hammer::Histogram>& decoded) {
+void CheckAccepted(const hammer::Result<hammer::stats::Histogram>& decoded) {
   if (!decoded.ok()) return;
-  const hammer::Histogram& h = *decoded;
-  if (h.allocated_bytes() > hammer::Histogram::kPageCount * hammer::Histogram::kPageSize * 8) {
+  const hammer::stats::Histogram& h = *decoded;
+  if (h.allocated_bytes() >
+      hammer::stats::Histogram::kPageCount * hammer::stats::Histogram::kPageSize * 8) {
     std::abort();
   }
-  hammer::Result<hammer::Histogram> again =
-      hammer::Histogram::DecodeCompressed(h.EncodeCompressed());
+  hammer::Result<hammer::stats::Histogram> again =
+      hammer::stats::Histogram::DecodeCompressed(h.EncodeCompressed());
   if (!again.ok() || !(*again == h)) std::abort();
   // Exercise the readers on whatever was accepted.
   (void)h.ValueAtPercentile(99.9);
@@ -35,8 +36,8 @@ void CheckAccepted(const hammer::Result<hammer::Histogram>& decoded) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  CheckAccepted(hammer::Histogram::DecodeCompressed(bytes));
-  CheckAccepted(hammer::Histogram::DecodeBase64(bytes));
+  CheckAccepted(hammer::stats::Histogram::DecodeCompressed(bytes));
+  CheckAccepted(hammer::stats::Histogram::DecodeBase64(bytes));
 
   uLongf length = compressBound(static_cast<uLong>(size));
   std::string wrapped(8 + length, '\0');
@@ -50,6 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       wrapped[static_cast<size_t>(4 * word + i)] = static_cast<char>(header[word] >> (24 - 8 * i));
   }
   wrapped.resize(8 + length);
-  CheckAccepted(hammer::Histogram::DecodeCompressed(wrapped));
+  CheckAccepted(hammer::stats::Histogram::DecodeCompressed(wrapped));
   return 0;
 }

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "hammer/load/threshold.h"
+#include "hammer/stats/threshold.h"
 
 namespace {
 
@@ -22,16 +22,16 @@ void Require(bool ok) {
 }
 
 struct Fixture {
-  hammer::KeyStats total;
-  std::vector<std::pair<std::string, hammer::KeyStats>> keys;
+  hammer::stats::KeyStats total;
+  std::vector<std::pair<std::string, hammer::stats::KeyStats>> keys;
   Fixture() {
     for (int64_t v : {900, 1500, 20000, 250000, 3000000})
       total.RecordSuccess(v);
     total.RecordFailure(std::nullopt);
-    hammer::KeyStats a;
+    hammer::stats::KeyStats a;
     a.RecordSuccess(1000);
     keys.emplace_back("/a", a);
-    hammer::KeyStats broken;
+    hammer::stats::KeyStats broken;
     broken.RecordFailure(std::nullopt);
     keys.emplace_back("/broken", broken);
   }
@@ -42,20 +42,20 @@ struct Fixture {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Fixture fixture;
   std::string_view input(reinterpret_cast<const char*>(data), size);
-  hammer::Result<hammer::load::Threshold> parsed = hammer::load::ParseThreshold(input);
+  hammer::Result<hammer::stats::Threshold> parsed = hammer::stats::ParseThreshold(input);
   if (!parsed.ok()) {
     Require(std::string_view(parsed.status().message()).starts_with("threshold '"));
     return 0;
   }
-  const hammer::load::Threshold& t = *parsed;
+  const hammer::stats::Threshold& t = *parsed;
   Require(std::isfinite(t.limit) && t.limit >= 0);
-  if (t.metric == hammer::load::ThresholdMetric::kPercentile) {
+  if (t.metric == hammer::stats::ThresholdMetric::kPercentile) {
     Require(t.percentile > 0 && t.percentile <= 100);
   }
-  if (t.metric == hammer::load::ThresholdMetric::kErrorRate) Require(t.limit <= 100);
+  if (t.metric == hammer::stats::ThresholdMetric::kErrorRate) Require(t.limit <= 100);
   for (double seconds : {0.0, 2.5}) {
-    hammer::load::ThresholdInputs inputs{fixture.total, seconds, fixture.keys};
-    hammer::load::ThresholdResult result = hammer::load::EvaluateThreshold(t, inputs);
+    hammer::stats::ThresholdInputs inputs{fixture.total, seconds, fixture.keys};
+    hammer::stats::ThresholdResult result = hammer::stats::EvaluateThreshold(t, inputs);
     Require(!result.message.empty());
     Require(result.text == t.text);
     if (result.passed) {

@@ -1,5 +1,5 @@
-// Small ASCII string helpers shared by the parsers: blanks around fields, comma-separated lists
-// and ASCII lower case.
+// Small ASCII string helpers shared by the parsers: blanks around fields, comma-separated lists,
+// ASCII lower case, and input quoted for error messages.
 //
 // "Blank" here is what HTTP calls optional whitespace (OWS, RFC 9110 §5.6.3): a space or a
 // horizontal tab, nothing else (no CR, LF or Unicode spaces). The line-oriented inputs (target
@@ -49,5 +49,9 @@ constexpr char AsciiToLower(char c) {
 
 // A copy of `s` with AsciiToLower applied to every byte.
 std::string AsciiStrToLower(std::string_view s);
+
+// Input text for an error message: in single quotes, control characters shown as '?', cut
+// after 80 bytes with "..." so that one bad line cannot flood a terminal.
+std::string QuoteInput(std::string_view text);
 
 }  // namespace hammer

@@ -13,7 +13,7 @@ std::string Cut(std::string_view text, size_t limit) {
   return std::string(text.substr(0, std::min(text.size(), limit)));
 }
 
-Json LatencyJson(const Histogram& h) {
+Json LatencyJson(const stats::Histogram& h) {
   Json j;
   j["count"] = h.total_count();
   if (h.empty()) return j;

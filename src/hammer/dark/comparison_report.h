@@ -77,8 +77,8 @@ struct EndpointComparison {
   uint64_t truncated = 0;       // comparisons stopped by a JsonDiff cap
   uint64_t field_overflow = 0;  // field differences dropped: the field cap was reached
   std::map<std::string, FieldComparison, std::less<>> fields;
-  Histogram primary_latency_us;
-  Histogram dark_latency_us;
+  stats::Histogram primary_latency_us;
+  stats::Histogram dark_latency_us;
 };
 
 class ComparisonReport {

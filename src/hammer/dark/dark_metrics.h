@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hammer/stats/failure.h"
+#include "hammer/base/failure.h"
 
 namespace hammer::dark {
 

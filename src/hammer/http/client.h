@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/base/failure.h"
 #include "hammer/http/message.h"
 #include "hammer/http/tls.h"
 #include "hammer/http/url.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
-#include "hammer/stats/failure.h"
 
 namespace hammer::http {
 

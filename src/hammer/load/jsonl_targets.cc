@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "hammer/base/base64.h"
+#include "hammer/base/strings.h"
 
 namespace hammer::load {
 namespace {

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "hammer/base/strings.h"
 #include "hammer/load/request_spec.h"
 
 namespace hammer::load {

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hammer/stats/report_html.h"
-#include "hammer/stats/report_table.h"
+#include "hammer/stats/report/html.h"
+#include "hammer/stats/report/table.h"
 
 namespace hammer::load {
 
@@ -15,13 +15,13 @@ std::string Ms(int64_t micros) {
   return fmt::format("{:.2f}ms", micros / 1000.0);
 }
 
-std::string Percentiles(const Histogram& h) {
+std::string Percentiles(const stats::Histogram& h) {
   return fmt::format("p50 {}  p90 {}  p99 {}  p99.9 {}  max {}", Ms(h.ValueAtPercentile(50)),
                      Ms(h.ValueAtPercentile(90)), Ms(h.ValueAtPercentile(99)),
                      Ms(h.ValueAtPercentile(99.9)), Ms(h.max()));
 }
 
-nlohmann::json PercentileJson(const Histogram& h) {
+nlohmann::json PercentileJson(const stats::Histogram& h) {
   return {{"p50_ms", h.ValueAtPercentile(50) / 1000.0},
           {"p90_ms", h.ValueAtPercentile(90) / 1000.0},
           {"p99_ms", h.ValueAtPercentile(99) / 1000.0},
@@ -95,7 +95,7 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out += fmt::format("  skipped      {} request-file entries: {}\n", n, reason);
   }
   if (!s.source_warning.empty()) out += "  warning: " + s.source_warning + "\n";
-  if (with_table && !s.keys.empty()) out += "\n" + FormatKeyTable(s.keys, max_rows);
+  if (with_table && !s.keys.empty()) out += "\n" + stats::FormatKeyTable(s.keys, max_rows);
   return out;
 }
 
@@ -137,7 +137,7 @@ std::string LoadSummaryJson(const LoadSummary& s) {
 
 std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
                             std::vector<std::pair<std::string, std::string>> metadata) {
-  HtmlReportInput input;
+  stats::HtmlReportInput input;
   input.title = std::move(title);
   input.metadata = std::move(metadata);
   input.metadata.emplace_back("requests", fmt::format("{} sent = {} succeeded + {} failed",
@@ -160,7 +160,7 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
   }
   input.timeline = s.timeline.empty() ? nullptr : &s.timeline;
   input.duration_seconds = s.seconds;
-  return RenderHtmlReport(input);
+  return stats::RenderHtmlReport(input);
 }
 
 }  // namespace hammer::load

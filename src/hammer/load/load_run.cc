@@ -148,7 +148,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     if (summary.input_error) return *summary.input_error;
     summary.skipped = input.specs->skipped();
   }
-  std::map<std::string, KeyStats> keys;
+  std::map<std::string, stats::KeyStats> keys;
   for (auto& worker : workers) {
     WorkerResult& r = worker->result();
     for (auto& [key, stats] : r.keys) {
@@ -183,7 +183,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     // One mergeable partial per key: a Hadoop shuffle of O(keys) lines instead of O(requests).
     std::string partials;
     for (const auto& [key, stats] : summary.keys) {
-      AppendPartialRecord(partials, key, stats);
+      stats::AppendPartialRecord(partials, key, stats);
       if (partials.size() > (1u << 16)) {
         sink.Write(partials);
         partials.clear();

@@ -20,6 +20,7 @@
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/threshold.h"
 #include "hammer/stats/timeline.h"
 
 namespace hammer::load {
@@ -44,23 +45,25 @@ struct LoadSummary {
   uint64_t late_behind = 0;
   uint64_t dropped = 0;
   bool interrupted = false;
-  KeyStats total;                                      // every key merged
-  Histogram uncorrected;                               // open loop only
-  std::vector<std::pair<std::string, KeyStats>> keys;  // sorted by key
+  stats::KeyStats total;                                      // every key merged
+  stats::Histogram uncorrected;                               // open loop only
+  std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key
   std::vector<std::string> failure_examples[kFailureCount];
   http::ClientCounters client;
   std::string source_warning;
   std::optional<Status> input_error;        // a malformed request file ended the run
   std::map<std::string, uint64_t> skipped;  // request-file entries skipped, by reason
-  Histogram connect_time;                   // TCP connects of new connections, µs
-  Histogram handshake_time;                 // TLS handshakes, µs
+  stats::Histogram connect_time;            // TCP connects of new connections, µs
+  stats::Histogram handshake_time;          // TLS handshakes, µs
   uint64_t tls_handshakes = 0;
   uint64_t tls_resumed = 0;
   uint64_t redirects = 0;
-  Timeline timeline;  // per second of the run, from the workers' interval snapshots
+  stats::Timeline timeline;  // per second of the run, from the workers' interval snapshots
 
   uint64_t requests() const { return succeeded + failed; }
   double rps() const { return seconds > 0 ? static_cast<double>(requests()) / seconds : 0; }
+  // What --threshold rules judge; views into this summary.
+  stats::ThresholdInputs threshold_inputs() const { return {total, seconds, keys}; }
 };
 
 // Where requests come from: a URL list, or a request file (exactly one is set).

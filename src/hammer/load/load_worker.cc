@@ -137,7 +137,7 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
   return WallNowMicros() / 1000;
 }
 
-KeyStats* LoadWorker::StatsFor(const std::string& key) {
+stats::KeyStats* LoadWorker::StatsFor(const std::string& key) {
   auto it = result_.keys.find(key);
   if (it != result_.keys.end()) return &it->second;
   // The summary keeps a bounded number of keys; records always carry the real key.
@@ -176,7 +176,7 @@ void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
   ++interval_.succeeded;
   interval_.latency.Record(micros);
   if (options_->emit == EmitMode::kRecords) {
-    AppendSuccessRecord(records_, target.key, micros, RecordTimestamp());
+    stats::AppendSuccessRecord(records_, target.key, micros, RecordTimestamp());
     FlushRecords(false);
   }
 }
@@ -196,7 +196,7 @@ void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
     if (!seen) examples.push_back(std::move(example));
   }
   if (options_->emit == EmitMode::kRecords) {
-    AppendFailureRecord(records_, target.key, RecordTimestamp());
+    stats::AppendFailureRecord(records_, target.key, RecordTimestamp());
     FlushRecords(false);
   }
 }

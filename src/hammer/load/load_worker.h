@@ -47,16 +47,16 @@ inline constexpr std::string_view kOtherKeys = "(other keys)";
 inline constexpr size_t kFailureExamples = 3;
 
 struct WorkerResult {
-  std::unordered_map<std::string, KeyStats> keys;
-  Histogram uncorrected;  // open loop: latency from the actual send time
+  std::unordered_map<std::string, stats::KeyStats> keys;
+  stats::Histogram uncorrected;  // open loop: latency from the actual send time
   FailureCounts failures;
   std::vector<std::string> failure_examples[kFailureCount];
-  uint64_t late_no_slot = 0;  // open loop: sent > 1 ms late because every slot was busy
-  uint64_t late_behind = 0;   // open loop: sent > 1 ms late because the loop was behind (CPU)
-  uint64_t dropped = 0;       // open loop: due before the end, never sent (slots busy)
-  uint64_t redirects = 0;     // redirect hops followed
-  Histogram connect_time;     // TCP connects of new connections, µs
-  Histogram handshake_time;   // TLS handshakes of new connections, µs
+  uint64_t late_no_slot = 0;        // open loop: sent > 1 ms late because every slot was busy
+  uint64_t late_behind = 0;         // open loop: sent > 1 ms late because the loop was behind (CPU)
+  uint64_t dropped = 0;             // open loop: due before the end, never sent (slots busy)
+  uint64_t redirects = 0;           // redirect hops followed
+  stats::Histogram connect_time;    // TCP connects of new connections, µs
+  stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   http::ClientCounters client;
   http::TlsCounters tls;
 };
@@ -93,7 +93,7 @@ class LoadWorker final : public RequestSlot::Owner {
   void ReportInterval();
   void MaybeFinish();
   bool stopping() const;
-  KeyStats* StatsFor(const std::string& key);
+  stats::KeyStats* StatsFor(const std::string& key);
   // --timestamps: the record's third field, when the request ended (Unix ms).
   std::optional<int64_t> RecordTimestamp() const;
 

@@ -23,7 +23,7 @@ struct PreparedRequest {
   std::string_view body;  // body_storage, or a body shared by every request of the run
   const http::Origin* origin = nullptr;
   bool idempotent = true;
-  KeyStats* stats = nullptr;           // the key's statistics (owned by the worker)
+  stats::KeyStats* stats = nullptr;    // the key's statistics (owned by the worker)
   std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
 };
 

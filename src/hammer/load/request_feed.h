@@ -27,7 +27,7 @@ struct SharedRunState;
 
 class RequestFeed {
  public:
-  using StatsFor = std::function<KeyStats*(const std::string& key)>;
+  using StatsFor = std::function<stats::KeyStats*(const std::string& key)>;
 
   // `slots`: this worker's in-flight slots. Batches are no larger, so a short input is shared
   // among the workers instead of going whole to the first one.

@@ -2,13 +2,13 @@
 
 #include <string>
 
+#include "hammer/base/strings.h"
 #include "hammer/http/url.h"
 
 namespace hammer::load {
 namespace {
 
 constexpr size_t kMaxMethodBytes = 32;
-constexpr size_t kMaxExcerptBytes = 80;
 
 bool IsToken(std::string_view text) {
   if (text.empty()) return false;
@@ -19,16 +19,6 @@ bool IsToken(std::string_view text) {
 }
 
 }  // namespace
-
-std::string QuoteInput(std::string_view text) {
-  std::string out = "'";
-  for (char c : text.substr(0, kMaxExcerptBytes)) {
-    unsigned char byte = static_cast<unsigned char>(c);
-    out += (byte < 0x20 || byte == 0x7f) ? '?' : c;
-  }
-  if (text.size() > kMaxExcerptBytes) out += "...";
-  return out + "'";
-}
 
 bool IsTokenChar(char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;

@@ -35,8 +35,4 @@ Status CheckHeader(std::string_view name, std::string_view value);
 // True for a token character (RFC 9110 §5.6.2).
 bool IsTokenChar(char c);
 
-// Input text for an error message: in single quotes, control characters shown as '?', cut
-// after 80 bytes with "..." so that one bad line cannot flood a terminal.
-std::string QuoteInput(std::string_view text);
-
 }  // namespace hammer::load

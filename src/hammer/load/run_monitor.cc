@@ -27,7 +27,7 @@ RunMonitor::View RunMonitor::Totals() {
   return view;
 }
 
-Timeline RunMonitor::TakeTimeline() {
+stats::Timeline RunMonitor::TakeTimeline() {
   std::lock_guard<std::mutex> lock(mutex_);
   return std::move(timeline_);
 }
@@ -36,7 +36,7 @@ RunMonitor::View RunMonitor::TakeView() {
   View view = Totals();
   std::lock_guard<std::mutex> lock(mutex_);
   view.recent = std::move(recent_);
-  recent_ = Histogram();
+  recent_ = stats::Histogram();
   return view;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
-#include "hammer/stats/failure.h"
+#include "hammer/base/failure.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/timeline.h"
 
@@ -21,7 +21,7 @@ struct IntervalSnapshot {
   uint64_t succeeded = 0;
   uint64_t failed = 0;
   FailureCounts failures;
-  Histogram latency;  // successful requests of the interval, µs
+  stats::Histogram latency;  // successful requests of the interval, µs
   uint64_t in_flight = 0;
   uint64_t late = 0;          // open loop: requests sent more than 1 ms after their due time
   int64_t wall_start_ms = 0;  // when this interval began (Unix ms), for the timeline
@@ -40,7 +40,7 @@ class RunMonitor {
     uint64_t in_flight = 0;
     uint64_t late = 0;
     FailureCounts failures;
-    Histogram recent;  // everything reported since the previous TakeView
+    stats::Histogram recent;  // everything reported since the previous TakeView
   };
   // Totals so far, plus the intervals reported since the last TakeView (which it consumes:
   // one reader, the live line).
@@ -48,7 +48,7 @@ class RunMonitor {
   // Totals so far; `recent` left empty and untouched.
   View Totals();
   // Requests, errors and latency per second of the run (for the HTML report).
-  Timeline TakeTimeline();
+  stats::Timeline TakeTimeline();
 
  private:
   std::mutex mutex_;
@@ -56,8 +56,8 @@ class RunMonitor {
   uint64_t failed_ = 0;
   uint64_t late_ = 0;
   FailureCounts failures_;
-  Histogram recent_;
-  Timeline timeline_;
+  stats::Histogram recent_;
+  stats::Timeline timeline_;
   std::vector<uint64_t> in_flight_;
 };
 

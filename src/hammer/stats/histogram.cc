@@ -12,7 +12,7 @@
 // getStdDeviation, getMinValue, getMaxValue) for lowestDiscernibleValue 1 (unitMagnitude 0)
 // and 3 significant digits (subBucketCount 2048). Written from the published definitions.
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 int SubBucketIndex(int64_t value, int bucket) {
@@ -223,4 +223,4 @@ size_t Histogram::allocated_bytes() const {
   return pages * sizeof(Page);
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -27,7 +27,7 @@
 
 #include "hammer/base/status.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class Histogram {
  public:
@@ -161,4 +161,4 @@ class Histogram {
   int max_index_ = -1;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -28,7 +28,7 @@
 #include "hammer/base/base64.h"
 #include "hammer/stats/histogram.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr uint32_t kCookieWordSizeMask = 0xf0;
@@ -342,4 +342,4 @@ Result<Histogram> Histogram::DecodeCompressed(std::string_view bytes) {
   return histogram;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

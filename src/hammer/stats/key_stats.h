@@ -11,10 +11,10 @@
 #include <limits>
 #include <optional>
 
-#include "hammer/stats/failure.h"
+#include "hammer/base/failure.h"
 #include "hammer/stats/histogram.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 struct KeyStats {
   uint64_t count = 0;   // successful requests (records with a time)
@@ -68,4 +68,4 @@ struct KeyStats {
   bool operator==(const KeyStats&) const = default;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

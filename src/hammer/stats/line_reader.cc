@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace hammer {
+namespace hammer::stats {
 
 LineReader::LineReader(size_t max_line_bytes)
     : max_line_bytes_(max_line_bytes), buffer_(new char[kBlockBytes]) {
@@ -93,4 +93,4 @@ Status LineReader::ReadAll(int fd, std::string_view name, LineHandler& handler) 
   return Status::Ok();
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

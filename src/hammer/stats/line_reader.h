@@ -14,7 +14,7 @@
 
 #include "hammer/base/status.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class LineHandler {
  public:
@@ -55,4 +55,4 @@ class LineReader {
   bool skipping_ = false;  // inside an overlong line: drop bytes until the next '\n'
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

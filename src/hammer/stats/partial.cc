@@ -4,7 +4,7 @@
 
 #include "hammer/stats/record.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 // Splits off the next space-separated field; false when none is left.
@@ -133,4 +133,4 @@ Status ParsePartialFields(std::string_view fields, KeyStats* out) {
   return Status::Ok();
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

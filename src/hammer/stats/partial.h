@@ -8,7 +8,7 @@
 #include "hammer/base/status.h"
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 // Appends "KEY\t#hp1 <count> <errors> <sum> <min> <max> <failures> <histogram>\n" to `out`.
 void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats& stats);
@@ -20,4 +20,4 @@ Status ParsePartialFields(std::string_view fields, KeyStats* out);
 // Appends the failures field: "-" or "timeout:3,http_5xx:1".
 void AppendFailureCounts(std::string& out, const FailureCounts& failures);
 
-}  // namespace hammer
+}  // namespace hammer::stats

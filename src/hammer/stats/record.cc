@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr double kMaxSeconds = 1e12;  // keeps every µs value and realistic sums inside int64
@@ -196,4 +196,4 @@ ParsedRecord ParseRecordLine(std::string_view line) {
   return record;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

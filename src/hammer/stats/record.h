@@ -23,7 +23,7 @@
 //                         min/max_micros exact smallest / largest success in µs; both `-`
 //                                        when count is 0;
 //                         failures       `-`, or `type:n` pairs joined by `,` using the names of
-//                                        failure.h, in that enum's order, only n > 0 (typed
+//                                        base/failure.h, in that enum's order, only n > 0 (typed
 //                                        failures may be fewer than errors: seed records carry
 //                                        no type);
 //                         histogram      HdrHistogram V2 compressed, base64 (histogram.h) of
@@ -49,7 +49,7 @@
 #include <string>
 #include <string_view>
 
-namespace hammer {
+namespace hammer::stats {
 
 inline constexpr size_t kMaxKeyBytes = 64 * 1024;
 // Longest value a reader accepts: a partial's worst case (a histogram with all 23552 counters
@@ -97,4 +97,4 @@ ParsedRecord ParseRecordLine(std::string_view line);
 // number below 1e12 with nothing around it.
 bool ParseSeconds(std::string_view text, int64_t* micros);
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -8,7 +8,7 @@
 
 #include "hammer/stats/partial.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 // Keys of unsorted input. Lookups take string_views (no allocation per line) and remember the
 // last entry found, since consecutive lines often share a key.
@@ -227,4 +227,4 @@ void Reducer::Finish() {
   CloseWindow();
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

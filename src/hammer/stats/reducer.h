@@ -37,7 +37,7 @@
 #include "hammer/stats/record.h"
 #include "hammer/stats/timeline.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class KeySink {
  public:
@@ -117,4 +117,4 @@ class Reducer : public LineHandler {
   std::unique_ptr<KeyMap> map_;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

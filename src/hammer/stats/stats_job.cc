@@ -17,17 +17,17 @@
 #include "hammer/stats/line_reader.h"
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
-#include "hammer/stats/report_csv.h"
-#include "hammer/stats/report_hdr.h"
-#include "hammer/stats/report_hdr_log.h"
-#include "hammer/stats/report_html.h"
-#include "hammer/stats/report_json.h"
-#include "hammer/stats/report_table.h"
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/csv.h"
+#include "hammer/stats/report/hdr.h"
+#include "hammer/stats/report/hdr_log.h"
+#include "hammer/stats/report/html.h"
+#include "hammer/stats/report/json.h"
+#include "hammer/stats/report/table.h"
+#include "hammer/stats/report/tsv.h"
 #include "hammer/stats/timeline.h"
 #include "hammer/stats/top_keys.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr size_t kFlushBytes = 256 * 1024;
@@ -438,4 +438,4 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
   return html.status();
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -1,15 +1,15 @@
 // StatsJob: everything `hammer stats` does, so that its CLI only parses flags. Reads record
 // lines (record.h) from files or stdin, aggregates them with a Reducer, and writes one of the
 // outputs:
-//   kReducer  report_tsv.h lines, one per key, streamed (the Hadoop Streaming reducer)
+//   kReducer  report/tsv.h lines, one per key, streamed (the Hadoop Streaming reducer)
 //   kCombine  partial.h lines, one per key, streamed (a combiner, or to merge runs later)
-//   kCsv      report_csv.h, streamed; reducer-output lines in the input are converted as they come
-//   kJson     report_json.h, kTable report_table.h, kHdr report_hdr.h: written at the end
+//   kCsv      report/csv.h, streamed; reducer-output lines in the input are converted as they come
+//   kJson     report/json.h, kTable report/table.h, kHdr report/hdr.h: written at the end
 //   kNone     nothing on out_fd (only the files below)
 // and, alongside any mode, files written at the end:
-//   html_path     report_html.h: the busiest kHtmlMaxKeys keys, the total of all, and charts
+//   html_path     report/html.h: the busiest kHtmlMaxKeys keys, the total of all, and charts
 //                 over time when records carry timestamps (record.h);
-//   hdr_log_path  report_hdr_log.h: the timestamped records' HdrHistogram interval log.
+//   hdr_log_path  report/hdr_log.h: the timestamped records' HdrHistogram interval log.
 // Usage: Open(inputs), then Run(out_fd) once. Not thread-safe.
 #pragma once
 
@@ -22,7 +22,7 @@
 #include "hammer/base/status.h"
 #include "hammer/stats/reducer.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class TopKeys;
 class Timeline;
@@ -86,4 +86,4 @@ class StatsJob {
   int hdr_log_fd_ = -1;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

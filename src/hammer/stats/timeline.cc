@@ -5,7 +5,7 @@
 #include <cassert>
 #include <utility>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr std::array<int64_t, 13> kLadderSeconds = {
@@ -129,4 +129,4 @@ void Timeline::Merge(const Timeline& other) {
   errors_ += other.errors_;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

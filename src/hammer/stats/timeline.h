@@ -21,7 +21,7 @@
 
 #include "hammer/stats/histogram.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class Timeline {
  public:
@@ -84,4 +84,4 @@ class Timeline {
   uint64_t errors_ = 0;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

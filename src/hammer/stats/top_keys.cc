@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 // Heap order: the root is the entry to evict first (fewest requests; among equals, the latest).
@@ -37,4 +37,4 @@ std::vector<std::pair<std::string, KeyStats>> TopKeys::TakeSorted() {
   return rows;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

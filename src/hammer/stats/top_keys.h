@@ -13,7 +13,7 @@
 
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 class TopKeys {
  public:
@@ -36,4 +36,4 @@ class TopKeys {
   uint64_t dropped_ = 0;
 };
 
-}  // namespace hammer
+}  // namespace hammer::stats

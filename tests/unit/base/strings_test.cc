@@ -70,5 +70,11 @@ TEST(StringsTest, AsciiStrToLowerCopies) {
   EXPECT_EQ(AsciiStrToLower(std::string_view("A\0B", 3)), std::string("a\0b", 3));
 }
 
+TEST(StringsTest, QuoteInputShortensAndMasks) {
+  EXPECT_EQ(QuoteInput("abc"), "'abc'");
+  EXPECT_EQ(QuoteInput("a\nb"), "'a?b'");
+  EXPECT_EQ(QuoteInput(std::string(100, 'x')), "'" + std::string(80, 'x') + "...'");
+}
+
 }  // namespace
 }  // namespace hammer

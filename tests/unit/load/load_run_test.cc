@@ -17,6 +17,7 @@
 #include "hammer/load/body_matcher.h"
 #include "hammer/net/socket.h"
 #include "hammer/serve/serve_group.h"
+#include "hammer/stats/threshold.h"
 
 namespace hammer::load {
 namespace {
@@ -286,6 +287,36 @@ TEST_F(LoadRunTest, EmitNoneWritesNoRecords) {
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->requests(), 50u);
   EXPECT_TRUE(records.Lines().empty());
+}
+
+// Threshold rules (stats/threshold.h) judge a load run through LoadSummary::threshold_inputs().
+stats::KeyStats ThresholdStats(const std::vector<int64_t>& micros, uint64_t errors) {
+  stats::KeyStats stats;
+  for (int64_t v : micros)
+    stats.RecordSuccess(v);
+  for (uint64_t i = 0; i < errors; ++i)
+    stats.RecordFailure(std::nullopt);
+  return stats;
+}
+
+stats::Threshold ParseThresholdOk(std::string_view text) {
+  Result<stats::Threshold> t = stats::ParseThreshold(text);
+  EXPECT_TRUE(t.ok()) << text << ": " << t.status().message();
+  return t.ok() ? *t : stats::Threshold();
+}
+
+TEST(LoadSummaryTest, ThresholdInputs) {
+  LoadSummary summary;
+  summary.seconds = 2;
+  summary.total = ThresholdStats({1000, 2000}, 2);
+  summary.keys.emplace_back("k", ThresholdStats({1000}, 0));
+  stats::ThresholdInputs inputs = summary.threshold_inputs();
+  std::vector<stats::ThresholdResult> results = stats::EvaluateThresholds(
+      {ParseThresholdOk("rps>=2"), ParseThresholdOk("errors<=2"), ParseThresholdOk("max<=1ms@k")},
+      inputs);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].message, "rps = 2.0, limit >= 2");
+  EXPECT_TRUE(stats::AllPassed(results));
 }
 
 }  // namespace

@@ -40,11 +40,5 @@ TEST(RequestSpecTest, UrlsAndHeaders) {
   EXPECT_TRUE(CheckHeader("X", "caf\xc3\xa9").ok());  // obs-text is allowed
 }
 
-TEST(RequestSpecTest, QuoteInputShortensAndMasks) {
-  EXPECT_EQ(QuoteInput("abc"), "'abc'");
-  EXPECT_EQ(QuoteInput("a\nb"), "'a?b'");
-  EXPECT_EQ(QuoteInput(std::string(100, 'x')), "'" + std::string(80, 'x') + "...'");
-}
-
 }  // namespace
 }  // namespace hammer::load

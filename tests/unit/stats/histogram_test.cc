@@ -11,7 +11,7 @@
 
 #include "hammer/base/base64.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr size_t kPageBytes = Histogram::kPageSize * sizeof(uint64_t);
@@ -467,9 +467,9 @@ TEST(HistogramEncodingTest, RejectsCorruptInput) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 TEST(HistogramStatsTest, ValuesAtPercentilesInOnePassEqualEachAlone) {
@@ -491,4 +491,4 @@ TEST(HistogramStatsTest, ValuesAtPercentilesInOnePassEqualEachAlone) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 struct Collector : LineHandler {
@@ -133,4 +133,4 @@ TEST(LineReaderTest, FastPathTakesWholeLinesInOrder) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

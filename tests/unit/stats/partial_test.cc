@@ -7,7 +7,7 @@
 
 #include "hammer/stats/record.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 KeyStats Parse(std::string_view line, Status* status) {
@@ -123,4 +123,4 @@ TEST(PartialTest, SaturatedValuesStayConsistent) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 int64_t Micros(std::string_view text) {
@@ -213,4 +213,4 @@ TEST(RecordTest, TimestampedRecordsWrittenAndParsedBack) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -10,9 +10,9 @@
 
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/tsv.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 using Keys = std::vector<std::pair<std::string, KeyStats>>;
@@ -345,4 +345,4 @@ TEST(ReducerTest, FastPathGivesExactlyWhatOnLineGives) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

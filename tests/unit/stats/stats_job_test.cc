@@ -12,7 +12,7 @@
 
 #include "hammer/stats/record.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 class StatsJobTest : public ::testing::Test {
@@ -214,4 +214,4 @@ TEST_F(StatsJobTest, UnwritableHtmlPathFailsAtOpen) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

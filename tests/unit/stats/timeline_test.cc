@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr int64_t kT0 = 1764428700000;  // a whole minute, 2025-11-29 15:05:00 UTC
@@ -154,4 +154,4 @@ TEST(TimelineTest, MergeWithEmpty) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 KeyStats Requests(int n) {
@@ -42,4 +42,4 @@ TEST(StatsTopKeysTest, TiesKeepTheFirstAndSortByKey) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -1,6 +1,6 @@
-#include "hammer/stats/html_escape.h"
+#include "hammer/stats/report/html_escape.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
@@ -77,4 +77,4 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

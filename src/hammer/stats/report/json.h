@@ -18,9 +18,9 @@
 
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>& rows,
                              uint64_t malformed_lines);
 
-}  // namespace hammer
+}  // namespace hammer::stats

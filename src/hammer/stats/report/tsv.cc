@@ -1,10 +1,10 @@
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/tsv.h"
 
 #include <charconv>
 
 #include "hammer/stats/record.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 void AppendUnsigned(std::string& out, uint64_t n) {
@@ -50,4 +50,4 @@ void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& s
   out.push_back('\n');
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -1,4 +1,4 @@
-#include "hammer/load/threshold.h"
+#include "hammer/stats/threshold.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,10 +7,8 @@
 
 #include "hammer/base/duration.h"
 #include "hammer/base/strings.h"
-#include "hammer/load/load_run.h"
-#include "hammer/load/request_spec.h"
 
-namespace hammer::load {
+namespace hammer::stats {
 namespace {
 
 // A plain non-negative decimal number ("99", "99.9", "1000"); no sign, exponent or hex.
@@ -175,10 +173,6 @@ Result<Threshold> ParseThreshold(std::string_view text) {
   return t;
 }
 
-ThresholdInputs ThresholdInputs::From(const LoadSummary& summary) {
-  return ThresholdInputs{summary.total, summary.seconds, summary.keys};
-}
-
 ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inputs) {
   ThresholdResult result;
   result.text = t.text;
@@ -270,4 +264,4 @@ bool AllPassed(const std::vector<ThresholdResult>& results) {
   return true;
 }
 
-}  // namespace hammer::load
+}  // namespace hammer::stats

@@ -22,9 +22,9 @@
 
 #include "hammer/stats/timeline.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 // The whole log; just the header lines when the timeline is empty.
 std::string FormatHdrIntervalLog(const Timeline& timeline);
 
-}  // namespace hammer
+}  // namespace hammer::stats

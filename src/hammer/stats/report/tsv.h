@@ -20,7 +20,7 @@
 
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 inline constexpr std::array<std::string_view, 12> kReducerColumns = {
     "key",   "sum", "average", "max", "min",   "errors",
@@ -35,4 +35,4 @@ void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& s
 // sum/count rounded half up to the µs; 0 when count is 0.
 int64_t RoundedMeanMicros(const KeyStats& stats);
 
-}  // namespace hammer
+}  // namespace hammer::stats

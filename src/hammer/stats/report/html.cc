@@ -1,4 +1,4 @@
-#include "hammer/stats/report_html.h"
+#include "hammer/stats/report/html.h"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "hammer/base/assets.h"
-#include "hammer/stats/html_escape.h"
-#include "hammer/stats/svg_chart.h"
+#include "hammer/stats/report/html_escape.h"
+#include "hammer/stats/report/svg_chart.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 using Row = std::pair<std::string, KeyStats>;
@@ -460,4 +460,4 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hammer {
+namespace hammer::stats {
 
 struct ChartTick {
   double value = 0;
@@ -64,4 +64,4 @@ std::string FormatCompact(double value);
 // `text` shortened to at most max_chars code points, "…" in the middle.
 std::string ShortenMiddle(std::string_view text, size_t max_chars);
 
-}  // namespace hammer
+}  // namespace hammer::stats

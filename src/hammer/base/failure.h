@@ -1,6 +1,11 @@
-// The fixed set of reasons a request fails. Hadoop allows ~120 counters per job and a comma in
-// a counter name breaks its parser, so this list is small, closed, and its names are the
-// counter names hammer writes as `reporter:counter:error,<name>,<n>`.
+// Failure: the fixed set of reasons a request fails, their names and per-type counts.
+//
+// It lives in base because it is the vocabulary several modules share without depending on
+// each other: http classifies a finished request into one Failure, stats counts them (KeyStats,
+// partials, reports) and must not include http, and the Hadoop reporter names them. Hadoop allows
+// about 120 counters per job and a comma in a counter name breaks its parser, so this list is
+// small, closed, and its names are the counter names hammer writes as
+// `reporter:counter:error,<name>,<n>`.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-#include "hammer/stats/report_hdr.h"
+#include "hammer/stats/report/hdr.h"
 
 #include <charconv>
 #include <cmath>
@@ -11,7 +11,7 @@
 // bucket whose cumulative percentile reaches it; after the first report at the last non-empty
 // bucket comes one final line at 100%.
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 void PadLeft(std::string& out, size_t start, int width) {
@@ -143,4 +143,4 @@ std::string FormatHdrReport(const std::vector<std::pair<std::string, KeyStats>>&
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

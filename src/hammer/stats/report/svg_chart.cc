@@ -1,4 +1,4 @@
-#include "hammer/stats/svg_chart.h"
+#include "hammer/stats/report/svg_chart.h"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "hammer/stats/html_escape.h"
+#include "hammer/stats/report/html_escape.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 // viewBox geometry shared by the charts (the SVG scales to the page width).
@@ -370,4 +370,4 @@ std::string RenderStackedBarChart(const StackedBarChart& chart) {
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

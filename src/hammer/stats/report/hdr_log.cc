@@ -1,10 +1,10 @@
-#include "hammer/stats/report_hdr_log.h"
+#include "hammer/stats/report/hdr_log.h"
 
 #include <ctime>
 
-#include "hammer/stats/report_hdr.h"
+#include "hammer/stats/report/hdr.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 void AppendSeconds3(std::string& out, int64_t ms) {
@@ -51,4 +51,4 @@ std::string FormatHdrIntervalLog(const Timeline& timeline) {
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

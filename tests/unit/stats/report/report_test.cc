@@ -2,13 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hammer/stats/report_csv.h"
-#include "hammer/stats/report_hdr.h"
-#include "hammer/stats/report_json.h"
-#include "hammer/stats/report_table.h"
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/csv.h"
+#include "hammer/stats/report/hdr.h"
+#include "hammer/stats/report/json.h"
+#include "hammer/stats/report/table.h"
+#include "hammer/stats/report/tsv.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 KeyStats Stats(std::initializer_list<int64_t> micros, int failures = 0) {
@@ -208,4 +208,4 @@ TEST(HdrTest, JavaFixedFormatting) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

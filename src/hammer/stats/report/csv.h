@@ -1,4 +1,4 @@
-// `hammer stats --csv`: the reducer's columns (report_tsv.h) as RFC 4180 CSV with a header
+// `hammer stats --csv`: the reducer's columns (report/tsv.h) as RFC 4180 CSV with a header
 // row, for spreadsheets. Like the seed's CSVConverter it also converts lines that are already
 // reducer output (hammer's 12 columns or the seed's 7, padded with empty fields), so
 // `cat part-* | hammer stats --csv` works on a finished job's output.
@@ -13,7 +13,7 @@
 
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 void AppendCsvHeader(std::string& out);
 void AppendCsvRow(std::string& out, std::string_view key, const KeyStats& stats);
@@ -28,4 +28,4 @@ bool AppendCsvRowFromReducerLine(std::string& out, std::string_view line);
 
 void AppendCsvField(std::string& out, std::string_view field);
 
-}  // namespace hammer
+}  // namespace hammer::stats

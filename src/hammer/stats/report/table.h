@@ -22,9 +22,9 @@
 
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 std::string FormatKeyTable(const std::vector<std::pair<std::string, KeyStats>>& rows,
                            size_t max_rows);
 
-}  // namespace hammer
+}  // namespace hammer::stats

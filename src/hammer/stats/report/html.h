@@ -33,7 +33,7 @@
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/timeline.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 struct HtmlReportInput {
   std::string title = "hammer report";
@@ -68,4 +68,4 @@ inline constexpr size_t kMaxErrorTableKeys = 50;
 // The complete document, "<!DOCTYPE html>" to "</html>\n".
 std::string RenderHtmlReport(const HtmlReportInput& input);
 
-}  // namespace hammer
+}  // namespace hammer::stats

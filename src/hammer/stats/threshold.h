@@ -1,5 +1,7 @@
-// Thresholds: pass/fail conditions on a load run (`--threshold`, repeatable), checked against
-// its summary so that CI can fail a build on a slow or failing service.
+// Thresholds: pass/fail conditions on statistics (`hammer load --threshold`, repeatable),
+// checked against a run's summary so that CI can fail a build on a slow or failing service. They
+// judge statistics only (a total, its keys and a run time), so any command that has KeyStats can
+// use the same syntax.
 //
 // Syntax:  METRIC OP VALUE [@KEY]        spaces around METRIC, OP and VALUE are allowed
 //   METRIC  pN       latency percentile N, 0 < N <= 100: p50, p99, p99.9, p100
@@ -14,7 +16,7 @@
 //           or "10"; rps: a number ("1000", "99.5")
 //   @KEY    check one key of the summary instead of the whole run; everything after the
 //           first '@' that follows OP is the key, e.g. "p99<100ms@http://127.0.0.1:8080/api"
-//           (a key is the text records are grouped by, see key_mapper.h)
+//           (a key is the text records are grouped by: hammer load --key)
 // Examples: "p99<250ms", "p99.9 < 1s", "errors<1%", "errors<=10", "rps>1000", "max<2s".
 //
 // ParseThreshold's errors quote the text and say what is wrong. Evaluation never fails: a
@@ -34,9 +36,7 @@
 #include "hammer/base/status.h"
 #include "hammer/stats/key_stats.h"
 
-namespace hammer::load {
-
-struct LoadSummary;
+namespace hammer::stats {
 
 enum class ThresholdMetric : uint8_t { kPercentile, kMax, kMean, kErrorRate, kErrorCount, kRps };
 enum class ThresholdOp : uint8_t { kLess, kLessEqual, kGreater, kGreaterEqual };
@@ -53,13 +53,11 @@ struct Threshold {
 
 Result<Threshold> ParseThreshold(std::string_view text);
 
-// What thresholds are checked against; From() takes it from a LoadSummary.
+// What thresholds are checked against (a load run's: LoadSummary::threshold_inputs()).
 struct ThresholdInputs {
   const KeyStats& total;
   double seconds;  // run time, for rps
   const std::vector<std::pair<std::string, KeyStats>>& keys;
-
-  static ThresholdInputs From(const LoadSummary& summary);
 };
 
 struct ThresholdResult {
@@ -74,4 +72,4 @@ std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& th
                                                 const ThresholdInputs& inputs);
 bool AllPassed(const std::vector<ThresholdResult>& results);
 
-}  // namespace hammer::load
+}  // namespace hammer::stats

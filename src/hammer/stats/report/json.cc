@@ -1,10 +1,10 @@
-#include "hammer/stats/report_json.h"
+#include "hammer/stats/report/json.h"
 
 #include <nlohmann/json.hpp>
 
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/tsv.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 nlohmann::ordered_json KeyJson(const KeyStats& stats) {
@@ -60,4 +60,4 @@ std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

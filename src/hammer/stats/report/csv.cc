@@ -1,10 +1,10 @@
-#include "hammer/stats/report_csv.h"
+#include "hammer/stats/report/csv.h"
 
 #include <algorithm>
 
-#include "hammer/stats/report_tsv.h"
+#include "hammer/stats/report/tsv.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 void AppendCsvField(std::string& out, std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
@@ -55,4 +55,4 @@ void AppendCsvRow(std::string& out, std::string_view key, const KeyStats& stats)
   AppendCsvRowFromReducerLine(out, line);
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

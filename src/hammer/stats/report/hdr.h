@@ -17,7 +17,7 @@
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
 
-namespace hammer {
+namespace hammer::stats {
 
 // hammer records µs; its --hdr output is in milliseconds.
 inline constexpr double kHdrMillisecondScaling = 1000.0;
@@ -32,4 +32,4 @@ std::string FormatHdrReport(const std::vector<std::pair<std::string, KeyStats>>&
 // Appends `value` as java.util.Formatter's "%<width>.<decimals>f" (Locale.US) would.
 void AppendJavaFixed(std::string& out, double value, int decimals, int width);
 
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -1,4 +1,4 @@
-#include "hammer/stats/report_table.h"
+#include "hammer/stats/report/table.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include "hammer/stats/record.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr size_t kMaxKeyWidth = 60;
@@ -139,4 +139,4 @@ std::string FormatKeyTable(const std::vector<std::pair<std::string, KeyStats>>& 
   return out;
 }
 
-}  // namespace hammer
+}  // namespace hammer::stats

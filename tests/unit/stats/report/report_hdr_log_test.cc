@@ -1,12 +1,12 @@
-#include "hammer/stats/report_hdr_log.h"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 #include <vector>
 
-namespace hammer {
+#include "hammer/stats/report/hdr_log.h"
+
+namespace hammer::stats {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -54,4 +54,4 @@ TEST(TimelineHdrLogTest, EmptyTimelineHasOnlyTheHeader) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats

@@ -1,4 +1,4 @@
-#include "hammer/load/threshold.h"
+#include "hammer/stats/threshold.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "hammer/load/load_run.h"
+#include "hammer/base/clock.h"
 
-namespace hammer::load {
+namespace hammer::stats {
 namespace {
 
 Threshold Parse(std::string_view text) {
@@ -195,18 +195,5 @@ TEST(ThresholdTest, EmptyRunFailsEveryThreshold) {
   EXPECT_TRUE(AllPassed({}));
 }
 
-TEST(ThresholdTest, InputsFromALoadSummary) {
-  LoadSummary summary;
-  summary.seconds = 2;
-  summary.total = Stats({1000, 2000}, 2);
-  summary.keys.emplace_back("k", Stats({1000}, 0));
-  ThresholdInputs inputs = ThresholdInputs::From(summary);
-  std::vector<ThresholdResult> results =
-      EvaluateThresholds({Parse("rps>=2"), Parse("errors<=2"), Parse("max<=1ms@k")}, inputs);
-  ASSERT_EQ(results.size(), 3u);
-  EXPECT_EQ(results[0].message, "rps = 2.0, limit >= 2");
-  EXPECT_TRUE(AllPassed(results));
-}
-
 }  // namespace
-}  // namespace hammer::load
+}  // namespace hammer::stats

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace hammer {
+namespace hammer::stats {
 
 // Appends `text` escaped for HTML element content and for quoted attribute values alike:
 // & < > " ' become character references; bytes that are not valid UTF-8, and control characters
@@ -18,4 +18,4 @@ std::string HtmlEscape(std::string_view text);
 // there are not one (overlong forms, surrogates and code points above U+10FFFF included).
 size_t Utf8SequenceLength(std::string_view text);
 
-}  // namespace hammer
+}  // namespace hammer::stats

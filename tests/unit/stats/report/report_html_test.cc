@@ -1,5 +1,3 @@
-#include "hammer/stats/report_html.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,10 +5,11 @@
 #include <string>
 
 #include "hammer/base/assets.h"
-#include "hammer/stats/html_escape.h"
-#include "hammer/stats/svg_chart.h"
+#include "hammer/stats/report/html.h"
+#include "hammer/stats/report/html_escape.h"
+#include "hammer/stats/report/svg_chart.h"
 
-namespace hammer {
+namespace hammer::stats {
 namespace {
 
 constexpr int64_t kT0 = 1764428700000;
@@ -225,4 +224,4 @@ TEST(HtmlReportTest, TimelineCharts) {
 }
 
 }  // namespace
-}  // namespace hammer
+}  // namespace hammer::stats
