@@ -26,7 +26,7 @@
 #include "hammer/dark/fork_strategy.h"
 #include "hammer/dark/membership.h"
 #include "hammer/http/client.h"
-#include "hammer/stats/failure.h"
+#include "hammer/base/failure.h"
 
 namespace hammer::dark {
 
