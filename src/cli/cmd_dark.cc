@@ -179,7 +179,11 @@ int RunDark(int argc, char** argv) {
       ->required();
   app.add_option("--threads", options.threads, "event-loop threads")->capture_default_str();
   app.add_option("--admin", options.admin_listen,
-                 "admin listener: /metrics, /hammer/dark/report, /hammer/dark/membership");
+                 "admin listener: /metrics, /hammer/dark/report, /hammer/dark/membership; PORT "
+                 "alone binds 127.0.0.1, a non-loopback IP:PORT needs --admin-token-file");
+  app.add_option("--admin-token-file", options.admin_token_file,
+                 "file holding a bearer token every admin request must send "
+                 "(Authorization: Bearer TOKEN); required to bind --admin off loopback");
   app.add_option("--membership", membership, "static | zk://HOST:PORT/PATH")->capture_default_str();
   app.add_option("--config", config_file, "static membership from a JSON file (see README)");
   app.add_option("--regular-instances", options.regular_instances,
@@ -212,6 +216,13 @@ int RunDark(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--preserve-host", options.preserve_host,
                "forward the client's Host header (default: the upstream's)");
+  app.add_flag("--trust-method-override", options.trust_method_override,
+               "judge eligibility by X-HTTP-Method-Override / X-HTTP-Method / X-Method-Override "
+               "(rest.li query tunnelling); default: by the real method, and an override naming "
+               "an unsafe method is never forked");
+  bool no_forwarded_for = false;
+  app.add_flag("--no-forwarded-for", no_forwarded_for,
+               "do not append the client's IP to X-Forwarded-For (and Forwarded)");
   app.add_flag("--compare", options.compare, "compare dark responses with the regular ones");
   app.add_option("--compare-secondary", secondary,
                  "a second regular instance: its differences are noise, cancelled Diffy-style");
@@ -235,6 +246,7 @@ int RunDark(int argc, char** argv) {
     return Usage("--dark-sampling: expected accumulator or bernoulli");
   }
   options.bernoulli = sampling == "bernoulli";
+  options.forwarded_for = !no_forwarded_for;
   for (auto [text, target, flag] :
        {std::tuple{&upstream_timeout, &options.upstream_timeout, "--upstream-timeout"},
         std::tuple{&dark_timeout, &options.dark_timeout, "--dark-timeout"},

@@ -1,8 +1,12 @@
 #include "hammer/dark/comparison_report.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
+
+#include "hammer/http/message.h"
 
 namespace hammer::dark {
 namespace {
@@ -11,6 +15,25 @@ using Json = nlohmann::ordered_json;
 
 std::string Cut(std::string_view text, size_t limit) {
   return std::string(text.substr(0, std::min(text.size(), limit)));
+}
+
+constexpr std::string_view kRedacted = "[redacted]";
+
+bool IsSecretName(std::string_view name) {
+  for (std::string_view secret : {"authorization", "proxy-authorization", "cookie", "set-cookie"}) {
+    if (http::EqualsIgnoreCase(name, secret)) return true;
+  }
+  return false;
+}
+
+// A difference at "headers.set-cookie" or "body.request.headers.Authorization".
+bool IsSecretPath(std::string_view path) {
+  size_t dot = path.rfind('.');
+  return IsSecretName(dot == std::string_view::npos ? path : path.substr(dot + 1));
+}
+
+std::string RedactedValue(std::string_view path, std::string value) {
+  return IsSecretPath(path) ? std::string(kRedacted) : value;
 }
 
 Json LatencyJson(const stats::Histogram& h) {
@@ -111,11 +134,14 @@ void ComparisonReport::Record(const ComparedExchange& exchange, const DiffResult
     }
     ++field->raw;
     if (field->samples.size() < options_.max_samples_per_field && samples_ < options_.max_samples) {
+      // Redacted before the cut, so a cut cannot leave half a secret unrecognised.
       size_t limit = options_.max_sample_body_bytes;
-      AddSample(*field,
-                DiffSample{std::string(exchange.request), difference.kind, difference.left,
-                           difference.right, Cut(exchange.primary_body, limit),
-                           Cut(exchange.dark_body, limit), Cut(exchange.secondary_body, limit)});
+      AddSample(*field, DiffSample{std::string(exchange.request), difference.kind,
+                                   RedactedValue(difference.path, difference.left),
+                                   RedactedValue(difference.path, difference.right),
+                                   Cut(RedactSecrets(exchange.primary_body), limit),
+                                   Cut(RedactSecrets(exchange.dark_body), limit),
+                                   Cut(RedactSecrets(exchange.secondary_body), limit)});
     }
   }
   if (noise == nullptr) return;
@@ -254,6 +280,18 @@ std::string ComparisonReport::ToJson() const {
   root["endpoints"] = std::move(endpoints);
   // Bodies are cut at arbitrary bytes: replace invalid UTF-8 instead of throwing.
   return root.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string RedactSecrets(std::string_view text) {
+  // A JSON member or a header line named like a credential keeps its name, loses its value.
+  static const re2::RE2 kJsonMember(
+      R"re((?i)("(?:authorization|proxy-authorization|cookie|set-cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"?)re");
+  static const re2::RE2 kHeaderLine(
+      R"re((?im)^((?:authorization|proxy-authorization|cookie|set-cookie)[ \t]*:)[^\r\n]*)re");
+  std::string out(text);
+  re2::RE2::GlobalReplace(&out, kJsonMember, "\\1\"[redacted]\"");
+  re2::RE2::GlobalReplace(&out, kHeaderLine, "\\1 [redacted]");
+  return out;
 }
 
 std::string EndpointKey(std::string_view method, std::string_view target) {

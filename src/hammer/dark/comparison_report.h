@@ -123,6 +123,12 @@ class ComparisonReport {
   size_t samples_ = 0;
 };
 
+// `text` with the values of credentials removed: JSON members and header lines named
+// Authorization, Proxy-Authorization, Cookie or Set-Cookie (any case) keep their name and get
+// "[redacted]" as value. Samples in the report are redacted so (the admin listener serves
+// production bodies); so are the values of differences at such a field path.
+std::string RedactSecrets(std::string_view text);
+
 // A grouping key for an endpoint: "<method> <path>" without the query, with path segments
 // that look like identifiers — all digits, a UUID, or 16+ hex digits — replaced by "{id}", so
 // that /items/7 and /items/8 share one endpoint. Absolute-form targets lose their scheme and

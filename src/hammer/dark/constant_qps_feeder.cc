@@ -9,6 +9,7 @@ std::shared_ptr<const StoredRequest> StoredRequest::From(const http::IncomingReq
   const std::string_view extra[] = {request.head.method, request.head.target};
   stored->headers.Assign(request.head.headers, extra);
   stored->body.assign(request.body);
+  stored->client_ip.assign(request.client_ip);
   stored->framing = request.head.framing;
   return stored;
 }

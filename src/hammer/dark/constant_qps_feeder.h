@@ -24,6 +24,7 @@ namespace hammer::dark {
 struct StoredRequest {
   http::OwnedHeaders headers;  // Extra(0) = method, Extra(1) = target
   std::string body;
+  std::string client_ip;
   http::BodyFraming framing = http::BodyFraming::kNone;
 
   static std::shared_ptr<const StoredRequest> From(const http::IncomingRequest& request);

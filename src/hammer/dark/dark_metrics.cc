@@ -30,12 +30,14 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
                            bool membership_stale) {
   std::string out;
-  uint64_t requests = 0, responses = 0, abandoned = 0;
+  uint64_t requests = 0, responses = 0, abandoned = 0, dark_headers_removed = 0, bad_targets = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
     responses += Load(loop->proxy.responses);
     abandoned += Load(loop->proxy.abandoned);
+    dark_headers_removed += Load(loop->proxy.dark_headers_removed);
+    bad_targets += Load(loop->proxy.bad_targets);
     for (size_t i = 0; i < kFailureCount; ++i)
       upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
   }
@@ -49,6 +51,16 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       "(never answered).\n";
   out += "# TYPE hammer_dark_requests_abandoned_total counter\n";
   out += fmt::format("hammer_dark_requests_abandoned_total {}\n", abandoned);
+  out +=
+      "# HELP hammer_dark_client_dark_headers_removed_total Requests whose own X-Hammer-Dark "
+      "header was removed before forwarding.\n";
+  out += "# TYPE hammer_dark_client_dark_headers_removed_total counter\n";
+  out += fmt::format("hammer_dark_client_dark_headers_removed_total {}\n", dark_headers_removed);
+  out +=
+      "# HELP hammer_dark_bad_targets_total Requests refused 400: the target was neither "
+      "origin-form nor absolute-form.\n";
+  out += "# TYPE hammer_dark_bad_targets_total counter\n";
+  out += fmt::format("hammer_dark_bad_targets_total {}\n", bad_targets);
   out += "# HELP hammer_dark_upstream_failures_total Regular-side failures by type.\n";
   out += "# TYPE hammer_dark_upstream_failures_total counter\n";
   for (size_t i = 0; i < kFailureCount; ++i) {

@@ -30,6 +30,8 @@ struct alignas(64) ProxyCounters {
   std::atomic<uint64_t> requests{0};   // requests received from clients
   std::atomic<uint64_t> responses{0};  // responses sent back (from upstream or 502/504)
   std::atomic<uint64_t> abandoned{0};  // requests in flight when the proxy stopped: no response
+  std::atomic<uint64_t> dark_headers_removed{0};  // requests that came with their own X-Hammer-Dark
+  std::atomic<uint64_t> bad_targets{0};  // requests refused 400: target not origin/absolute-form
   std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
 };
 

@@ -44,8 +44,15 @@ struct DarkOptions {
   size_t max_response_bytes = 64u << 20;
   size_t max_request_body_bytes = 16u << 20;
   bool preserve_host = false;
+  // Method override headers decide eligibility only when trusted (rest.li query tunnelling).
+  bool trust_method_override = false;
+  // Append the client's IP to X-Forwarded-For (and Forwarded) on everything forwarded.
+  bool forwarded_for = true;
   int threads = 1;
-  std::string admin_listen;  // "/metrics" and "/hammer/dark/report"; empty: no admin listener
+  // "/metrics", "/hammer/dark/report", "/hammer/dark/membership"; empty: no admin listener.
+  // "PORT" alone binds 127.0.0.1; a non-loopback address requires admin_token_file.
+  std::string admin_listen;
+  std::string admin_token_file;  // bearer token every admin request must present
   // Comparison (--compare).
   bool compare = false;
   std::vector<http::Url> compare_secondary;  // a second regular instance, for noise

@@ -7,7 +7,8 @@
 namespace hammer::dark {
 namespace {
 
-constexpr std::string_view kMethodOverride = "X-HTTP-Method-Override";
+constexpr std::string_view kMethodOverrides[] = {"X-HTTP-Method-Override", "X-HTTP-Method",
+                                                 "X-Method-Override"};
 
 Status Compile(const std::vector<std::string>& patterns, std::string_view what,
                std::vector<std::shared_ptr<const re2::RE2>>& out) {
@@ -26,14 +27,16 @@ Status Compile(const std::vector<std::string>& patterns, std::string_view what,
 }  // namespace
 
 ForkEligibility::ForkEligibility(const std::vector<std::string>& allow,
-                                 const std::vector<std::string>& deny) {
+                                 const std::vector<std::string>& deny, bool trust_method_override)
+    : trust_method_override_(trust_method_override) {
   status_ = Compile(allow, "allow", allow_);
   if (status_.ok()) status_ = Compile(deny, "deny", deny_);
 }
 
 Result<ForkEligibility> ForkEligibility::Create(const std::vector<std::string>& allow,
-                                                const std::vector<std::string>& deny) {
-  ForkEligibility eligibility(allow, deny);
+                                                const std::vector<std::string>& deny,
+                                                bool trust_method_override) {
+  ForkEligibility eligibility(allow, deny, trust_method_override);
   if (!eligibility.status().ok()) return eligibility.status();
   return eligibility;
 }
@@ -53,13 +56,26 @@ bool ForkEligibility::MatchesAny(const std::vector<std::shared_ptr<const re2::RE
 bool ForkEligibility::Eligible(std::string_view method, std::string_view target,
                                std::optional<std::string_view> method_override) const {
   if (!status_.ok()) return false;
-  std::string_view judged = method_override ? TrimOws(*method_override) : method;
-  if (!IsSafeMethod(judged) && !MatchesAny(allow_, target)) return false;
+  bool safe;
+  if (trust_method_override_) {
+    safe = IsSafeMethod(method_override ? TrimOws(*method_override) : method);
+  } else {
+    safe = IsSafeMethod(method) && (!method_override || IsSafeMethod(TrimOws(*method_override)));
+  }
+  if (!safe && !MatchesAny(allow_, target)) return false;
   return !MatchesAny(deny_, target);
 }
 
+std::optional<std::string_view> ForkEligibility::MethodOverride(
+    std::span<const http::Header> headers) {
+  for (std::string_view name : kMethodOverrides) {
+    if (auto value = http::FindHeader(headers, name)) return value;
+  }
+  return std::nullopt;
+}
+
 bool ForkEligibility::Eligible(const http::RequestHead& head) const {
-  return Eligible(head.method, head.target, http::FindHeader(head.headers, kMethodOverride));
+  return Eligible(head.method, head.target, MethodOverride(head.headers));
 }
 
 }  // namespace hammer::dark

@@ -1,5 +1,5 @@
 // ForkEligibility: may this request be copied to the dark clusters at all? rest.li's rule
-// (shared/reference/dark-canary.md §1.1 and the §1.5 table):
+// (rest.li's DarkClusterStrategy and its request-method filter):
 //
 //   eligible = (safe(method) OR target matches an allow pattern) AND NOT target matches a deny
 //   pattern
@@ -7,9 +7,13 @@
 //  * Safe methods are GET, HEAD, OPTIONS and TRACE, compared case-sensitively (methods are
 //    case-sensitive). PUT, POST, DELETE, PATCH and anything unknown are unsafe: safe, not
 //    idempotent, because a dark copy of a PUT or DELETE still writes.
-//  * When an `X-HTTP-Method-Override` header is present (rest.li query tunnelling), its value
-//    (whitespace trimmed) is the method judged, whatever the request line says; an empty value
-//    is unsafe.
+//  * Method overrides (`X-HTTP-Method-Override`, `X-HTTP-Method`, `X-Method-Override`: the
+//    first present, value trimmed) are a client's claim. Only when the proxy is told to trust
+//    them (--trust-method-override, for rest.li query tunnelling) is the override the method
+//    judged, whatever the request line says (an empty value is unsafe). Untrusted (the
+//    default), the real method is judged, and an override naming an unsafe method makes the
+//    request ineligible too, since an upstream that honours overrides would treat the copy as
+//    a write.
 //  * Patterns are RE2 and must match the whole request-target as received (path and query,
 //    e.g. "/white?x=1"), as Java's Matcher.matches() does in rest.li: write ".*white.*" to match
 //    a substring. An allow pattern makes unsafe methods eligible; a deny pattern wins over
@@ -22,6 +26,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,18 +42,23 @@ namespace hammer::dark {
 
 class ForkEligibility {
  public:
-  ForkEligibility() = default;  // safe methods only, no patterns
-  ForkEligibility(const std::vector<std::string>& allow, const std::vector<std::string>& deny);
+  ForkEligibility() = default;  // safe methods only, no patterns, overrides untrusted
+  ForkEligibility(const std::vector<std::string>& allow, const std::vector<std::string>& deny,
+                  bool trust_method_override = false);
   static Result<ForkEligibility> Create(const std::vector<std::string>& allow,
-                                        const std::vector<std::string>& deny);
+                                        const std::vector<std::string>& deny,
+                                        bool trust_method_override = false);
 
   const Status& status() const { return status_; }
 
-  // `method_override` is the X-HTTP-Method-Override value when that header is present.
+  // `method_override` is the method override header's value when one is present.
   bool Eligible(std::string_view method, std::string_view target,
                 std::optional<std::string_view> method_override = std::nullopt) const;
-  // The same, reading the method, target and override header from a parsed request head.
+  // The same, reading the method, target and override headers from a parsed request head.
   bool Eligible(const http::RequestHead& head) const;
+
+  // The first method override header's value, if any.
+  static std::optional<std::string_view> MethodOverride(std::span<const http::Header> headers);
 
   static bool IsSafeMethod(std::string_view method);
 
@@ -58,6 +68,7 @@ class ForkEligibility {
 
   std::vector<std::shared_ptr<const re2::RE2>> allow_;
   std::vector<std::shared_ptr<const re2::RE2>> deny_;
+  bool trust_method_override_ = false;
   Status status_;
 };
 

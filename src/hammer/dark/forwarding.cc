@@ -19,11 +19,48 @@ void AppendNumber(std::string& out, uint64_t n) {
 
 }  // namespace
 
+constexpr std::string_view kProxyAsserted[] = {
+    "host",      "content-length", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
+    "forwarded", "x-real-ip",      "x-hammer-dark"};
+
+// RFC 7239 §6: an IPv6 node is quoted and bracketed.
+void AppendForwardedFor(std::string& out, std::string_view ip) {
+  if (ip.find(':') != std::string_view::npos) {
+    out.append("for=\"[").append(ip).append("]\"");
+  } else {
+    out.append("for=").append(ip);
+  }
+}
+
+bool IsProxyAsserted(std::string_view name) {
+  for (std::string_view h : kProxyAsserted) {
+    if (http::EqualsIgnoreCase(name, h)) return true;
+  }
+  return false;
+}
+
 bool IsHopByHop(std::string_view name, std::string_view connection_value) {
   for (std::string_view h : kHopByHop) {
     if (http::EqualsIgnoreCase(name, h)) return true;
   }
-  return !connection_value.empty() && http::ListHasToken(connection_value, name);
+  return !connection_value.empty() && http::ListHasToken(connection_value, name) &&
+         !IsProxyAsserted(name);
+}
+
+std::string_view ForwardTarget(std::string_view method, std::string_view target) {
+  if (target.starts_with('/')) return target;
+  if (target == "*") return method == "OPTIONS" ? target : std::string_view();
+  size_t scheme_end = target.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0) return {};
+  for (char c : target.substr(0, scheme_end)) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '+' || c == '-' || c == '.';
+    if (!ok) return {};
+  }
+  std::string_view rest = target.substr(scheme_end + 3);
+  size_t path = rest.find_first_of("/?");
+  if (path == std::string_view::npos || rest[path] == '?') return "/";
+  return rest.substr(path);
 }
 
 std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& upstream,
@@ -32,28 +69,34 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   std::string out;
   out.reserve(256 + head.target.size());
   out.append(head.method).append(" ").append(head.target).append(" HTTP/1.1\r\n");
-  std::string_view forwarded_for;
+  // Repeated X-Forwarded-For / Forwarded lines form one list each (RFC 9110 §5.3).
+  std::string forwarded_for, forwarded;
   bool host_written = false;
   for (const http::Header& h : head.headers) {
-    if (IsHopByHop(h.name, connection) || http::EqualsIgnoreCase(h.name, "Content-Length")) {
+    if (IsHopByHop(h.name, connection) || http::EqualsIgnoreCase(h.name, "Content-Length") ||
+        http::EqualsIgnoreCase(h.name, kDarkHeader)) {
       continue;
     }
     if (http::EqualsIgnoreCase(h.name, "Host")) {
-      if (!options.preserve_host) continue;
+      // The parser allows one Host line at most; write the first only, whatever comes.
+      if (!options.preserve_host || host_written) continue;
       host_written = true;
     }
-    if (http::EqualsIgnoreCase(h.name, "X-Forwarded-For")) {
-      forwarded_for = h.value;
+    if (http::EqualsIgnoreCase(h.name, "X-Forwarded-For") ||
+        http::EqualsIgnoreCase(h.name, "Forwarded")) {
+      std::string& list = h.name.size() == 9 ? forwarded : forwarded_for;
+      if (!h.value.empty()) list.append(list.empty() ? "" : ", ").append(h.value);
       continue;
     }
     out.append(h.name).append(": ").append(h.value).append("\r\n");
   }
   if (!host_written) out.append("Host: ").append(upstream.HostHeader()).append("\r\n");
-  if (!options.client_address.empty() || !forwarded_for.empty()) {
-    out.append("X-Forwarded-For: ").append(forwarded_for);
-    if (!forwarded_for.empty() && !options.client_address.empty()) out.append(", ");
-    out.append(options.client_address).append("\r\n");
+  if (!options.client_ip.empty()) {
+    forwarded_for.append(forwarded_for.empty() ? "" : ", ").append(options.client_ip);
+    if (!forwarded.empty()) AppendForwardedFor(forwarded.append(", "), options.client_ip);
   }
+  if (!forwarded_for.empty()) out.append("X-Forwarded-For: ").append(forwarded_for).append("\r\n");
+  if (!forwarded.empty()) out.append("Forwarded: ").append(forwarded).append("\r\n");
   if (!options.extra_header.empty()) out.append(options.extra_header).append("\r\n");
   if (body_size > 0 || head.framing != http::BodyFraming::kNone) {
     out.append("Content-Length: ");

@@ -1,8 +1,15 @@
 // What a reverse proxy changes when it passes a message on (RFC 9110 §7.6): hop-by-hop
 // headers (Connection and the fields it names, Keep-Alive, Proxy-Connection, TE, Trailer,
 // Transfer-Encoding, Upgrade) are dropped, framing is re-done with Content-Length, and the
-// Host sent upstream is the upstream's own unless the original is to be preserved. Pure
-// functions; thread-safe.
+// Host sent upstream is the upstream's own unless the original is to be preserved.
+//
+// Trust boundary: the client never chooses what the proxy asserts. The request-target is
+// sent in origin-form (an absolute-form target's scheme and authority are dropped, so they
+// cannot pick the upstream's virtual host); a client's own X-Hammer-Dark is never forwarded;
+// the client's address is appended to X-Forwarded-For (and to Forwarded when the client sent
+// one); and Connection cannot name the fields the proxy writes or vouches for (Host,
+// Content-Length, X-Forwarded-*, Forwarded, X-Real-IP, X-Hammer-Dark), so a client cannot
+// strip what a proxy in front of this one added. Pure functions; thread-safe.
 #pragma once
 
 #include <span>
@@ -15,12 +22,20 @@
 namespace hammer::dark {
 
 struct ForwardOptions {
-  bool preserve_host = false;       // send the client's Host upstream instead of the upstream's
-  std::string_view extra_header;    // e.g. "X-Hammer-Dark: canary" (no CRLF); empty for none
-  std::string_view client_address;  // appended to X-Forwarded-For when not empty
+  bool preserve_host = false;     // send the client's Host upstream instead of the upstream's
+  std::string_view extra_header;  // e.g. "X-Hammer-Dark: canary" (no CRLF); empty for none
+  // The client's IP, appended to X-Forwarded-For (created if absent) and to Forwarded (as
+  // for=..., only when the client sent Forwarded); empty: both are passed on unchanged.
+  std::string_view client_ip;
 };
 
+// The request-target to forward (RFC 9112 §3.2): origin-form ("/p?q") as is; absolute-form
+// "http://host/p?q" (any scheme) as "/p?q", "/" when it has no path; "*" for OPTIONS. Empty
+// for anything else (authority-form, "*" with another method, garbage): the proxy answers 400.
+std::string_view ForwardTarget(std::string_view method, std::string_view target);
+
 // The head to send to `upstream` for a request received as `head` with `body_size` bytes.
+// `head.target` must already be what ForwardTarget returned.
 std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& upstream,
                                size_t body_size, const ForwardOptions& options);
 
@@ -32,6 +47,11 @@ std::string ForwardResponse(int status, std::string_view reason,
                             bool head_request, bool keep_alive);
 
 // True for a header that must not be forwarded (hop-by-hop), given the Connection header value.
+// Connection may not name a field the proxy writes or vouches for (IsProxyAsserted).
 bool IsHopByHop(std::string_view name, std::string_view connection_value);
+// Host, Content-Length, X-Forwarded-For/-Proto/-Host, Forwarded, X-Real-IP, X-Hammer-Dark.
+bool IsProxyAsserted(std::string_view name);
+
+inline constexpr std::string_view kDarkHeader = "X-Hammer-Dark";
 
 }  // namespace hammer::dark

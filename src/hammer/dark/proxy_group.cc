@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "hammer/dark/admin_access.h"
+
 namespace hammer::dark {
 
 // The admin listener (first loop only): metrics, the comparison report, the membership view.
@@ -11,6 +13,16 @@ class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
   explicit AdminHandler(DarkProxyGroup* group) : group_(group) {}
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override {
+    const std::string& token = group_->admin_token_;
+    if (!token.empty() &&
+        !BearerMatches(http::FindHeader(request.head.headers, "Authorization"), token)) {
+      const http::Header challenge[] = {{"WWW-Authenticate", "Bearer realm=\"hammer dark\""}};
+      responder.Respond(401, "text/plain",
+                        "hammer dark: admin requests need Authorization: Bearer <token> "
+                        "(--admin-token-file)\n",
+                        challenge);
+      return;
+    }
     std::string_view path = request.head.target.substr(0, request.head.target.find('?'));
     if (path == "/metrics") {
       responder.Respond(200, "text/plain; version=0.0.4", group_->MetricsText());
@@ -93,8 +105,14 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   }
   group->address_ = bind_to;
   if (!options.admin_listen.empty()) {
-    Result<net::SocketAddress> admin = net::SocketAddress::Parse(options.admin_listen);
-    if (!admin.ok()) return Status::Error("--admin: " + admin.status().message());
+    if (!options.admin_token_file.empty()) {
+      Result<std::string> token = ReadAdminToken(options.admin_token_file);
+      if (!token.ok()) return token.status();
+      group->admin_token_ = *token;
+    }
+    Result<net::SocketAddress> admin =
+        AdminAddress(options.admin_listen, !group->admin_token_.empty());
+    if (!admin.ok()) return admin.status();
     group->admin_handler_ = std::make_unique<AdminHandler>(group.get());
     group->admin_listener_ = std::make_unique<http::HttpListener>(
         group->loops_.loop(0), group->admin_handler_.get(), http::ServerOptions{});

@@ -1,6 +1,7 @@
 // DarkProxyGroup: `hammer dark` as a library. N event loops, each with an SO_REUSEPORT
 // listener and its own DarkProxyHandler, all reading one Membership (static or ZooKeeper).
-// An optional admin listener on the first loop serves `GET /metrics` (Prometheus text),
+// An optional admin listener on the first loop (loopback unless a bearer token protects it:
+// admin_access.h) serves `GET /metrics` (Prometheus text),
 // `GET /hammer/dark/report` (the comparison report, merged from every loop on request) and
 // `GET /hammer/dark/membership` (what the proxy currently believes). Start() returns once every
 // listener is bound; the Membership must outlive the group.
@@ -53,6 +54,7 @@ class DarkProxyGroup {
   std::unique_ptr<http::HttpListener> admin_listener_;
   net::SocketAddress address_;
   net::SocketAddress admin_address_;
+  std::string admin_token_;  // empty: admin requests need no token (loopback only)
   MonoNanos started_ = 0;
   std::mutex rate_mutex_;  // the effective-rate gauge's previous scrape
   MonoNanos previous_scrape_ = 0;

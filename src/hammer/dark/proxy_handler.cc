@@ -19,7 +19,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       counters_(counters),
       registry_(registry),
       membership_(*membership),
-      eligibility_(options->allow, options->deny),
+      eligibility_(options->allow, options->deny, options->trust_method_override),
       rng_(seed),
       primaries_(loop),
       copies_(loop) {
@@ -61,6 +61,13 @@ size_t DarkProxyHandler::AbandonRequests() {
   return abandoned.size();
 }
 
+ForwardOptions DarkProxyHandler::ForwardOptionsFor(const http::IncomingRequest& request) const {
+  ForwardOptions forward;
+  forward.preserve_host = options_->preserve_host;
+  if (options_->forwarded_for) forward.client_ip = request.client_ip;
+  return forward;
+}
+
 DarkCluster* DarkProxyHandler::ClusterFor(const DarkClusterMembership& cluster) {
   for (auto& runtime : clusters_) {
     if (runtime->name() == cluster.config.name) return runtime.get();
@@ -81,7 +88,7 @@ void DarkProxyHandler::SyncClusters() {
   active_.clear();
   auto send_stored = [this](DarkCluster& cluster, const StoredRequest& request) {
     http::RequestHead head = request.Head();
-    SendCopy(cluster, head, request.body, nullptr);
+    SendCopy(cluster, head, request.body, request.client_ip, nullptr);
   };
   for (const DarkClusterMembership& membership : snapshot.dark) {
     DarkCluster* cluster = ClusterFor(membership);
@@ -96,8 +103,25 @@ void DarkProxyHandler::SyncClusters() {
   }
 }
 
-void DarkProxyHandler::OnRequest(const http::IncomingRequest& request, http::Responder responder) {
+void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Responder responder) {
   Bump(counters_->proxy.requests);
+  // The client never picks the upstream's virtual host: absolute-form becomes origin-form
+  // here, once, for the regular request, eligibility, comparison and every copy.
+  std::string_view target = ForwardTarget(received.head.method, received.head.target);
+  if (target.empty()) {
+    Bump(counters_->proxy.bad_targets);
+    Bump(counters_->proxy.responses);
+    responder.Respond(400, "text/plain",
+                      "hammer dark: the request-target must be origin-form (/path) or "
+                      "absolute-form (http://host/path)\n");
+    return;
+  }
+  if (http::FindHeader(received.head.headers, kDarkHeader)) {
+    Bump(counters_->proxy.dark_headers_removed);  // ForwardRequestHead never passes it on
+  }
+  http::RequestHead head = received.head;
+  head.target = target;
+  const http::IncomingRequest request{head, received.body, received.client_ip};
   SyncClusters();
   const http::Url& upstream = options_->upstreams[next_upstream_++ % options_->upstreams.size()];
   bool eligible = eligibility_.Eligible(request.head);
@@ -111,8 +135,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& request, http::Res
   PrimaryExchange* primary = primaries_.Adopt(std::make_unique<PrimaryExchange>(
       &primaries_, &counters_->proxy, options_->max_response_bytes, std::move(responder),
       head_request, join));
-  ForwardOptions forward;
-  forward.preserve_host = options_->preserve_host;
+  ForwardOptions forward = ForwardOptionsFor(request);
   primary->head() = ForwardRequestHead(request.head, upstream, request.body.size(), forward);
   primary->body().assign(request.body);
   http::ClientRequest out;
@@ -150,14 +173,16 @@ void DarkProxyHandler::Fork(const http::IncomingRequest& request,
     for (uint32_t i = 0; i < copies; ++i) {
       // Only the first copy of the first cluster is compared (one dark answer per request).
       if (join) join->ExpectDark();
-      SendCopy(*cluster, request.head, request.body, std::move(join));
+      SendCopy(*cluster, request.head, request.body, request.client_ip, std::move(join));
       join = nullptr;
     }
   }
 }
 
 void DarkProxyHandler::SendCopy(DarkCluster& cluster, const http::RequestHead& head,
-                                std::string_view body, std::shared_ptr<ComparisonJoin> join) {
+                                std::string_view body, std::string_view client_ip,
+                                std::shared_ptr<ComparisonJoin> join) {
+  if (!options_->forwarded_for) client_ip = {};
   ClusterCounters& counters = counters_->clusters[cluster.index()];
   switch (cluster.Admit(options_->dark_max_in_flight, loop_->now())) {
     case CopyAdmission::kSend:
@@ -178,6 +203,7 @@ void DarkProxyHandler::SendCopy(DarkCluster& cluster, const http::RequestHead& h
       &copies_, &cluster, &counters, std::move(join), options_->compare_max_body_bytes));
   ForwardOptions forward;
   forward.preserve_host = options_->preserve_host;
+  forward.client_ip = client_ip;
   forward.extra_header = cluster.dark_header();
   copy->head() = ForwardRequestHead(head, url, body.size(), forward);
   copy->body().assign(body);
@@ -201,8 +227,7 @@ void DarkProxyHandler::SendSecondary(const http::IncomingRequest& request,
   join->ExpectSecondary();
   DarkCopy* copy =
       copies_.Adopt(std::make_unique<DarkCopy>(&copies_, join, options_->compare_max_body_bytes));
-  ForwardOptions forward;
-  forward.preserve_host = options_->preserve_host;
+  ForwardOptions forward = ForwardOptionsFor(request);
   copy->head() = ForwardRequestHead(request.head, url, request.body.size(), forward);
   copy->body().assign(request.body);
   http::ClientRequest out;

@@ -39,6 +39,7 @@
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/dark_options.h"
 #include "hammer/dark/eligibility.h"
+#include "hammer/dark/forwarding.h"
 #include "hammer/dark/in_flight_set.h"
 #include "hammer/dark/json_diff.h"
 #include "hammer/dark/membership.h"
@@ -75,7 +76,8 @@ class DarkProxyHandler final : public http::RequestHandler {
   DarkCluster* ClusterFor(const DarkClusterMembership& cluster);
   void Fork(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
   void SendCopy(DarkCluster& cluster, const http::RequestHead& head, std::string_view body,
-                std::shared_ptr<ComparisonJoin> join);
+                std::string_view client_ip, std::shared_ptr<ComparisonJoin> join);
+  ForwardOptions ForwardOptionsFor(const http::IncomingRequest& request) const;
   void SendSecondary(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
   size_t AbandonRequests();
 

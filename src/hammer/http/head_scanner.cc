@@ -67,12 +67,34 @@ ParseError NoteContentLength(std::string_view value, FieldFacts* facts) {
   }
 }
 
-// Several Transfer-Encoding fields form one list; only its final coding matters here.
+// Several Transfer-Encoding fields form one list. Responses only care about its final
+// coding; requests accept nothing but one "chunked", so the count and the form are kept too.
 void NoteTransferEncoding(std::string_view value, FieldFacts* facts) {
   facts->has_transfer_encoding = true;
+  uint32_t before = facts->transfer_codings;
   ForEachListItem(value, [&](std::string_view coding) {
     facts->chunked = EqualsIgnoreCase(coding, "chunked");
+    ++facts->transfer_codings;
+    if (!IsToken(coding)) facts->transfer_coding_malformed = true;
   });
+  if (facts->transfer_codings == before) facts->transfer_coding_malformed = true;
+}
+
+// Host = uri-host [ ":" port ] (RFC 9110 §7.2): reg-name, IPv4 or a bracketed IP literal
+// characters only. Anything that could smuggle a path, a user or a second value (SP, "/",
+// "@", "?", "#", ",", "\\", control or non-ASCII bytes) makes the value invalid.
+bool IsHostValue(std::string_view value) {
+  for (char c : value) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              std::string_view("-._~!$&'()*+;=:[]%").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void NoteHost(std::string_view value, FieldFacts* facts) {
+  ++facts->host_fields;
+  if (!IsHostValue(value)) facts->host_invalid = true;
 }
 
 void NoteConnection(std::string_view value, FieldFacts* facts) {
@@ -85,6 +107,9 @@ void NoteConnection(std::string_view value, FieldFacts* facts) {
 // Dispatches on the name's length first so most fields cost one switch and no comparison.
 ParseError NoteField(const Header& h, FieldFacts* facts) {
   switch (h.name.size()) {
+    case 4:
+      if (EqualsIgnoreCase(h.name, "host")) NoteHost(h.value, facts);
+      break;
     case 6:
       if (EqualsIgnoreCase(h.name, "expect") && EqualsIgnoreCase(h.value, "100-continue")) {
         facts->expect_continue = true;

@@ -36,10 +36,14 @@ struct FieldFacts {
   bool has_content_length = false;
   uint64_t content_length = 0;
   bool has_transfer_encoding = false;
-  bool chunked = false;                // the final transfer coding is "chunked"
-  bool connection_close = false;       // "Connection: close"
-  bool connection_keep_alive = false;  // "Connection: keep-alive"
-  bool expect_continue = false;        // "Expect: 100-continue"
+  bool chunked = false;                    // the final transfer coding is "chunked"
+  uint32_t transfer_codings = 0;           // codings listed over every Transfer-Encoding field
+  bool transfer_coding_malformed = false;  // an empty Transfer-Encoding or a non-token coding
+  uint32_t host_fields = 0;                // Host field lines
+  bool host_invalid = false;               // a Host value that is not uri-host [":" port]
+  bool connection_close = false;           // "Connection: close"
+  bool connection_keep_alive = false;      // "Connection: keep-alive"
+  bool expect_continue = false;            // "Expect: 100-continue"
 
   // Whether the connection persists after this message, judged from the headers alone
   // (RFC 9112 §9.3): HTTP/1.1 unless "close"; HTTP/1.0 only with "keep-alive". A message

@@ -45,6 +45,10 @@ std::string_view ParseErrorName(ParseError e) {
       return "bad_content_length";
     case ParseError::kBadTransferEncoding:
       return "bad_transfer_encoding";
+    case ParseError::kUnsupportedTransferCoding:
+      return "unsupported_transfer_coding";
+    case ParseError::kBadHost:
+      return "bad_host";
     case ParseError::kBadChunk:
       return "bad_chunk";
     case ParseError::kChunkLineTooLong:

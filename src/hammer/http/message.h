@@ -57,17 +57,21 @@ struct RequestHead {
 // Why a message could not be parsed. Each maps to a clear message for logs and summaries.
 enum class ParseError : uint8_t {
   kNone,
-  kBadStartLine,         // malformed status line / request line
-  kBadVersion,           // not HTTP/1.0 or HTTP/1.1
-  kBadHeader,            // malformed header field
-  kHeadTooLarge,         // head exceeds Limits::max_head_bytes
-  kTooManyHeaders,       // more than Limits::max_headers fields
-  kBadContentLength,     // unparsable or conflicting Content-Length
-  kBadTransferEncoding,  // Transfer-Encoding other than a final "chunked"
-  kBadChunk,             // malformed chunk size line or missing CRLF after chunk data
-  kChunkLineTooLong,     // chunk-size line or trailer line over Limits::max_line_bytes
-  kBodyTooLarge,         // request body over Limits::max_body_bytes (server side: 413)
-  kTruncated,            // the connection ended inside a message
+  kBadStartLine,               // malformed status line / request line
+  kBadVersion,                 // not HTTP/1.0 or HTTP/1.1
+  kBadHeader,                  // malformed header field
+  kHeadTooLarge,               // head exceeds Limits::max_head_bytes
+  kTooManyHeaders,             // more than Limits::max_headers fields
+  kBadContentLength,           // unparsable or conflicting Content-Length
+  kBadTransferEncoding,        // Transfer-Encoding other than a final "chunked"; in a request, a
+                               // malformed coding list, or Transfer-Encoding with Content-Length
+  kUnsupportedTransferCoding,  // request: a transfer coding other than one "chunked" (501)
+  kBadHost,                    // request: duplicate Host, invalid Host value, or (HTTP/1.1)
+                               // no Host at all (RFC 9112 §3.2)
+  kBadChunk,                   // malformed chunk size line or missing CRLF after chunk data
+  kChunkLineTooLong,           // chunk-size line or trailer line over Limits::max_line_bytes
+  kBodyTooLarge,               // request body over Limits::max_body_bytes (server side: 413)
+  kTruncated,                  // the connection ended inside a message
 };
 
 std::string_view ParseErrorName(ParseError e);

@@ -40,13 +40,30 @@ ParseError ParseRequestLine(std::string_view line, RequestHead* head) {
   return internal::ParseHttpVersion(line.substr(second + 1), &head->minor_version);
 }
 
-// RFC 9112 §6.3 for requests. Transfer-Encoding must end in chunked, and must not come with
-// Content-Length: a server and a proxy that disagree on which one wins is request smuggling.
+// RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, and to any
+// request with more than one Host line or an invalid Host value. Two Hosts are how a client
+// gets one server to route on the first and another on the second.
+ParseError CheckHost(const FieldFacts& facts, int minor_version) {
+  if (facts.host_fields > 1 || facts.host_invalid) return ParseError::kBadHost;
+  if (facts.host_fields == 0 && minor_version == 1) return ParseError::kBadHost;
+  return ParseError::kNone;
+}
+
+// RFC 9112 §6.3 for requests. The only transfer coding accepted is a single "chunked" (RFC
+// 9112 §6.1: a server that does not understand a coding answers 501; nginx does the same), so
+// "gzip, chunked" is refused rather than forwarded with its gzip silently dropped. A malformed
+// list, or Transfer-Encoding together with Content-Length, is 400: a server and a proxy that
+// disagree on which framing wins is request smuggling.
 ParseError DecideFraming(const FieldFacts& facts, RequestHead* head) {
   head->keep_alive = facts.KeepAlive(head->minor_version);
   head->expect_continue = facts.expect_continue && head->minor_version == 1;  // RFC 9110 §10.1.1
   if (facts.has_transfer_encoding) {
-    if (facts.has_content_length || !facts.chunked) return ParseError::kBadTransferEncoding;
+    if (facts.has_content_length || facts.transfer_coding_malformed) {
+      return ParseError::kBadTransferEncoding;
+    }
+    if (facts.transfer_codings != 1 || !facts.chunked) {
+      return ParseError::kUnsupportedTransferCoding;
+    }
     head->framing = BodyFraming::kChunked;
   } else if (facts.has_content_length) {
     head->framing = BodyFraming::kContentLength;
@@ -87,6 +104,7 @@ Progress RequestParser::ParseHead(std::string_view input, Visitor& visitor) {
   FieldFacts facts;
   ParseError error = ParseRequestLine(scan.start_line, &head);
   if (error == ParseError::kNone) error = core_.ParseFields(scan.field_lines, &facts);
+  if (error == ParseError::kNone) error = CheckHost(facts, head.minor_version);
   if (error == ParseError::kNone) error = DecideFraming(facts, &head);
   if (error == ParseError::kNone) error = core_.StartBody(head.framing, head.content_length);
   if (error != ParseError::kNone) return core_.Fail(error, offset);

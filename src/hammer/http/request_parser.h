@@ -2,12 +2,15 @@
 // dark proxy's listener). Same contract: resumable, zero-copy, caps on every size.
 //
 // A request without Content-Length or Transfer-Encoding has no body. A request carrying both
-// is rejected (kBadTransferEncoding), which closes the request-smuggling hole. The proxy maps
-// kHeadTooLarge / kTooManyHeaders to 431 and kBodyTooLarge to 413: a Content-Length over the
-// cap fails at head time (before OnHead), a chunked body as soon as a chunk-size line would
-// take it past the cap. Empty lines before a request line are ignored (RFC 9112 §2.2) and do
-// not count as started(). "Expect: 100-continue" is honoured for HTTP/1.1 only. Errors are
-// sticky until Reset. Not thread-safe.
+// is rejected (kBadTransferEncoding), which closes the request-smuggling hole, and so is a
+// malformed coding list; a well-formed list other than exactly "chunked" is
+// kUnsupportedTransferCoding. Duplicate Host lines, an invalid Host value, and an HTTP/1.1
+// request without Host are kBadHost. Servers map kUnsupportedTransferCoding to 501,
+// kHeadTooLarge / kTooManyHeaders to 431, kBodyTooLarge to 413, anything else to 400: a
+// Content-Length over the cap fails at head time (before OnHead), a chunked body as soon as a
+// chunk-size line would take it past the cap. Empty lines before a request line are ignored (RFC
+// 9112 §2.2) and do not count as started(). "Expect: 100-continue" is honoured for HTTP/1.1 only.
+// Errors are sticky until Reset. Not thread-safe.
 #pragma once
 
 #include "hammer/http/message.h"

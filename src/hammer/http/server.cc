@@ -69,6 +69,8 @@ std::string_view ReasonPhrase(int status) {
       return "Request Header Fields Too Large";
     case 500:
       return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
     case 502:
       return "Bad Gateway";
     case 503:
@@ -91,7 +93,10 @@ class ServerConnection final : public net::IoHandler,
         loop_(listener->loop_),
         transport_(std::move(fd)),
         parser_(listener->options_.limits),
-        idle_timer_(listener->loop_, [this] { OnIdleTimeout(); }) {}
+        idle_timer_(listener->loop_, [this] { OnIdleTimeout(); }) {
+    Result<net::SocketAddress> peer = net::PeerAddress(transport_.fd());
+    if (peer.ok()) client_ip_ = peer->Ip();
+  }
 
   ~ServerConnection() override { *alive_ = false; }
 
@@ -246,7 +251,7 @@ class ServerConnection final : public net::IoHandler,
     awaiting_response_ = true;
     request_keep_alive_ = head_.keep_alive;
     request_was_head_ = head_.method == "HEAD";
-    IncomingRequest request{head_, body_};
+    IncomingRequest request{head_, body_, client_ip_};
     listener_->handler_->OnRequest(request, Responder(this, alive_, sequence_));
   }
 
@@ -255,6 +260,7 @@ class ServerConnection final : public net::IoHandler,
     int status = 400;
     if (error == ParseError::kHeadTooLarge || error == ParseError::kTooManyHeaders) status = 431;
     if (error == ParseError::kBodyTooLarge) status = 413;
+    if (error == ParseError::kUnsupportedTransferCoding) status = 501;
     ++sequence_;
     awaiting_response_ = true;
     request_keep_alive_ = false;
@@ -326,6 +332,7 @@ class ServerConnection final : public net::IoHandler,
   RequestParser parser_;
   net::Timer idle_timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::string client_ip_;
   std::string in_;
   size_t in_start_ = 0;
   size_t in_end_ = 0;

@@ -5,8 +5,9 @@
 // RequestParser, buffers the request body (up to Limits::max_body_bytes), and hands the whole
 // request to a RequestHandler together with a Responder. The handler answers at once or later
 // (from the same loop thread); requests on one connection are answered in order, one at a
-// time, so pipelined requests wait their turn. Malformed requests are answered 400, oversized
-// heads 431, oversized bodies 413, and the connection is closed.
+// time, so pipelined requests wait their turn. Malformed requests are answered 400 (duplicate
+// or missing Host included), transfer codings other than "chunked" 501, oversized heads 431,
+// oversized bodies 413, and the connection is closed.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@ class ServerConnection;
 struct IncomingRequest {
   const RequestHead& head;
   std::string_view body;
+  std::string_view client_ip = {};  // the connection's peer IP ("127.0.0.1", "::1"), or ""
 };
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.

@@ -86,18 +86,21 @@ bool SocketAddress::IsLoopback() const {
   return false;
 }
 
-std::string SocketAddress::ToString() const {
+std::string SocketAddress::Ip() const {
   char buf[INET6_ADDRSTRLEN] = {};
   if (family() == AF_INET) {
     inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, buf,
               sizeof(buf));
-    return std::string(buf) + ":" + std::to_string(port());
-  }
-  if (family() == AF_INET6) {
+  } else if (family() == AF_INET6) {
     inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, buf,
               sizeof(buf));
-    return "[" + std::string(buf) + "]:" + std::to_string(port());
   }
+  return buf;
+}
+
+std::string SocketAddress::ToString() const {
+  if (family() == AF_INET) return Ip() + ":" + std::to_string(port());
+  if (family() == AF_INET6) return "[" + Ip() + "]:" + std::to_string(port());
   return "(unknown address)";
 }
 
@@ -170,6 +173,15 @@ Result<Fd> Accept(int listen_fd) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Fd();
     return Status::FromErrno("accept", errno);
   }
+}
+
+Result<SocketAddress> PeerAddress(int fd) {
+  sockaddr_storage storage{};
+  socklen_t len = sizeof(storage);
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&storage), &len) != 0) {
+    return Status::FromErrno("getpeername", errno);
+  }
+  return SocketAddress(reinterpret_cast<const sockaddr*>(&storage), len);
 }
 
 Result<SocketAddress> LocalAddress(int fd) {

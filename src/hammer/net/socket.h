@@ -33,6 +33,8 @@ class SocketAddress {
   bool IsLoopback() const;
   // "127.0.0.1:8080" / "[::1]:8080".
   std::string ToString() const;
+  // The IP alone, without brackets or port: "127.0.0.1" / "::1" ("" when unset).
+  std::string Ip() const;
 
  private:
   sockaddr_storage storage_{};
@@ -73,5 +75,7 @@ Result<Fd> Listen(const SocketAddress& address, bool reuse_port, int backlog = 4
 Result<Fd> Accept(int listen_fd);
 
 Result<SocketAddress> LocalAddress(int fd);
+// The address of a connected socket's peer (getpeername).
+Result<SocketAddress> PeerAddress(int fd);
 
 }  // namespace hammer::net

@@ -1,5 +1,5 @@
-// ForkEligibility against rest.li's TestDarkClusterManager table (shared/reference/
-// dark-canary.md §1.5) and the method-override and pattern rules.
+// ForkEligibility against rest.li's TestDarkClusterManager table (allow/deny patterns by
+// method) and the method-override and pattern rules.
 #include "hammer/dark/eligibility.h"
 
 #include <gtest/gtest.h>
@@ -49,8 +49,8 @@ TEST(ForkEligibilityTest, SafeMethodsOnly) {
   }
 }
 
-TEST(ForkEligibilityTest, MethodOverrideIsTheMethodJudged) {
-  ForkEligibility eligibility;
+TEST(ForkEligibilityTest, TrustedMethodOverrideIsTheMethodJudged) {
+  ForkEligibility eligibility({}, {}, /*trust_method_override=*/true);
   EXPECT_TRUE(eligibility.Eligible("POST", "/", std::string_view("GET")));
   EXPECT_TRUE(eligibility.Eligible("POST", "/", std::string_view(" GET ")));
   EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("DELETE")));
@@ -58,8 +58,38 @@ TEST(ForkEligibilityTest, MethodOverrideIsTheMethodJudged) {
   EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("bogus")));
 }
 
+TEST(ForkEligibilityTest, UntrustedMethodOverrideNeverMakesAWriteEligible) {
+  ForkEligibility eligibility;  // the default: overrides are the client's claim
+  EXPECT_FALSE(eligibility.Eligible("POST", "/", std::string_view("GET")));
+  EXPECT_FALSE(eligibility.Eligible("DELETE", "/", std::string_view("GET")));
+  EXPECT_TRUE(eligibility.Eligible("GET", "/", std::string_view("GET")));
+  EXPECT_TRUE(eligibility.Eligible("GET", "/", std::string_view("HEAD")));
+  // An upstream that honours the override would treat the copy as a write: not forked.
+  EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("DELETE")));
+  EXPECT_FALSE(eligibility.Eligible("GET", "/", std::string_view("")));
+  // An allow pattern still makes the request eligible, whatever the override says.
+  ForkEligibility allowed({"/search"}, {});
+  EXPECT_TRUE(allowed.Eligible("POST", "/search", std::string_view("GET")));
+}
+
+TEST(ForkEligibilityTest, EveryOverrideHeaderNameIsRead) {
+  ForkEligibility untrusted;
+  ForkEligibility trusted({}, {}, /*trust_method_override=*/true);
+  for (const char* name : {"X-HTTP-Method-Override", "x-http-method", "X-Method-Override"}) {
+    const http::Header headers[] = {{"Host", "x"}, {name, "DELETE"}};
+    http::RequestHead head;
+    head.method = "GET";
+    head.target = "/";
+    head.headers = headers;
+    EXPECT_EQ(ForkEligibility::MethodOverride(headers), std::optional<std::string_view>("DELETE"))
+        << name;
+    EXPECT_FALSE(untrusted.Eligible(head)) << name;
+    EXPECT_FALSE(trusted.Eligible(head)) << name;
+  }
+}
+
 TEST(ForkEligibilityTest, ReadsTheOverrideHeaderFromARequestHead) {
-  ForkEligibility eligibility;
+  ForkEligibility eligibility({}, {}, /*trust_method_override=*/true);
   const http::Header tunnelled[] = {{"Host", "x"}, {"x-http-method-override", "GET"}};
   const http::Header plain[] = {{"Host", "x"}};
   http::RequestHead head;

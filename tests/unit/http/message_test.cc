@@ -36,6 +36,8 @@ TEST(MessageTest, ParseErrorNames) {
   EXPECT_EQ(ParseErrorName(ParseError::kTooManyHeaders), "too_many_headers");
   EXPECT_EQ(ParseErrorName(ParseError::kBadContentLength), "bad_content_length");
   EXPECT_EQ(ParseErrorName(ParseError::kBadTransferEncoding), "bad_transfer_encoding");
+  EXPECT_EQ(ParseErrorName(ParseError::kUnsupportedTransferCoding), "unsupported_transfer_coding");
+  EXPECT_EQ(ParseErrorName(ParseError::kBadHost), "bad_host");
   EXPECT_EQ(ParseErrorName(ParseError::kBadChunk), "bad_chunk");
   EXPECT_EQ(ParseErrorName(ParseError::kChunkLineTooLong), "chunk_line_too_long");
   EXPECT_EQ(ParseErrorName(ParseError::kBodyTooLarge), "body_too_large");

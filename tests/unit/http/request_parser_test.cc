@@ -26,11 +26,11 @@ constexpr std::string_view kPost =
     "POST /submit HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n"
     "hello world";
 constexpr std::string_view kChunked =
-    "PUT /upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "PUT /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
     "4;ext=1\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nChecksum: abc\r\n\r\n";
 constexpr std::string_view kPipelined =
     "GET /a HTTP/1.1\r\nHost: h\r\n\r\n\r\nGET /b HTTP/1.0\nConnection: keep-alive\n\n"
-    "POST /c HTTP/1.1\r\nContent-Length: 3\r\nConnection: close\r\n\r\nxyz";
+    "POST /c HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nConnection: close\r\n\r\nxyz";
 
 TEST(RequestParserTest, RequestWithoutBody) {
   RecordedMessage m = Check::One(kGet);
@@ -67,8 +67,10 @@ TEST(RequestParserTest, ContentLengthBodyAndExpectContinue) {
   EXPECT_TRUE(parser.head_done());
   EXPECT_TRUE(recorder.message.head.expect_continue);
 
-  EXPECT_TRUE(Check::One("GET / HTTP/1.1\r\nExpect:  100-Continue \r\n\r\n").head.expect_continue);
-  EXPECT_FALSE(Check::One("GET / HTTP/1.1\r\nExpect: 100-continue-x\r\n\r\n").head.expect_continue);
+  EXPECT_TRUE(Check::One("GET / HTTP/1.1\r\nHost: h\r\nExpect:  100-Continue \r\n\r\n")
+                  .head.expect_continue);
+  EXPECT_FALSE(Check::One("GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue-x\r\n\r\n")
+                   .head.expect_continue);
   // RFC 9110 §10.1.1: Expect is ignored in HTTP/1.0 requests.
   EXPECT_FALSE(Check::One("GET / HTTP/1.0\r\nExpect: 100-continue\r\n\r\n").head.expect_continue);
 }
@@ -80,13 +82,14 @@ TEST(RequestParserTest, ChunkedBodyWithExtensionsAndTrailers) {
   EXPECT_EQ(m.body, "Wikipedia in\r\n\r\nchunks.");
   EXPECT_EQ(m.consumed, kChunked.size());
   EXPECT_EQ(
-      Check::One("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, CHUNKED\r\n\r\n0\r\n\r\n").state,
+      Check::One("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: CHUNKED\r\n\r\n0\r\n\r\n").state,
       State::kComplete);
 }
 
 TEST(RequestParserTest, KeepAliveRules) {
-  EXPECT_TRUE(Check::One("GET / HTTP/1.1\r\n\r\n").head.keep_alive);
-  EXPECT_FALSE(Check::One("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n").head.keep_alive);
+  EXPECT_TRUE(Check::One("GET / HTTP/1.1\r\nHost: h\r\n\r\n").head.keep_alive);
+  EXPECT_FALSE(
+      Check::One("GET / HTTP/1.1\r\nHost: h\r\nConnection: Close\r\n\r\n").head.keep_alive);
   EXPECT_FALSE(Check::One("GET / HTTP/1.0\r\n\r\n").head.keep_alive);
   EXPECT_TRUE(Check::One("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").head.keep_alive);
   EXPECT_FALSE(Check::One("GET / HTTP/1.0\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n")
@@ -94,34 +97,70 @@ TEST(RequestParserTest, KeepAliveRules) {
 }
 
 TEST(RequestParserTest, TransferEncodingRules) {
-  // Anything but a final "chunked", or both framings at once, is refused (request smuggling).
-  for (std::string_view fields :
-       {"Transfer-Encoding: gzip\r\n", "Transfer-Encoding: chunked, gzip\r\n",
-        "Transfer-Encoding:\r\n", "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n",
-        "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
-        "Content-Length: 0\r\nTransfer-Encoding: chunked\r\n"}) {
-    EXPECT_EQ(Check::ErrorOf("POST / HTTP/1.1\r\n" + std::string(fields) + "\r\n0\r\n\r\n"),
-              ParseError::kBadTransferEncoding)
+  // Both framings at once, or a malformed coding list, is 400 (request smuggling).
+  for (std::string_view fields : {"Transfer-Encoding:\r\n", "Transfer-Encoding: chunked;q=1\r\n",
+                                  "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+                                  "Content-Length: 0\r\nTransfer-Encoding: chunked\r\n"}) {
+    EXPECT_EQ(
+        Check::ErrorOf("POST / HTTP/1.1\r\nHost: h\r\n" + std::string(fields) + "\r\n0\r\n\r\n"),
+        ParseError::kBadTransferEncoding)
         << fields;
   }
-  EXPECT_EQ(Check::ErrorOf("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"),
+  // Any coding but one "chunked" is not implemented (501): "gzip, chunked" would otherwise be
+  // forwarded with its gzip silently dropped.
+  for (std::string_view fields :
+       {"Transfer-Encoding: gzip\r\n", "Transfer-Encoding: gzip, chunked\r\n",
+        "Transfer-Encoding: chunked, gzip\r\n", "Transfer-Encoding: chunked, chunked\r\n",
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n",
+        "Transfer-Encoding: identity\r\n", "Transfer-Encoding: xchunked\r\n"}) {
+    EXPECT_EQ(
+        Check::ErrorOf("POST / HTTP/1.1\r\nHost: h\r\n" + std::string(fields) + "\r\n0\r\n\r\n"),
+        ParseError::kUnsupportedTransferCoding)
+        << fields;
+  }
+  // An empty list element is allowed (RFC 9110 §5.6.1): ", chunked" is one coding.
+  EXPECT_EQ(
+      Check::One("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: , chunked\r\n\r\n0\r\n\r\n")
+          .head.framing,
+      BodyFraming::kChunked);
+  EXPECT_EQ(Check::ErrorOf(
+                "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"),
             ParseError::kBadContentLength);
-  EXPECT_EQ(Check::ErrorOf("POST / HTTP/1.1\r\nContent-Length: 5x\r\n\r\n"),
+  EXPECT_EQ(Check::ErrorOf("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5x\r\n\r\n"),
             ParseError::kBadContentLength);
   RecordedMessage m =
-      Check::One("POST / HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok");
+      Check::One("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok");
   EXPECT_EQ(m.state, State::kComplete);
   EXPECT_EQ(m.body, "ok");
 }
 
+TEST(RequestParserTest, HostRules) {
+  // RFC 9112 §3.2: exactly one valid Host on HTTP/1.1; at most one on HTTP/1.0.
+  EXPECT_EQ(Check::ErrorOf("GET / HTTP/1.1\r\n\r\n"), ParseError::kBadHost);
+  EXPECT_EQ(Check::ErrorOf("GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n"), ParseError::kBadHost);
+  EXPECT_EQ(Check::ErrorOf("GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n"), ParseError::kBadHost);
+  EXPECT_EQ(Check::ErrorOf("GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n"), ParseError::kBadHost);
+  for (std::string_view value : {"a b", "a/b", "user@a", "a?b", "a#b", "a,b", "a\\b", "\xc3\xa9"}) {
+    EXPECT_EQ(Check::ErrorOf("GET / HTTP/1.1\r\nHost: " + std::string(value) + "\r\n\r\n"),
+              ParseError::kBadHost)
+        << value;
+  }
+  for (std::string_view value : {"a.example", "a.example:8080", "127.0.0.1:1", "[::1]:80", ""}) {
+    EXPECT_EQ(Check::One("GET / HTTP/1.1\r\nHost: " + std::string(value) + "\r\n\r\n").state,
+              State::kComplete)
+        << value;
+  }
+  EXPECT_EQ(Check::One("GET / HTTP/1.0\r\n\r\n").state, State::kComplete);
+}
+
 TEST(RequestParserTest, RequestLine) {
-  RecordedMessage m = Check::One("OPTIONS * HTTP/1.1\r\n\r\n");
+  RecordedMessage m = Check::One("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n");
   EXPECT_EQ(m.head.method, "OPTIONS");
   EXPECT_EQ(m.head.target, "*");
   m = Check::One("GET http://example.com:8080/a?b HTTP/1.0\n\n");
   EXPECT_EQ(m.head.target, "http://example.com:8080/a?b");
   EXPECT_EQ(m.head.minor_version, 0);
-  EXPECT_EQ(Check::One("M-SEARCH! /\xc3\xa9 HTTP/1.1\r\n\r\n").head.method, "M-SEARCH!");
+  EXPECT_EQ(Check::One("M-SEARCH! /\xc3\xa9 HTTP/1.1\r\nHost: h\r\n\r\n").head.method, "M-SEARCH!");
   for (std::string_view line :
        {"GET /", "GET", "GET  / HTTP/1.1", " GET / HTTP/1.1", "GET /a b HTTP/1.1", "G(T / HTTP/1.1",
         "GET /\x01 HTTP/1.1", "GET /\x7f HTTP/1.1", "GET\t/ HTTP/1.1", "GET /\tx HTTP/1.1"}) {
@@ -148,9 +187,10 @@ TEST(RequestParserTest, HeaderErrorsAndLimits) {
             ParseError::kTooManyHeaders);
 
   limits = Limits{};
-  limits.max_head_bytes = 20;
-  EXPECT_EQ(Check::One("GET / HTTP/1.1\r\n\r\n", WithLimits(limits)).state, State::kComplete);
-  EXPECT_EQ(Check::ErrorOf("GET /long HTTP/1.1\r\n\r\n", WithLimits(limits)),
+  limits.max_head_bytes = 30;
+  EXPECT_EQ(Check::One("GET / HTTP/1.1\r\nHost: h\r\n\r\n", WithLimits(limits)).state,
+            State::kComplete);
+  EXPECT_EQ(Check::ErrorOf("GET /long HTTP/1.1\r\nHost: h\r\n\r\n", WithLimits(limits)),
             ParseError::kHeadTooLarge);
   EXPECT_EQ(Check::ErrorOf("GET /very-long-target-without-end", WithLimits(limits)),
             ParseError::kHeadTooLarge);
@@ -161,15 +201,16 @@ TEST(RequestParserTest, BodyLimit) {
   limits.max_body_bytes = 5;
   // Content-Length is refused at head time, before OnHead.
   RecordedMessage m =
-      Check::One("POST / HTTP/1.1\r\nContent-Length: 6\r\n\r\n", WithLimits(limits));
+      Check::One("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 6\r\n\r\n", WithLimits(limits));
   EXPECT_EQ(m.error, ParseError::kBodyTooLarge);
   EXPECT_EQ(m.heads, 0);
   EXPECT_EQ(m.consumed, 0u);
   EXPECT_EQ(
-      Check::One("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", WithLimits(limits)).body,
+      Check::One("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", WithLimits(limits))
+          .body,
       "hello");
   // Chunked: refused as soon as a chunk would take the body past the cap.
-  std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string chunked = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
   m = Check::One(chunked + "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n", WithLimits(limits));
   EXPECT_EQ(m.error, ParseError::kBodyTooLarge);
   EXPECT_EQ(m.heads, 1);
@@ -182,7 +223,7 @@ TEST(RequestParserTest, BodyLimit) {
 }
 
 TEST(RequestParserTest, ChunkErrors) {
-  std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string chunked = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
   EXPECT_EQ(Check::ErrorOf(chunked + "3\r\nabcd\r\n"), ParseError::kBadChunk);
   EXPECT_EQ(Check::ErrorOf(chunked + "g\r\n"), ParseError::kBadChunk);
   EXPECT_EQ(Check::ErrorOf(chunked + "1ffffffffffffffff\r\n"), ParseError::kBadChunk);
@@ -214,8 +255,9 @@ TEST(RequestParserTest, FinishAtEof) {
   ASSERT_EQ(parser.Feed(kGet, recorder).state, State::kComplete);
   EXPECT_EQ(parser.FinishAtEof().state, State::kComplete);  // done, not yet Reset
 
-  for (std::string_view cut : {"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabc",
-                               "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc"}) {
+  for (std::string_view cut :
+       {"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nabc",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc"}) {
     RecordedMessage m = Check::One(cut);
     EXPECT_EQ(m.heads, 1) << cut;
     EXPECT_EQ(m.error, ParseError::kTruncated) << cut;
@@ -231,11 +273,11 @@ TEST(RequestParserTest, EmptyLinesBeforeTheRequestLineAreIgnored) {
   EXPECT_FALSE(parser.started());
   EXPECT_EQ(parser.FinishAtEof().state, State::kComplete);
 
-  RecordedMessage m = Check::One("\r\n\r\nGET / HTTP/1.1\r\n\r\n");
+  RecordedMessage m = Check::One("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n");
   EXPECT_EQ(m.state, State::kComplete);
   EXPECT_EQ(m.head.target, "/");
-  EXPECT_EQ(m.consumed, 22u);
-  EXPECT_EQ(Check::ErrorOf("\r\rGET / HTTP/1.1\r\n\r\n"), ParseError::kBadStartLine);
+  EXPECT_EQ(m.consumed, 31u);
+  EXPECT_EQ(Check::ErrorOf("\r\rGET / HTTP/1.1\r\nHost: h\r\n\r\n"), ParseError::kBadStartLine);
 }
 
 TEST(RequestParserTest, PipelinedRequests) {
@@ -271,8 +313,9 @@ TEST(RequestParserTest, EverySplitGivesTheSameResult) {
     SCOPED_TRACE(sample);
     Check::SplitInvariant(sample);
   }
-  Check::SplitInvariant("\r\n\nGET / HTTP/1.1\r\n\r\n\r\n");
-  Check::SplitInvariant("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX");
+  Check::SplitInvariant("\r\n\nGET / HTTP/1.1\r\nHost: h\r\n\r\n\r\n");
+  Check::SplitInvariant(
+      "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX");
   Limits limits;
   limits.max_body_bytes = 4;
   Check::SplitInvariant(kChunked, WithLimits(limits));
