@@ -173,6 +173,7 @@ int RunDark(int argc, char** argv) {
   std::string membership = "static", config_file, sampling = "accumulator";
   std::string regular_cluster = "regular";
   std::string upstream_timeout = "30s", dark_timeout = "5s", connect_timeout = "5s", duration;
+  std::string drain_timeout = "10s";
   app.add_option("--listen", options.listen, "address to listen on (IP:PORT; port 0 = any)")
       ->capture_default_str();
   app.add_option("--upstream", upstreams, "regular upstream URL(s), comma-separated or repeated")
@@ -230,7 +231,12 @@ int RunDark(int argc, char** argv) {
   app.add_option("--compare-ignore", options.compare_ignore,
                  "field path prefix never reported (e.g. body.meta.generated_at)");
   app.add_option("--seed", options.seed, "random seed (0: random)");
-  app.add_option("--duration", duration, "stop by itself after this long");
+  app.add_option("--duration", duration, "stop by itself after this long (then drain)");
+  app.add_option("--drain-timeout", drain_timeout,
+                 "on SIGTERM/SIGINT (or the end of --duration): stop accepting, abandon the dark "
+                 "copies in flight, let the requests in flight finish for at most this long, then "
+                 "close what is left (counted); a second signal stops at once")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -250,7 +256,8 @@ int RunDark(int argc, char** argv) {
   for (auto [text, target, flag] :
        {std::tuple{&upstream_timeout, &options.upstream_timeout, "--upstream-timeout"},
         std::tuple{&dark_timeout, &options.dark_timeout, "--dark-timeout"},
-        std::tuple{&connect_timeout, &options.connect_timeout, "--connect-timeout"}}) {
+        std::tuple{&connect_timeout, &options.connect_timeout, "--connect-timeout"},
+        std::tuple{&drain_timeout, &options.drain_timeout, "--drain-timeout"}}) {
     Result<Nanos> d = DurationFlag(*text, flag);
     if (!d.ok()) return Usage(d.status().message());
     *target = *d;
@@ -293,7 +300,13 @@ int RunDark(int argc, char** argv) {
     std::printf("%s\n", (*group)->admin_address().ToString().c_str());
   std::fflush(stdout);
   WaitForShutdownSignal(run_for);
-  (*group)->Stop();
+  bool drained = (*group)->Drain(options.drain_timeout, [] {
+    return WaitForShutdownSignal(10 * kMillisecond) != 0;  // a second signal: stop at once
+  });
+  std::fprintf(stderr, "hammer dark: %s\n%s",
+               drained ? "stopped: every request in flight was answered"
+                       : "stopped: requests still in flight were abandoned",
+               (*group)->Summary().c_str());
   return kExitOk;
 }
 

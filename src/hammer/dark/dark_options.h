@@ -40,7 +40,8 @@ struct DarkOptions {
   Nanos upstream_timeout = 30 * kSecond;
   Nanos dark_timeout = 5 * kSecond;
   Nanos connect_timeout = 5 * kSecond;
-  uint32_t dark_max_in_flight = 256;  // per dark cluster and thread; beyond it copies are dropped
+  Nanos drain_timeout = 10 * kSecond;  // graceful stop: how long requests in flight may finish
+  uint32_t dark_max_in_flight = 256;   // per dark cluster and thread; beyond it copies are dropped
   size_t max_response_bytes = 64u << 20;
   size_t max_request_body_bytes = 16u << 20;
   bool preserve_host = false;

@@ -43,9 +43,10 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
     responder_.Respond(status, "text/plain", body);
     if (join_) join_->PrimaryFailed();
   } else {
+    bool keep_alive = responder_.keeps_alive();
     responder_.RespondRaw(ForwardResponse(status_, headers_.Extra(0), headers_.headers(),
-                                          response_body_, head_request_, true),
-                          /*keep_alive=*/true);
+                                          response_body_, head_request_, keep_alive),
+                          keep_alive);
     if (join_) {
       join_->SetPrimary(status_, headers_.headers(), response_body_,
                         (result.end - start_) / kMicrosecond);

@@ -136,6 +136,61 @@ void DarkProxyGroup::Stop() {
   handlers_.clear();
 }
 
+bool DarkProxyGroup::Drain(Nanos timeout, const std::function<bool()>& interrupted) {
+  if (stopped_) return true;
+  for (int i = 0; i < loops_.size(); ++i) {
+    http::HttpListener* listener = listeners_[static_cast<size_t>(i)].get();
+    DarkProxyHandler* handler = handlers_[static_cast<size_t>(i)].get();
+    loops_.loop(i)->Post([listener, handler] {
+      listener->StartDraining();
+      handler->StartDraining();
+    });
+  }
+  MonoNanos deadline = MonoNow() + timeout;
+  bool drained = false;
+  while (true) {
+    size_t open = 0;
+    for (const auto& listener : listeners_)
+      open += listener->open_connections();
+    if (open == 0) {
+      drained = true;
+      break;
+    }
+    if (MonoNow() >= deadline || interrupted()) break;
+  }
+  Stop();
+  return drained;
+}
+
+std::string DarkProxyGroup::Summary() const {
+  std::string out;
+  uint64_t requests = 0, responses = 0, abandoned = 0;
+  for (const auto& c : counters_) {
+    requests += c->proxy.requests.load(std::memory_order_relaxed);
+    responses += c->proxy.responses.load(std::memory_order_relaxed);
+    abandoned += c->proxy.abandoned.load(std::memory_order_relaxed);
+  }
+  out += "requests " + std::to_string(requests) + ", responses " + std::to_string(responses) +
+         ", requests abandoned " + std::to_string(abandoned) + "\n";
+  std::vector<std::string> names = registry_.Names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    uint64_t sent = 0, succeeded = 0, failed = 0, dropped = 0, copies_abandoned = 0;
+    for (const auto& c : counters_) {
+      const ClusterCounters& k = c->clusters[i];
+      sent += k.sent.load(std::memory_order_relaxed);
+      succeeded += k.succeeded.load(std::memory_order_relaxed);
+      dropped += k.dropped.load(std::memory_order_relaxed);
+      copies_abandoned += k.abandoned.load(std::memory_order_relaxed);
+      for (const auto& f : k.failed)
+        failed += f.load(std::memory_order_relaxed);
+    }
+    out += "dark cluster " + names[i] + ": copies sent " + std::to_string(sent) + ", succeeded " +
+           std::to_string(succeeded) + ", failed " + std::to_string(failed) + ", dropped " +
+           std::to_string(dropped) + ", abandoned " + std::to_string(copies_abandoned) + "\n";
+  }
+  return out;
+}
+
 std::string DarkProxyGroup::MetricsText() {
   std::shared_ptr<const MembershipSnapshot> snapshot = membership_->Current();
   std::vector<const DarkLoopCounters*> loops;

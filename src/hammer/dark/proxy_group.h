@@ -7,6 +7,7 @@
 // listener is bound; the Membership must outlive the group.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,8 +32,22 @@ class DarkProxyGroup {
 
   const net::SocketAddress& address() const { return address_; }
   const net::SocketAddress& admin_address() const { return admin_address_; }
-  // Stops the loops and joins their threads. Idempotent.
+  // Stops the loops and joins their threads; whatever is still in flight is abandoned and
+  // counted. Idempotent.
   void Stop();
+
+  // Graceful stop (SIGTERM): every listener stops accepting and closes its idle connections,
+  // dark copies in flight are abandoned (counted), and the requests in flight are let finish
+  // with their real responses (each sent with "Connection: close"), for at most `timeout`.
+  // `interrupted` is polled about every 10 ms (it may block that long, e.g. waiting for a
+  // signal); when it returns true the drain ends at once. Then Stop() abandons and counts what
+  // is left. Returns true when every client connection had closed by itself. Not from a loop
+  // thread.
+  bool Drain(Nanos timeout, const std::function<bool()>& interrupted);
+
+  // One line per figure for the operator at exit: requests, responses, abandoned requests and,
+  // per dark cluster, copies sent, succeeded, failed and abandoned.
+  std::string Summary() const;
 
   // Prometheus text of every loop's counters and the current gauges (thread-safe).
   std::string MetricsText();

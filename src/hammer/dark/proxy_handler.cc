@@ -54,6 +54,14 @@ size_t DarkProxyHandler::AbandonCopies() {
   return abandoned.size();
 }
 
+void DarkProxyHandler::StartDraining() {
+  draining_ = true;
+  for (auto& cluster : clusters_)
+    cluster->Deactivate();  // constant-qps schedules stop
+  active_.clear();
+  AbandonCopies();
+}
+
 size_t DarkProxyHandler::AbandonRequests() {
   upstream_client_->CancelAll();
   std::vector<std::unique_ptr<PrimaryExchange>> abandoned = primaries_.TakeAll();
@@ -122,7 +130,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   http::RequestHead head = received.head;
   head.target = target;
   const http::IncomingRequest request{head, received.body, received.client_ip};
-  SyncClusters();
+  if (!draining_) SyncClusters();
   const http::Url& upstream = options_->upstreams[next_upstream_++ % options_->upstreams.size()];
   bool eligible = eligibility_.Eligible(request.head);
   std::shared_ptr<ComparisonJoin> join;

@@ -64,6 +64,9 @@ class DarkProxyHandler final : public http::RequestHandler {
   // Cancels every dark copy (and comparison secondary) in flight, counting them as abandoned
   // per cluster. Returns how many there were.
   size_t AbandonCopies();
+  // The proxy is draining: copies in flight are abandoned and no new copy is forked; requests
+  // still arriving are served from the regular upstream as usual.
+  void StartDraining();
 
   size_t requests_in_flight() const { return primaries_.size(); }
   size_t copies_in_flight() const { return copies_.size(); }
@@ -91,6 +94,7 @@ class DarkProxyHandler final : public http::RequestHandler {
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;
   size_t next_upstream_ = 0;
+  bool draining_ = false;
   size_t next_secondary_ = 0;
   std::unique_ptr<ComparisonReport> report_;
   std::unique_ptr<JsonDiff> diff_;

@@ -117,10 +117,21 @@ class ServerConnection final : public net::IoHandler,
     }
   }
 
+  bool KeepsAlive() const { return request_keep_alive_ && !listener_->draining_; }
+
+  // Draining: an idle connection closes now; a busy one after its current response.
+  void Drain() {
+    if (closed_) return;
+    if (!awaiting_response_ && !parser_.started() && in_end_ == in_start_ &&
+        out_sent_ == out_.size()) {
+      Close();
+    }
+  }
+
   void Respond(uint64_t sequence, int status, std::string_view content_type, std::string_view body,
                std::span<const Header> extra) {
     if (closed_ || sequence != sequence_ || !awaiting_response_) return;
-    bool keep_alive = request_keep_alive_;
+    bool keep_alive = KeepsAlive();
     out_.append("HTTP/1.1 ");
     AppendNumber(out_, static_cast<uint64_t>(status));
     out_.append(" ").append(ReasonPhrase(status)).append("\r\n");
@@ -137,7 +148,7 @@ class ServerConnection final : public net::IoHandler,
   void RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
     if (closed_ || sequence != sequence_ || !awaiting_response_) return;
     out_.append(bytes);
-    Answered(keep_alive && request_keep_alive_);
+    Answered(keep_alive && KeepsAlive());
   }
 
   void RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
@@ -322,6 +333,7 @@ class ServerConnection final : public net::IoHandler,
     if (it != listener_->connections_.end()) {
       std::unique_ptr<ServerConnection> self = std::move(it->second);
       listener_->connections_.erase(it);
+      listener_->open_connections_.fetch_sub(1, std::memory_order_relaxed);
       loop_->DeleteLater(std::move(self));
     }
   }
@@ -356,6 +368,10 @@ bool Responder::alive() const {
   return !alive_.expired();
 }
 
+bool Responder::keeps_alive() const {
+  return !alive_.expired() && connection_->KeepsAlive();
+}
+
 void Responder::Respond(int status, std::string_view content_type, std::string_view body,
                         std::span<const Header> extra_headers) {
   if (alive_.expired()) return;
@@ -379,6 +395,22 @@ HttpListener::~HttpListener() {
   if (fd_.valid()) loop_->Remove(fd_.get());
   auto connections = std::move(connections_);
   connections_.clear();
+  open_connections_.store(0, std::memory_order_relaxed);
+}
+
+void HttpListener::StartDraining() {
+  if (draining_) return;
+  draining_ = true;
+  if (fd_.valid()) {
+    loop_->Remove(fd_.get());
+    fd_.Reset();
+  }
+  std::vector<ServerConnection*> open;
+  open.reserve(connections_.size());
+  for (auto& [connection, owned] : connections_)
+    open.push_back(connection);
+  for (ServerConnection* connection : open)
+    connection->Drain();
 }
 
 Status HttpListener::Listen(const net::SocketAddress& address, bool reuse_port) {
@@ -392,7 +424,7 @@ Status HttpListener::Listen(const net::SocketAddress& address, bool reuse_port) 
 }
 
 void HttpListener::OnIoEvents(uint32_t /*events*/) {
-  while (true) {
+  while (fd_.valid()) {
     Result<net::Fd> fd = net::Accept(fd_.get());
     if (!fd.ok() || !fd->valid()) return;  // EAGAIN, or out of descriptors: retry on next edge
     auto connection = std::make_unique<ServerConnection>(this, std::move(*fd));
@@ -400,6 +432,7 @@ void HttpListener::OnIoEvents(uint32_t /*events*/) {
     ++counters_.connections_accepted;
     ServerConnection* raw = connection.get();
     connections_.emplace(raw, std::move(connection));
+    open_connections_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -10,6 +10,7 @@
 // oversized bodies 413, and the connection is closed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -45,6 +46,10 @@ class Responder {
                std::span<const Header> extra_headers = {});
   // Sends a fully serialized response (head and body). `keep_alive` false closes afterwards.
   void RespondRaw(std::string_view bytes, bool keep_alive);
+  // Whether the connection stays open after this response (the request asked for keep-alive
+  // and the listener is not draining). A handler serializing its own response (RespondRaw)
+  // adds "Connection: close" when this is false.
+  bool keeps_alive() const;
   // Sends `bytes` and then resets the connection (RST): a fault for testing clients.
   void RespondRawThenReset(std::string_view bytes);
 
@@ -89,6 +94,16 @@ class HttpListener final : public net::IoHandler {
 
   // Binds and listens; with reuse_port several listeners may share one address.
   Status Listen(const net::SocketAddress& address, bool reuse_port);
+  // Graceful stop, first step: the listening socket is closed (new connections are refused
+  // once every listener on the port has stopped), connections with no request in progress are
+  // closed, and every other connection is closed after its current response, which says
+  // "Connection: close". Requests already being served are not disturbed. Idempotent. The
+  // listener's loop thread only.
+  void StartDraining();
+  bool draining() const { return draining_; }
+  // Connections currently open. Any thread (a relaxed atomic: a gauge for draining and
+  // metrics).
+  size_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
   net::SocketAddress local_address() const { return local_; }
   const ServerCounters& counters() const { return counters_; }
   void OnIoEvents(uint32_t events) override;
@@ -101,6 +116,8 @@ class HttpListener final : public net::IoHandler {
   net::Fd fd_;
   net::SocketAddress local_;
   ServerCounters counters_;
+  bool draining_ = false;
+  std::atomic<size_t> open_connections_{0};
   std::unordered_map<ServerConnection*, std::unique_ptr<ServerConnection>> connections_;
 };
 
