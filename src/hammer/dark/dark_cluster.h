@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/base/failure.h"
 #include "hammer/dark/cluster_shape.h"
 #include "hammer/dark/constant_qps_feeder.h"
 #include "hammer/dark/dark_options.h"
 #include "hammer/dark/fork_strategy.h"
 #include "hammer/dark/membership.h"
 #include "hammer/http/client.h"
-#include "hammer/base/failure.h"
 
 namespace hammer::dark {
 
