@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -39,8 +40,6 @@ Result<std::vector<http::Url>> ParseUrls(const std::vector<std::string>& texts,
     for (const std::string& item : SplitCommas(text)) {
       Result<http::Url> url = http::ParseUrl(item);
       if (!url.ok()) return Status::Error(flag + ": '" + item + "': " + url.status().message());
-      if (url->tls())
-        return Status::Error(flag + ": https upstreams are not supported yet: " + item);
       urls.push_back(*url);
     }
   }
@@ -165,7 +164,15 @@ int RunDark(int argc, char** argv) {
       "  hammer dark --listen 127.0.0.1:8080 --upstream http://127.0.0.1:9001 \\\n"
       "      --dark canary=http://127.0.0.1:9101 --regular-instances 10\n"
       "  hammer dark --listen 127.0.0.1:0 --upstream http://127.0.0.1:9001 \\\n"
-      "      --membership zk://127.0.0.1:2181/hammer --admin 127.0.0.1:0",
+      "      --membership zk://127.0.0.1:2181/hammer --admin 127.0.0.1:0\n"
+      "  hammer dark --listen 127.0.0.1:8443 --tls-cert proxy.pem --tls-key proxy.key \\\n"
+      "      --upstream https://127.0.0.1:9443 --cacert ca.pem --dark "
+      "canary=https://127.0.0.1:9444\n\n"
+      "TLS: --tls-cert/--tls-key terminate TLS on --listen (TLS 1.2+, ALPN http/1.1); SIGHUP\n"
+      "reloads them without dropping connections (a bad file keeps the previous ones). https\n"
+      "upstreams, dark clusters and --compare-secondary are verified against the system store\n"
+      "or --cacert, by the host name of their URL (also sent as SNI); the same TLS flags apply\n"
+      "to all of them.",
       "hammer dark"};
   dark::DarkOptions options;
   std::vector<std::string> upstreams, dark_flags, instances_flags, multiplier_flags, strategy_flags,
@@ -230,6 +237,27 @@ int RunDark(int argc, char** argv) {
   app.add_option("--compare-header", options.compare_headers, "response header to compare");
   app.add_option("--compare-ignore", options.compare_ignore,
                  "field path prefix never reported (e.g. body.meta.generated_at)");
+  CLI::Option* tls_cert =
+      app.add_option("--tls-cert", options.listener_tls.cert_file,
+                     "terminate TLS on --listen with this PEM certificate chain (leaf first); "
+                     "reloaded with --tls-key on SIGHUP");
+  app.add_option("--tls-key", options.listener_tls.key_file,
+                 "the private key of --tls-cert (PEM, unencrypted; default: read from the "
+                 "--tls-cert file)")
+      ->needs(tls_cert);
+  app.add_option("--cacert", options.upstream_tls.ca_file,
+                 "https upstreams and dark clusters: trust these CA certificates (PEM) instead "
+                 "of the system store");
+  app.add_flag(
+      "--insecure", [&](int64_t) { options.upstream_tls.verify = false; },
+      "https upstreams and dark clusters: do not verify their certificates or host names");
+  CLI::Option* client_cert = app.add_option(
+      "--client-cert", options.upstream_tls.client_cert,
+      "https upstreams and dark clusters: present this PEM certificate when asked (mTLS)");
+  app.add_option("--client-key", options.upstream_tls.client_key,
+                 "the private key of --client-cert (PEM, unencrypted; default: read from the "
+                 "--client-cert file)")
+      ->needs(client_cert);
   app.add_option("--seed", options.seed, "random seed (0: random)");
   app.add_option("--duration", duration, "stop by itself after this long (then drain)");
   app.add_option("--drain-timeout", drain_timeout,
@@ -273,7 +301,8 @@ int RunDark(int argc, char** argv) {
   if (!reservation.ok()) return Usage(reservation.status().message());
   options.listen = reservation->address();
 
-  BlockShutdownSignals();
+  const bool tls = options.listener_tls.enabled();
+  BlockShutdownSignals(/*reload=*/tls);
   std::unique_ptr<dark::Membership> source;
   if (membership == "static") {
     auto static_options =
@@ -284,7 +313,7 @@ int RunDark(int argc, char** argv) {
   } else if (membership.rfind("zk://", 0) == 0) {
     dark::ZkMembershipOptions zk;
     zk.regular_cluster = regular_cluster;
-    zk.register_url = "http://" + options.listen;
+    zk.register_url = (tls ? "https://" : "http://") + options.listen;
     zk.start_timeout = 10 * kSecond;
     auto started = dark::ZkMembership::Start(membership, zk);
     if (!started.ok()) return Usage("--membership: " + started.status().message());
@@ -299,7 +328,17 @@ int RunDark(int argc, char** argv) {
   if (!options.admin_listen.empty())
     std::printf("%s\n", (*group)->admin_address().ToString().c_str());
   std::fflush(stdout);
-  WaitForShutdownSignal(run_for);
+  dark::DarkProxyGroup* proxy = group->get();
+  auto reload = [proxy] {
+    Result<std::string> reloaded = proxy->ReloadTls();
+    if (!reloaded.ok()) {
+      std::fprintf(stderr, "hammer dark: TLS reload failed, keeping the previous certificate: %s\n",
+                   reloaded.status().message().c_str());
+      return;
+    }
+    std::fprintf(stderr, "hammer dark: TLS certificate reloaded: %s\n", reloaded->c_str());
+  };
+  WaitForShutdownSignal(run_for, tls ? std::function<void()>(reload) : nullptr);
   bool drained = (*group)->Drain(options.drain_timeout, [] {
     return WaitForShutdownSignal(10 * kMillisecond) != 0;  // a second signal: stop at once
   });

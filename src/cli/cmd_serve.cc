@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
@@ -18,7 +19,11 @@ int RunServe(int argc, char** argv) {
       "Routes: / (200 ok), /status/N, /delay/MS, /bytes/N, /error-content, /redirect/N,\n"
       "/redirect-loop, /cookie/set, /cookie/check, /echo, /_hammer/stats,\n"
       "/fault/reset-mid-body, /fault/endless-header.\n\n"
-      "Example: hammer serve --listen 127.0.0.1:0 --threads 2 --latency exp:5ms",
+      "Examples:\n"
+      "  hammer serve --listen 127.0.0.1:0 --threads 2 --latency exp:5ms\n"
+      "  hammer serve --listen 127.0.0.1:8443 --tls-cert server.pem --tls-key server.key\n\n"
+      "With --tls-cert the server speaks HTTPS only (TLS 1.2+, ALPN http/1.1); SIGHUP reloads\n"
+      "the certificate and key without dropping connections (a bad file keeps the old ones).",
       "hammer serve"};
   serve::ServeOptions options;
   std::string latency = "0";
@@ -33,6 +38,14 @@ int RunServe(int argc, char** argv) {
                  "fraction of requests answered 500 (0..1)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--duration", duration, "stop by itself after this long (e.g. 30s)");
+  CLI::Option* tls_cert =
+      app.add_option("--tls-cert", options.tls.cert_file,
+                     "serve HTTPS with this PEM certificate chain (leaf first); reloaded with "
+                     "--tls-key on SIGHUP");
+  app.add_option("--tls-key", options.tls.key_file,
+                 "the private key of --tls-cert (PEM, unencrypted; default: read from the "
+                 "--tls-cert file)")
+      ->needs(tls_cert);
   std::string mutate, announce;
   app.add_option("--announce", announce,
                  "register this instance in ZooKeeper as a member of a cluster: "
@@ -73,7 +86,8 @@ int RunServe(int argc, char** argv) {
     run_for = *d;
   }
 
-  BlockShutdownSignals();
+  const bool tls = options.tls.enabled();
+  BlockShutdownSignals(/*reload=*/tls);
   auto group = serve::TargetServerGroup::Start(options);
   if (!group.ok()) {
     std::fprintf(stderr, "hammer serve: %s\n", group.status().message().c_str());
@@ -83,8 +97,8 @@ int RunServe(int argc, char** argv) {
   if (!announce.empty()) {
     dark::ZkAnnouncerOptions zk;
     zk.start_timeout = 10 * kSecond;
-    auto started =
-        dark::ZkAnnouncer::Start(announce, "http://" + (*group)->address().ToString(), zk);
+    auto started = dark::ZkAnnouncer::Start(
+        announce, (tls ? "https://" : "http://") + (*group)->address().ToString(), zk);
     if (!started.ok()) {
       std::fprintf(stderr, "hammer serve: --announce: %s\n", started.status().message().c_str());
       return kExitUsage;
@@ -93,10 +107,22 @@ int RunServe(int argc, char** argv) {
   }
   std::printf("%s\n", (*group)->address().ToString().c_str());
   std::fflush(stdout);
-  WaitForShutdownSignal(run_for);
+  serve::TargetServerGroup* server = group->get();
+  auto reload = [server] {
+    Result<std::string> reloaded = server->ReloadTls();
+    if (!reloaded.ok()) {
+      std::fprintf(stderr,
+                   "hammer serve: TLS reload failed, keeping the previous certificate: %s\n",
+                   reloaded.status().message().c_str());
+      return;
+    }
+    std::fprintf(stderr, "hammer serve: TLS certificate reloaded: %s\n", reloaded->c_str());
+  };
+  WaitForShutdownSignal(run_for, tls ? std::function<void()>(reload) : nullptr);
   (*group)->Stop();
   std::fprintf(stderr, "hammer serve: %llu requests received\n",
                static_cast<unsigned long long>((*group)->counts().requests()));
+  if (tls) std::fprintf(stderr, "hammer serve: %s\n", (*group)->TlsSummary().c_str());
   return kExitOk;
 }
 

@@ -9,36 +9,44 @@ namespace hammer {
 
 namespace {
 
-sigset_t ShutdownSet() {
+sigset_t ShutdownSet(bool reload) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  if (reload) sigaddset(&set, SIGHUP);
   return set;
 }
 
 }  // namespace
 
-void BlockShutdownSignals() {
-  sigset_t set = ShutdownSet();
+void BlockShutdownSignals(bool reload) {
+  sigset_t set = ShutdownSet(reload);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-int WaitForShutdownSignal(Nanos timeout) {
-  sigset_t set = ShutdownSet();
+int WaitForShutdownSignal(Nanos timeout, const std::function<void()>& on_reload) {
+  sigset_t set = ShutdownSet(on_reload != nullptr);
   MonoNanos deadline = timeout < 0 ? 0 : MonoNow() + timeout;
   while (true) {
-    int sig;
+    int sig = 0;
     if (timeout < 0) {
-      if (sigwait(&set, &sig) == 0) return sig;
+      if (sigwait(&set, &sig) != 0) continue;
+    } else {
+      Nanos left = deadline - MonoNow();
+      if (left <= 0) return 0;
+      timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
+      sig = sigtimedwait(&set, nullptr, &ts);
+      if (sig < 0) {
+        if (errno == EAGAIN) return 0;
+        continue;  // EINTR
+      }
+    }
+    if (sig == SIGHUP) {
+      on_reload();
       continue;
     }
-    Nanos left = deadline - MonoNow();
-    if (left <= 0) return 0;
-    timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
-    int got = sigtimedwait(&set, nullptr, &ts);
-    if (got > 0) return got;
-    if (errno == EAGAIN) return 0;
+    return sig;
   }
 }
 

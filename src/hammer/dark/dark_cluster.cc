@@ -12,11 +12,9 @@ constexpr Nanos kMaxBackOff = 5 * kSecond;
 }  // namespace
 
 DarkCluster::DarkCluster(std::string name, size_t index, net::EventLoop* loop,
-                         net::Resolver* resolver, Nanos connect_timeout)
+                         net::Resolver* resolver, const http::ClientOptions& client_options)
     : name_(std::move(name)), index_(index), loop_(loop), dark_header_("X-Hammer-Dark: " + name_) {
-  http::ClientOptions options;
-  options.connect_timeout = connect_timeout;
-  client_ = std::make_unique<http::HttpClient>(loop, resolver, options);
+  client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options);
 }
 
 void DarkCluster::Apply(const DarkClusterMembership& membership, uint32_t regular_instances,

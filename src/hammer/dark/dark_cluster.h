@@ -43,8 +43,9 @@ class DarkCluster {
   // `send` is how the constant-qps feeder sends a stored request to this cluster.
   using SendStoredFn = std::function<void(DarkCluster& cluster, const StoredRequest& request)>;
 
+  // `client_options` configure the cluster's own HttpClient (timeouts, TLS).
   DarkCluster(std::string name, size_t index, net::EventLoop* loop, net::Resolver* resolver,
-              Nanos connect_timeout);
+              const http::ClientOptions& client_options);
 
   // Takes the cluster's config, size and instances from a membership snapshot. `bernoulli`
   // forces rest.li's coin per request; `seeds` gives new strategy state its random seed.

@@ -24,11 +24,42 @@ std::string Label(std::string_view value) {
   return out;
 }
 
+void AppendTlsMetrics(const http::TlsServerStats& tls, std::string& out) {
+  out += "# HELP hammer_dark_tls_handshakes_total TLS handshakes completed on the listener.\n";
+  out += "# TYPE hammer_dark_tls_handshakes_total counter\n";
+  out += fmt::format("hammer_dark_tls_handshakes_total {}\n", tls.handshakes);
+  out += "# HELP hammer_dark_tls_resumed_total Handshakes that resumed an earlier session.\n";
+  out += "# TYPE hammer_dark_tls_resumed_total counter\n";
+  out += fmt::format("hammer_dark_tls_resumed_total {}\n", tls.resumed);
+  out +=
+      "# HELP hammer_dark_tls_handshake_failures_total Listener handshakes that failed: "
+      "error (alert, protocol, no common ALPN or version), closed (by the client), timeout.\n";
+  out += "# TYPE hammer_dark_tls_handshake_failures_total counter\n";
+  for (auto [reason, value] :
+       {std::pair{"error", tls.failed_error}, std::pair{"closed", tls.failed_closed},
+        std::pair{"timeout", tls.failed_timeout}}) {
+    out += fmt::format("hammer_dark_tls_handshake_failures_total{{reason=\"{}\"}} {}\n", reason,
+                       value);
+  }
+  out +=
+      "# HELP hammer_dark_tls_reloads_total Certificate reloads (SIGHUP); a failed one keeps "
+      "the previous certificate.\n";
+  out += "# TYPE hammer_dark_tls_reloads_total counter\n";
+  out += fmt::format("hammer_dark_tls_reloads_total{{result=\"ok\"}} {}\n", tls.reloads);
+  out +=
+      fmt::format("hammer_dark_tls_reloads_total{{result=\"failed\"}} {}\n", tls.reload_failures);
+  out +=
+      "# HELP hammer_dark_tls_certificate_expiry_seconds When the listener's certificate "
+      "expires (Unix time).\n";
+  out += "# TYPE hammer_dark_tls_certificate_expiry_seconds gauge\n";
+  out += fmt::format("hammer_dark_tls_certificate_expiry_seconds {}\n", tls.not_after_unix);
+}
+
 }  // namespace
 
 std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
-                           bool membership_stale) {
+                           bool membership_stale, const http::TlsServerStats* tls) {
   std::string out;
   uint64_t requests = 0, responses = 0, abandoned = 0, dark_headers_removed = 0, bad_targets = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
@@ -74,6 +105,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   out += "# HELP hammer_dark_membership_stale 1 while the membership source is unreachable.\n";
   out += "# TYPE hammer_dark_membership_stale gauge\n";
   out += fmt::format("hammer_dark_membership_stale {}\n", membership_stale ? 1 : 0);
+  if (tls != nullptr) AppendTlsMetrics(*tls, out);
 
   static constexpr std::pair<const char*, const char*> kCounters[] = {
       {"considered", "Requests seen while the dark cluster was configured."},

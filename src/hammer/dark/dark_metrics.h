@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hammer/base/failure.h"
+#include "hammer/http/tls_server.h"
 
 namespace hammer::dark {
 
@@ -57,9 +58,10 @@ struct ClusterGauge {
   double effective_rate = 0;  // copies per second sent over the last interval
 };
 
-// Prometheus text exposition of every loop's counters plus the gauges.
+// Prometheus text exposition of every loop's counters plus the gauges, and the listener's TLS
+// counters when it terminates TLS (`tls` not null).
 std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
-                           bool membership_stale);
+                           bool membership_stale, const http::TlsServerStats* tls = nullptr);
 
 }  // namespace hammer::dark

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/http/tls.h"
+#include "hammer/http/tls_server.h"
 #include "hammer/http/url.h"
 
 namespace hammer::dark {
@@ -54,6 +56,11 @@ struct DarkOptions {
   // "PORT" alone binds 127.0.0.1; a non-loopback address requires admin_token_file.
   std::string admin_listen;
   std::string admin_token_file;  // bearer token every admin request must present
+  // TLS termination on `listen` (--tls-cert, --tls-key); off when no certificate is given.
+  http::TlsServerOptions listener_tls;
+  // https to every upstream: the regular ones, the dark clusters and the comparison secondary
+  // share these settings (--cacert, --insecure, --client-cert, --client-key).
+  http::TlsOptions upstream_tls;
   // Comparison (--compare).
   bool compare = false;
   std::vector<http::Url> compare_secondary;  // a second regular instance, for noise

@@ -89,6 +89,18 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   uint64_t seed = options.seed;
   http::ServerOptions server;
   server.limits.max_body_bytes = options.max_request_body_bytes;
+  if (options.listener_tls.enabled()) {
+    Result<std::shared_ptr<http::TlsServerContext>> tls =
+        http::TlsServerContext::Create(options.listener_tls);
+    if (!tls.ok()) return Status::Error("--tls-cert: " + tls.status().message());
+    group->listener_tls_ = *tls;
+    server.tls = *tls;
+  }
+  // Loaded now, once: a bad --cacert or client certificate stops the start instead of failing
+  // every https request, and no request waits for the trust store to load.
+  Result<std::shared_ptr<const http::TlsClientConfig>> upstream_tls =
+      http::TlsClientConfig::Create(options.upstream_tls);
+  if (!upstream_tls.ok()) return Status::Error("upstream TLS: " + upstream_tls.status().message());
   net::SocketAddress bind_to = *address;
   for (int i = 0; i < options.threads; ++i) {
     net::EventLoop* loop = group->loops_.loop(i);
@@ -96,7 +108,8 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
         std::make_unique<DarkLoopCounters>(ClusterRegistry::kMaxDarkClusters));
     auto handler = std::make_unique<DarkProxyHandler>(
         loop, &group->resolver_, &group->options_, membership, &group->registry_,
-        group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy());
+        group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy(),
+        *upstream_tls);
     auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
     if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
     bind_to = listener->local_address();
@@ -191,6 +204,17 @@ std::string DarkProxyGroup::Summary() const {
   return out;
 }
 
+Result<std::string> DarkProxyGroup::ReloadTls() {
+  if (!listener_tls_) return Status::Error("the listener has no TLS certificate to reload");
+  if (Status s = listener_tls_->Reload(); !s.ok()) return s;
+  return listener_tls_->stats().certificate;
+}
+
+std::optional<http::TlsServerStats> DarkProxyGroup::listener_tls_stats() const {
+  if (!listener_tls_) return std::nullopt;
+  return listener_tls_->stats();
+}
+
 std::string DarkProxyGroup::MetricsText() {
   std::shared_ptr<const MembershipSnapshot> snapshot = membership_->Current();
   std::vector<const DarkLoopCounters*> loops;
@@ -218,7 +242,9 @@ std::string DarkProxyGroup::MetricsText() {
     previous_sent_[i] = sent;
   }
   previous_scrape_ = now;
-  return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale);
+  std::optional<http::TlsServerStats> tls = listener_tls_stats();
+  return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale,
+                        tls ? &*tls : nullptr);
 }
 
 std::string DarkProxyGroup::MembershipJson() const {

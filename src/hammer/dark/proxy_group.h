@@ -5,11 +5,18 @@
 // `GET /hammer/dark/report` (the comparison report, merged from every loop on request) and
 // `GET /hammer/dark/membership` (what the proxy currently believes). Start() returns once every
 // listener is bound; the Membership must outlive the group.
+//
+// TLS: with options.listener_tls the listener terminates TLS (one TlsServerContext shared by
+// every loop; ReloadTls() swaps its certificate). Every outgoing connection uses one
+// TlsClientConfig loaded at Start (trust store, client certificate), shared by every loop's
+// clients, each of which keeps its own session cache. Start fails, naming the file, when a
+// certificate, key or CA file cannot be used.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +56,13 @@ class DarkProxyGroup {
   // per dark cluster, copies sent, succeeded, failed and abandoned.
   std::string Summary() const;
 
+  // Reads the listener's certificate and key again (SIGHUP) and returns a description of the
+  // certificate now in force. On error the previous ones stay in force; either way the outcome
+  // is counted in /metrics. Thread-safe.
+  Result<std::string> ReloadTls();
+  // The listener's TLS state: the certificate in force and the counters (null without TLS).
+  std::optional<http::TlsServerStats> listener_tls_stats() const;
+
   // Prometheus text of every loop's counters and the current gauges (thread-safe).
   std::string MetricsText();
   std::string MembershipJson() const;
@@ -70,6 +84,8 @@ class DarkProxyGroup {
   net::SocketAddress address_;
   net::SocketAddress admin_address_;
   std::string admin_token_;  // empty: admin requests need no token (loopback only)
+
+  std::shared_ptr<http::TlsServerContext> listener_tls_;
   MonoNanos started_ = 0;
   std::mutex rate_mutex_;  // the effective-rate gauge's previous scrape
   MonoNanos previous_scrape_ = 0;

@@ -12,7 +12,8 @@ namespace hammer::dark {
 DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver,
                                    const DarkOptions* options, const Membership* membership,
                                    ClusterRegistry* registry, DarkLoopCounters* counters,
-                                   uint64_t seed)
+                                   uint64_t seed,
+                                   std::shared_ptr<const http::TlsClientConfig> upstream_tls)
     : loop_(loop),
       resolver_(resolver),
       options_(options),
@@ -23,10 +24,10 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       rng_(seed),
       primaries_(loop),
       copies_(loop) {
-  http::ClientOptions upstream;
-  upstream.connect_timeout = options->connect_timeout;
-  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, upstream);
-  secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, upstream);
+  client_options_.connect_timeout = options->connect_timeout;
+  client_options_.tls_config = std::move(upstream_tls);
+  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
+  secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   if (options->compare) {
     report_ = std::make_unique<ComparisonReport>();
     JsonDiffOptions diff;
@@ -82,8 +83,8 @@ DarkCluster* DarkProxyHandler::ClusterFor(const DarkClusterMembership& cluster) 
   }
   size_t index = registry_->IndexOf(cluster.config.name);
   if (index >= counters_->clusters.size()) return nullptr;  // beyond what can be counted
-  clusters_.push_back(std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_,
-                                                    options_->connect_timeout));
+  clusters_.push_back(
+      std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_, client_options_));
   return clusters_.back().get();
 }
 

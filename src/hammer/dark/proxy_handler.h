@@ -53,10 +53,12 @@ class ComparisonJoin;
 
 class DarkProxyHandler final : public http::RequestHandler {
  public:
-  // Everything pointed to must outlive the handler.
+  // Everything pointed to must outlive the handler. `upstream_tls` holds the TLS settings of
+  // every https upstream, dark cluster and secondary (loaded once, shared by every loop).
   DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver, const DarkOptions* options,
                    const Membership* membership, ClusterRegistry* registry,
-                   DarkLoopCounters* counters, uint64_t seed);
+                   DarkLoopCounters* counters, uint64_t seed,
+                   std::shared_ptr<const http::TlsClientConfig> upstream_tls);
   ~DarkProxyHandler() override;
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override;
@@ -90,6 +92,7 @@ class DarkProxyHandler final : public http::RequestHandler {
   DarkLoopCounters* counters_;
   ClusterRegistry* registry_;
   SnapshotReader membership_;
+  http::ClientOptions client_options_;  // of every HttpClient: regular, secondary, dark
   uint64_t synced_version_ = 0;
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;

@@ -32,7 +32,9 @@ const Origin* HttpClient::GetOrigin(const Url& url) {
 }
 
 Result<TlsClientContext*> HttpClient::Tls() {
-  if (!tls_) {
+  if (!tls_ && options_.tls_config) {
+    tls_ = std::make_unique<TlsClientContext>(options_.tls_config);
+  } else if (!tls_) {
     Result<std::unique_ptr<TlsClientContext>> created = TlsClientContext::Create(options_.tls);
     if (!created.ok()) return created.status();
     tls_ = std::move(*created);

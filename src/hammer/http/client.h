@@ -81,8 +81,11 @@ struct ClientOptions {
   size_t read_buffer_bytes = 16 * 1024;
   size_t max_idle_per_origin = 4096;
   // https: verification settings. The TLS context (and the CA store it loads, ~20 ms of CPU)
-  // is created on the first https connection, so plain-HTTP runs never pay for it.
+  // is created on the first https connection, so plain-HTTP runs never pay for it...
   TlsOptions tls;
+  // ... unless a config loaded once for several clients is given: then it is used and `tls`
+  // is ignored.
+  std::shared_ptr<const TlsClientConfig> tls_config;
 };
 
 // Counters a client keeps about its connections (mergeable).

@@ -151,7 +151,7 @@ void ClientConnection::OnConnectReady() {
       return;
     }
     Result<std::unique_ptr<net::Transport>> wrapped =
-        (*tls)->Wrap(std::move(transport_), origin_->host);
+        (*tls)->Wrap(std::move(transport_), origin_->host, origin_->port);
     if (!wrapped.ok()) {
       Fail(Failure::kTls, wrapped.status().message());
       return;

@@ -82,31 +82,41 @@ std::string_view ReasonPhrase(int status) {
   }
 }
 
-// One accepted connection. States: reading a request -> waiting for the handler's answer ->
-// writing it -> reading the next; closing once the output drains when keep-alive ends.
+// One accepted connection. States: the TLS handshake (TLS only) -> reading a request ->
+// waiting for the handler's answer -> writing it -> reading the next; closing once the output
+// drains when keep-alive ends.
 class ServerConnection final : public net::IoHandler,
                                public net::Deletable,
                                private RequestParser::Visitor {
  public:
-  ServerConnection(HttpListener* listener, net::Fd fd)
+  ServerConnection(HttpListener* listener, std::unique_ptr<net::Transport> transport)
       : listener_(listener),
         loop_(listener->loop_),
-        transport_(std::move(fd)),
+        transport_(std::move(transport)),
+        handshaking_(listener->options_.tls != nullptr),
         parser_(listener->options_.limits),
         idle_timer_(listener->loop_, [this] { OnIdleTimeout(); }) {
-    Result<net::SocketAddress> peer = net::PeerAddress(transport_.fd());
+    Result<net::SocketAddress> peer = net::PeerAddress(transport_->fd());
     if (peer.ok()) client_ip_ = peer->Ip();
   }
 
   ~ServerConnection() override { *alive_ = false; }
 
   Status Register() {
-    idle_timer_.ArmAfter(listener_->options_.idle_timeout);
-    return loop_->Add(transport_.fd(), kEpollEvents, this);
+    idle_timer_.ArmAfter(handshaking_ ? listener_->options_.tls->options().handshake_timeout
+                                      : listener_->options_.idle_timeout);
+    return loop_->Add(transport_->fd(), kEpollEvents, this);
   }
 
   void OnIoEvents(uint32_t events) override {
     if (closed_) return;
+    if (handshaking_) {
+      ContinueHandshake();
+      if (handshaking_ || closed_) return;
+      // The request may have come with the handshake's last flight: read it now, since the
+      // edge that brought it has been consumed.
+      events |= EPOLLIN;
+    }
     if (lingering_) {
       DrainLingering();
       return;
@@ -158,14 +168,36 @@ class ServerConnection final : public net::IoHandler,
     Flush();
     if (closed_) return;
     linger reset{1, 0};  // close() with a zero linger sends RST instead of FIN
-    setsockopt(transport_.fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+    setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
     Close();
   }
 
  private:
+  void ContinueHandshake() {
+    net::IoResult r = transport_->Handshake();
+    switch (r.kind) {
+      case net::IoResult::Kind::kOk:
+        handshaking_ = false;
+        idle_timer_.ArmAfter(listener_->options_.idle_timeout);
+        return;
+      case net::IoResult::Kind::kWantRead:
+      case net::IoResult::Kind::kWantWrite:
+        return;  // edge-triggered registration covers both directions
+      case net::IoResult::Kind::kEof:
+      case net::IoResult::Kind::kError:
+        Close();  // counted by the TLS context
+        return;
+    }
+  }
+
   // Idle means no request in progress: a handler slower than the idle timeout is not cut off,
   // and the idle time counts from its answer.
   void OnIdleTimeout() {
+    if (handshaking_) {
+      listener_->options_.tls->CountHandshakeTimeout();
+      Close();
+      return;
+    }
     if (awaiting_response_ && !lingering_) {
       idle_timer_.ArmAfter(listener_->options_.idle_timeout);
       return;
@@ -196,7 +228,7 @@ class ServerConnection final : public net::IoHandler,
         }
       }
       const size_t room = in_.size() - in_end_;
-      net::IoResult r = transport_.Read(in_.data() + in_end_, room);
+      net::IoResult r = transport_->Read(in_.data() + in_end_, room);
       if (r.kind == net::IoResult::Kind::kWantRead) break;
       if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) {
         // The client is gone (or half-closed); nothing more can be answered usefully.
@@ -208,7 +240,7 @@ class ServerConnection final : public net::IoHandler,
       if (!awaiting_response_) ServeBuffered();
       // A short read drained the socket; the next edge brings whatever comes next (a close
       // already announced by this event would not come again: read on until EOF then).
-      if (r.bytes < room && !peer_closing && transport_.short_read_drains()) break;
+      if (r.bytes < room && !peer_closing && transport_->short_read_drains()) break;
     }
   }
 
@@ -287,7 +319,7 @@ class ServerConnection final : public net::IoHandler,
   // Lingering close (as nginx does): stop writing, drain input for a while, then close.
   void StartLingering() {
     lingering_ = true;
-    shutdown(transport_.fd(), SHUT_WR);
+    shutdown(transport_->fd(), SHUT_WR);
     idle_timer_.ArmAfter(kLingerTime);
     DrainLingering();
   }
@@ -295,7 +327,7 @@ class ServerConnection final : public net::IoHandler,
   void DrainLingering() {
     char scratch[16 * 1024];
     while (true) {
-      net::IoResult r = transport_.Read(scratch, sizeof(scratch));
+      net::IoResult r = transport_->Read(scratch, sizeof(scratch));
       if (r.kind == net::IoResult::Kind::kWantRead) return;
       if (r.kind != net::IoResult::Kind::kOk) {
         Close();
@@ -307,7 +339,7 @@ class ServerConnection final : public net::IoHandler,
   void Flush() {
     while (out_sent_ < out_.size()) {
       iovec iov{out_.data() + out_sent_, out_.size() - out_sent_};
-      net::IoResult r = transport_.Write(&iov, 1);
+      net::IoResult r = transport_->Write(&iov, 1);
       if (r.kind == net::IoResult::Kind::kWantWrite) return;
       if (r.kind != net::IoResult::Kind::kOk) {
         Close();
@@ -328,7 +360,7 @@ class ServerConnection final : public net::IoHandler,
     if (closed_) return;
     closed_ = true;
     idle_timer_.Cancel();
-    loop_->Remove(transport_.fd());
+    loop_->Remove(transport_->fd());
     auto it = listener_->connections_.find(this);
     if (it != listener_->connections_.end()) {
       std::unique_ptr<ServerConnection> self = std::move(it->second);
@@ -340,7 +372,8 @@ class ServerConnection final : public net::IoHandler,
 
   HttpListener* listener_;
   net::EventLoop* loop_;
-  net::PlainTransport transport_;
+  std::unique_ptr<net::Transport> transport_;
+  bool handshaking_;
   RequestParser parser_;
   net::Timer idle_timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
@@ -427,7 +460,14 @@ void HttpListener::OnIoEvents(uint32_t /*events*/) {
   while (fd_.valid()) {
     Result<net::Fd> fd = net::Accept(fd_.get());
     if (!fd.ok() || !fd->valid()) return;  // EAGAIN, or out of descriptors: retry on next edge
-    auto connection = std::make_unique<ServerConnection>(this, std::move(*fd));
+    std::unique_ptr<net::Transport> transport =
+        std::make_unique<net::PlainTransport>(std::move(*fd));
+    if (options_.tls) {
+      Result<std::unique_ptr<net::Transport>> wrapped = options_.tls->Wrap(std::move(transport));
+      if (!wrapped.ok()) continue;  // OpenSSL out of memory: the socket closes with it
+      transport = std::move(*wrapped);
+    }
+    auto connection = std::make_unique<ServerConnection>(this, std::move(transport));
     if (!connection->Register().ok()) continue;
     ++counters_.connections_accepted;
     ServerConnection* raw = connection.get();

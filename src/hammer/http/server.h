@@ -8,6 +8,10 @@
 // time, so pipelined requests wait their turn. Malformed requests are answered 400 (duplicate
 // or missing Host included), transfer codings other than "chunked" 501, oversized heads 431,
 // oversized bodies 413, and the connection is closed.
+//
+// With ServerOptions::tls set, every accepted socket is wrapped in TLS first: the connection
+// runs the handshake without blocking and must finish it within the context's
+// handshake_timeout (or is closed and counted); then it reads requests as above.
 #pragma once
 
 #include <atomic>
@@ -20,6 +24,7 @@
 
 #include "hammer/http/message.h"
 #include "hammer/http/request_parser.h"
+#include "hammer/http/tls_server.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/socket.h"
 #include "hammer/net/transport.h"
@@ -73,7 +78,8 @@ struct ServerOptions {
                 .max_headers = 128,
                 .max_line_bytes = 8 * 1024,
                 .max_body_bytes = 16 * 1024 * 1024};
-  Nanos idle_timeout = 120 * kSecond;  // closes connections that stay silent this long
+  Nanos idle_timeout = 120 * kSecond;     // closes connections that stay silent this long
+  std::shared_ptr<TlsServerContext> tls;  // null: plain TCP
 };
 
 struct ServerCounters {

@@ -12,134 +12,25 @@ namespace hammer::http {
 
 namespace {
 
-std::string OpenSslErrors() {
-  std::string text;
-  while (unsigned long code = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(code, buf, sizeof(buf));
-    if (!text.empty()) text += "; ";
-    text += buf;
-  }
-  return text;
-}
-
 bool IsIpLiteral(const std::string& host) {
   return net::SocketAddress::FromIp(host, 0).ok();
 }
 
-}  // namespace
-
-class TlsTransport final : public net::Transport {
- public:
-  TlsTransport(TlsClientContext* context, std::unique_ptr<net::Transport> plain, SSL* ssl,
-               std::string host)
-      : context_(context), plain_(std::move(plain)), ssl_(ssl), host_(std::move(host)) {
-    SSL_set_app_data(ssl_, this);
-  }
-  ~TlsTransport() override {
-    // Closing a healthy connection without close_notify would make OpenSSL mark its session
-    // not resumable; a quiet shutdown keeps it for the next connection to the host (TLS
-    // resumption). A connection that failed keeps OpenSSL's default: no resumption.
-    if (established_ && !failed_) SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-    SSL_free(ssl_);
-  }
-
-  int fd() const override { return plain_->fd(); }
-  const std::string& host() const { return host_; }
-  TlsClientContext* context() const { return context_; }
-
-  net::IoResult Handshake() override {
-    ERR_clear_error();
-    int rc = SSL_connect(ssl_);
-    if (rc == 1) {
-      established_ = true;
-      ++context_->counters_.handshakes;
-      if (SSL_session_reused(ssl_)) ++context_->counters_.resumed;
-      return {};
-    }
-    return Translate(rc);
-  }
-
-  net::IoResult Read(char* buf, size_t len) override {
-    ERR_clear_error();
-    size_t n = 0;
-    int rc = SSL_read_ex(ssl_, buf, len, &n);
-    if (rc == 1) return {net::IoResult::Kind::kOk, n, 0};
-    return Translate(rc);
-  }
-
-  net::IoResult Write(const iovec* iov, int count) override {
-    size_t total = 0;
-    for (int i = 0; i < count; ++i) {
-      if (iov[i].iov_len == 0) continue;
-      ERR_clear_error();
-      size_t n = 0;
-      int rc = SSL_write_ex(ssl_, iov[i].iov_base, iov[i].iov_len, &n);
-      if (rc != 1) {
-        if (total > 0) break;  // report progress; the next call sees the same condition
-        return Translate(rc);
-      }
-      total += n;
-      if (n < iov[i].iov_len) break;
-    }
-    return {net::IoResult::Kind::kOk, total, 0};
-  }
-
-  std::string last_error() const override { return error_; }
-
- private:
-  net::IoResult Translate(int rc) {
-    int error = SSL_get_error(ssl_, rc);
-    if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE &&
-        error != SSL_ERROR_ZERO_RETURN) {
-      failed_ = true;
-    }
-    switch (error) {
-      case SSL_ERROR_WANT_READ:
-        return {net::IoResult::Kind::kWantRead, 0, 0};
-      case SSL_ERROR_WANT_WRITE:
-        return {net::IoResult::Kind::kWantWrite, 0, 0};
-      case SSL_ERROR_ZERO_RETURN:
-        return {net::IoResult::Kind::kEof, 0, 0};
-      default:
-        break;
-    }
-    long verify = SSL_get_verify_result(ssl_);
-    error_ = OpenSslErrors();
-    if (verify != X509_V_OK) {
-      error_ =
-          std::string("certificate verification failed: ") + X509_verify_cert_error_string(verify);
-    } else if (error_.empty()) {
-      error_ = error == SSL_ERROR_SYSCALL ? "connection reset during TLS" : "TLS error";
-      if (error == SSL_ERROR_SYSCALL) return {net::IoResult::Kind::kEof, 0, 0};
-    }
-    return {net::IoResult::Kind::kError, 0, 0};
-  }
-
-  TlsClientContext* context_;
-  std::unique_ptr<net::Transport> plain_;
-  SSL* ssl_;
-  std::string host_;
-  std::string error_;
-  bool established_ = false;
-  bool failed_ = false;
-};
-
-namespace {
-
+// OpenSSL's new-session callback: the transport's context keeps the session for its host.
 int OnNewSession(SSL* ssl, SSL_SESSION* session) {
-  auto* transport = static_cast<TlsTransport*>(SSL_get_app_data(ssl));
-  if (transport == nullptr) return 0;
-  transport->context()->StoreSession(transport->host(), session);
+  TlsTransport* transport = TlsTransport::FromSsl(ssl);
+  if (transport == nullptr || transport->role() != TlsTransport::Role::kClient) return 0;
+  static_cast<TlsClientContext*>(transport->endpoint())
+      ->StoreSession(transport->session_key(), session);
   return 1;  // we keep the reference
 }
 
 }  // namespace
 
-Result<std::unique_ptr<TlsClientContext>> TlsClientContext::Create(const TlsOptions& options) {
+Result<std::shared_ptr<const TlsClientConfig>> TlsClientConfig::Create(const TlsOptions& options) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  if (ctx == nullptr) return Status::Error("TLS: " + OpenSslErrors());
-  std::unique_ptr<TlsClientContext> context(new TlsClientContext(ctx));
+  if (ctx == nullptr) return Status::Error("TLS: " + OpenSslErrorText());
+  std::shared_ptr<const TlsClientConfig> config(new TlsClientConfig(ctx));
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                             SSL_MODE_RELEASE_BUFFERS);
@@ -155,41 +46,66 @@ Result<std::unique_ptr<TlsClientContext>> TlsClientContext::Create(const TlsOpti
     if (ok != 1) {
       return Status::Error("cannot load CA certificates" +
                            (options.ca_file.empty() ? "" : " from " + options.ca_file) + ": " +
-                           OpenSslErrors());
+                           OpenSslErrorText());
     }
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }
-  return context;
+  if (!options.client_cert.empty()) {
+    if (Status s = UseCertificateAndKey(ctx, options.client_cert, options.client_key); !s.ok()) {
+      return Status::Error("client certificate: " + s.message());
+    }
+  } else if (!options.client_key.empty()) {
+    return Status::Error("a client key needs its certificate (--client-cert)");
+  }
+  return config;
 }
 
-TlsClientContext::~TlsClientContext() {
-  for (auto& [host, session] : sessions_)
-    SSL_SESSION_free(session);
+TlsClientConfig::~TlsClientConfig() {
   SSL_CTX_free(ctx_);
 }
 
-void TlsClientContext::StoreSession(const std::string& host, SSL_SESSION* session) {
-  auto [it, inserted] = sessions_.emplace(host, session);
+Result<std::unique_ptr<TlsClientContext>> TlsClientContext::Create(const TlsOptions& options) {
+  Result<std::shared_ptr<const TlsClientConfig>> config = TlsClientConfig::Create(options);
+  if (!config.ok()) return config.status();
+  return std::make_unique<TlsClientContext>(std::move(*config));
+}
+
+TlsClientContext::TlsClientContext(std::shared_ptr<const TlsClientConfig> config)
+    : config_(std::move(config)) {}
+
+TlsClientContext::~TlsClientContext() {
+  for (auto& [key, session] : sessions_)
+    SSL_SESSION_free(session);
+}
+
+void TlsClientContext::OnHandshakeDone(const TlsTransport& transport) {
+  ++counters_.handshakes;
+  if (transport.resumed()) ++counters_.resumed;
+}
+
+void TlsClientContext::StoreSession(const std::string& key, SSL_SESSION* session) {
+  auto [it, inserted] = sessions_.emplace(key, session);
   if (!inserted) {
     SSL_SESSION_free(it->second);
     it->second = session;
   }
 }
 
-SSL_SESSION* TlsClientContext::FindSession(const std::string& host) const {
-  auto it = sessions_.find(host);
+SSL_SESSION* TlsClientContext::FindSession(const std::string& key) const {
+  auto it = sessions_.find(key);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 Result<std::unique_ptr<net::Transport>> TlsClientContext::Wrap(
-    std::unique_ptr<net::Transport> plain, const std::string& host) {
-  SSL* ssl = SSL_new(ctx_);
-  if (ssl == nullptr) return Status::Error("TLS: " + OpenSslErrors());
-  if (SSL_set_fd(ssl, plain->fd()) != 1) {
+    std::unique_ptr<net::Transport> plain, const std::string& host, uint16_t port) {
+  SSL* ssl = SSL_new(config_->ssl_ctx());
+  if (ssl == nullptr) return Status::Error("TLS: " + OpenSslErrorText());
+  if (!AttachSocket(ssl, plain->fd())) {
     SSL_free(ssl);
-    return Status::Error("TLS: " + OpenSslErrors());
+    return Status::Error("TLS: " + OpenSslErrorText());
   }
+  SSL_set_connect_state(ssl);
   if (IsIpLiteral(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
   } else {
@@ -197,9 +113,10 @@ Result<std::unique_ptr<net::Transport>> TlsClientContext::Wrap(
              const_cast<char*>(host.c_str()));  // SSL_set_tlsext_host_name, without its C cast
     SSL_set1_host(ssl, host.c_str());
   }
-  if (SSL_SESSION* session = FindSession(host)) SSL_set_session(ssl, session);
-  return std::unique_ptr<net::Transport>(
-      std::make_unique<TlsTransport>(this, std::move(plain), ssl, host));
+  std::string key = host + ":" + std::to_string(port);
+  if (SSL_SESSION* session = FindSession(key)) SSL_set_session(ssl, session);
+  return std::unique_ptr<net::Transport>(std::make_unique<TlsTransport>(
+      TlsTransport::Role::kClient, this, std::move(plain), ssl, std::move(key)));
 }
 
 }  // namespace hammer::http

@@ -1,10 +1,17 @@
-// TLS for the client engine (OpenSSL). TlsClientContext holds the verification settings and a
-// per-host session cache, and wraps a connected TCP transport in a TLS transport.
+// TLS for the client engine (OpenSSL), in two parts:
 //
-// Verification is on by default against the system trust store (or --cacert), with hostname
-// checks and SNI; ALPN offers only "http/1.1". Sessions are cached per host name so reconnects
-// resume (fewer round trips and much less CPU). One context per event loop: it is not
-// thread-safe (the SSL_CTX underneath is, but the session cache is not).
+// TlsClientConfig is what the user asked for, loaded once: an SSL_CTX with the trust store
+// (the system's, or --cacert), the verification mode (--insecure turns it off), the ALPN offer
+// ("http/1.1") and an optional client certificate for servers that require one (mTLS). It is
+// immutable after Create and thread-safe, so every loop's clients can share one (loading the
+// system store costs about 20 ms of CPU).
+//
+// TlsClientContext is one loop's use of a config: it wraps connected sockets in TLS
+// transports, keeps a session cache per host and port so reconnects resume (fewer round trips
+// and much less CPU), and counts handshakes. Not thread-safe: one per HttpClient.
+//
+// Verification checks the chain and the host name (or IP address) of the URL, and SNI carries
+// that name, whatever Host header the request itself sends.
 #pragma once
 
 #include <memory>
@@ -12,6 +19,7 @@
 #include <unordered_map>
 
 #include "hammer/base/status.h"
+#include "hammer/http/tls_transport.h"
 #include "hammer/net/transport.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
@@ -22,6 +30,10 @@ namespace hammer::http {
 struct TlsOptions {
   bool verify = true;   // false: --insecure
   std::string ca_file;  // --cacert; empty: the system store
+  // --client-cert / --client-key: presented when the server asks for a certificate. The key
+  // may be in the certificate's file (then client_key stays empty).
+  std::string client_cert;
+  std::string client_key;
 };
 
 struct TlsCounters {
@@ -33,30 +45,51 @@ struct TlsCounters {
   }
 };
 
-class TlsClientContext {
+class TlsClientConfig {
  public:
+  // Errors name the file that could not be used: an unreadable CA file, a certificate or key
+  // that does not load, a key that does not match the certificate.
+  static Result<std::shared_ptr<const TlsClientConfig>> Create(const TlsOptions& options);
+  ~TlsClientConfig();
+  TlsClientConfig(const TlsClientConfig&) = delete;
+  TlsClientConfig& operator=(const TlsClientConfig&) = delete;
+
+  SSL_CTX* ssl_ctx() const { return ctx_; }
+
+ private:
+  explicit TlsClientConfig(SSL_CTX* ctx) : ctx_(ctx) {}
+  SSL_CTX* ctx_;
+};
+
+class TlsClientContext final : public TlsEndpoint {
+ public:
+  // A context with a config of its own.
   static Result<std::unique_ptr<TlsClientContext>> Create(const TlsOptions& options);
-  ~TlsClientContext();
+  explicit TlsClientContext(std::shared_ptr<const TlsClientConfig> config);
+  ~TlsClientContext() override;
   TlsClientContext(const TlsClientContext&) = delete;
   TlsClientContext& operator=(const TlsClientContext&) = delete;
 
-  // Wraps a connected socket; the handshake runs in the returned transport's Handshake().
+  // Wraps a connected socket for `host` (SNI and verification); the handshake runs in the
+  // returned transport's Handshake(). Sessions are cached per host and port.
   Result<std::unique_ptr<net::Transport>> Wrap(std::unique_ptr<net::Transport> plain,
-                                               const std::string& host);
+                                               const std::string& host, uint16_t port);
 
   TlsCounters& counters() { return counters_; }
   const TlsCounters& counters() const { return counters_; }
 
+  // TlsEndpoint
+  void OnHandshakeDone(const TlsTransport& transport) override;
+  void OnHandshakeFailed(const TlsTransport&, net::IoResult::Kind) override {}
+
   // Called from OpenSSL's new-session callback; takes ownership of `session`.
-  void StoreSession(const std::string& host, SSL_SESSION* session);
+  void StoreSession(const std::string& key, SSL_SESSION* session);
 
  private:
-  friend class TlsTransport;
-  explicit TlsClientContext(SSL_CTX* ctx) : ctx_(ctx) {}
-  SSL_SESSION* FindSession(const std::string& host) const;
+  SSL_SESSION* FindSession(const std::string& key) const;
 
-  SSL_CTX* ctx_;
-  std::unordered_map<std::string, SSL_SESSION*> sessions_;
+  std::shared_ptr<const TlsClientConfig> config_;
+  std::unordered_map<std::string, SSL_SESSION*> sessions_;  // "host:port" -> session
   TlsCounters counters_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "hammer/net/socket.h"
 
@@ -39,6 +40,9 @@ class Transport {
   // TCP). Edge-triggered readers may then wait for the next event instead of reading again for
   // EAGAIN: one system call less per message. TLS cannot promise it (records stay buffered).
   virtual bool short_read_drains() const { return false; }
+  // The application protocol agreed during the handshake (TLS ALPN: "http/1.1", later "h2");
+  // empty when none was negotiated (plain TCP, or a TLS peer that offered no ALPN).
+  virtual std::string_view application_protocol() const { return {}; }
 };
 
 class PlainTransport final : public Transport {

@@ -1,11 +1,17 @@
 #include "hammer/serve/serve_group.h"
 
+#include <fmt/format.h>
+
 #include <random>
 
 namespace hammer::serve {
 
-TargetServerGroup::TargetServerGroup(const ServeOptions& options)
-    : options_(options), loops_(options.threads), counts_(options.threads) {}
+TargetServerGroup::TargetServerGroup(const ServeOptions& options,
+                                     std::shared_ptr<http::TlsServerContext> tls)
+    : options_(options),
+      tls_(std::move(tls)),
+      loops_(options.threads),
+      counts_(options.threads, tls_.get()) {}
 
 TargetServerGroup::~TargetServerGroup() {
   Stop();
@@ -15,7 +21,16 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
   if (options.threads < 1) return Status::Error("--threads must be at least 1");
   Result<net::SocketAddress> address = net::SocketAddress::Parse(options.listen);
   if (!address.ok()) return Status::Error("--listen: " + address.status().message());
-  std::unique_ptr<TargetServerGroup> group(new TargetServerGroup(options));
+  std::shared_ptr<http::TlsServerContext> tls;
+  if (options.tls.enabled()) {
+    Result<std::shared_ptr<http::TlsServerContext>> created =
+        http::TlsServerContext::Create(options.tls);
+    if (!created.ok()) return Status::Error("--tls-cert: " + created.status().message());
+    tls = std::move(*created);
+  }
+  http::ServerOptions server;
+  server.tls = tls;
+  std::unique_ptr<TargetServerGroup> group(new TargetServerGroup(options, std::move(tls)));
   if (Status s = group->loops_.Init(); !s.ok()) return s;
   std::random_device entropy;
   net::SocketAddress bind_to = *address;
@@ -23,8 +38,7 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
     net::EventLoop* loop = group->loops_.loop(i);
     auto handler = std::make_unique<TargetHandler>(loop, i, &group->options_.target,
                                                    &group->counts_, entropy());
-    auto listener =
-        std::make_unique<http::HttpListener>(loop, handler.get(), http::ServerOptions{});
+    auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
     if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
     // Port 0 picks a free port once; the other loops join that port.
     bind_to = listener->local_address();
@@ -34,6 +48,22 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
   group->address_ = bind_to;
   group->loops_.Start();
   return group;
+}
+
+Result<std::string> TargetServerGroup::ReloadTls() {
+  if (!tls_) return Status::Error("the server has no TLS certificate to reload");
+  if (Status s = tls_->Reload(); !s.ok()) return s;
+  return tls_->stats().certificate;
+}
+
+std::string TargetServerGroup::TlsSummary() const {
+  if (!tls_) return "";
+  http::TlsServerStats s = tls_->stats();
+  return fmt::format(
+      "TLS: {} handshakes ({} resumed), {} failed ({} errors, {} closed by the client, {} timed "
+      "out)",
+      s.handshakes, s.resumed, s.handshake_failures(), s.failed_error, s.failed_closed,
+      s.failed_timeout);
 }
 
 void TargetServerGroup::Stop() {

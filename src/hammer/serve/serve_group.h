@@ -2,6 +2,7 @@
 // own SO_REUSEPORT listener on the same address and its own TargetHandler, and stops them.
 // Used by the serve command, by `hammer demo`, and by tests. Start() returns once every
 // listener is bound, so address() is immediately usable (port 0 resolves to the real port).
+// With options.tls every loop's listener terminates TLS through one shared TlsServerContext.
 #pragma once
 
 #include <memory>
@@ -19,6 +20,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   int threads = 1;
   TargetOptions target;
+  http::TlsServerOptions tls;  // --tls-cert/--tls-key; off without a certificate
 };
 
 class TargetServerGroup {
@@ -31,10 +33,18 @@ class TargetServerGroup {
   // Stops the loops and joins their threads. Idempotent.
   void Stop();
 
+  // Reads the certificate and key again (SIGHUP; see TlsServerContext::Reload) and returns a
+  // description of the certificate now in force. Thread-safe.
+  Result<std::string> ReloadTls();
+  // One line about TLS for the end of a run: handshakes, resumptions, failures by reason
+  // ("" without TLS). Thread-safe.
+  std::string TlsSummary() const;
+
  private:
-  explicit TargetServerGroup(const ServeOptions& options);
+  TargetServerGroup(const ServeOptions& options, std::shared_ptr<http::TlsServerContext> tls);
 
   ServeOptions options_;
+  std::shared_ptr<http::TlsServerContext> tls_;
   net::LoopGroup loops_;
   ReceivedCounts counts_;
   std::vector<std::unique_ptr<TargetHandler>> handlers_;

@@ -99,7 +99,8 @@ Nanos LatencyDistribution::Sample(std::mt19937_64& rng) const {
   return 0;
 }
 
-ReceivedCounts::ReceivedCounts(int loops) : slots_(static_cast<size_t>(loops)) {}
+ReceivedCounts::ReceivedCounts(int loops, const http::TlsServerContext* tls)
+    : slots_(static_cast<size_t>(loops)), tls_(tls) {}
 
 void ReceivedCounts::Record(int loop, std::string_view method, bool dark_header) {
   Slot& slot = slots_[static_cast<size_t>(loop)];
@@ -132,6 +133,18 @@ std::string ReceivedCounts::ToJson() const {
     dark += slot.dark.load(std::memory_order_relaxed);
   nlohmann::json j = {
       {"requests", requests()}, {"by_method", by_method}, {"by_header", {{"X-Hammer-Dark", dark}}}};
+  if (tls_ != nullptr) {
+    http::TlsServerStats tls = tls_->stats();
+    j["tls"] = {{"handshakes", tls.handshakes},
+                {"resumed", tls.resumed},
+                {"handshake_failures",
+                 {{"error", tls.failed_error},
+                  {"closed", tls.failed_closed},
+                  {"timeout", tls.failed_timeout}}},
+                {"reloads", tls.reloads},
+                {"reload_failures", tls.reload_failures},
+                {"certificate", tls.certificate}};
+  }
   return j.dump() + "\n";
 }
 

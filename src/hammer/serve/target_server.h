@@ -15,7 +15,9 @@
 //   /json/N           200 with {"id":N,"name":"item N","price":N*100,"updated_at":<ns clock>}:
 //                     the clock field differs on every call (noise); --mutate price=0.1 makes
 //                     a fraction of answers differ in one field (a canary's regression)
-//   /_hammer/stats    JSON counts of what this server received (requests, by_method, by_header)
+//   /_hammer/stats    JSON counts of what this server received (requests, by_method, by_header;
+//                     with TLS, "tls": handshakes, resumed, failures by reason, reloads and the
+//                     certificate in force)
 //   /fault/reset-mid-body    declares 1000 bytes, sends 100, then resets the connection
 //   /fault/endless-header    sends header bytes without end (until the client gives up)
 // --latency adds a delay drawn from a distribution to every request; --error-rate answers that
@@ -58,12 +60,13 @@ struct TargetOptions {
   double mutate_rate = 0;    // ... in this fraction of answers
 };
 
-// What the server received, across all loops.
+// What the server received, across all loops (and, with TLS, its handshake counters, which
+// `tls` keeps; it must outlive this object).
 class ReceivedCounts {
  public:
   static constexpr std::array<std::string_view, 8> kMethods = {
       "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "OTHER"};
-  explicit ReceivedCounts(int loops);
+  explicit ReceivedCounts(int loops, const http::TlsServerContext* tls = nullptr);
   void Record(int loop, std::string_view method, bool dark_header);
   std::string ToJson() const;
   uint64_t requests() const;
@@ -75,6 +78,7 @@ class ReceivedCounts {
     std::atomic<uint64_t> dark{0};
   };
   std::vector<Slot> slots_;
+  const http::TlsServerContext* tls_;
 };
 
 class TargetHandler final : public http::RequestHandler {
