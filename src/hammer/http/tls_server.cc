@@ -96,7 +96,7 @@ Result<SSL_CTX*> TlsServerContext::Build(SSL_CTX* previous) {
   // Partial writes: the connection keeps its own output buffer and continues where a write
   // stopped. Released buffers: an idle keep-alive connection holds no TLS record buffers.
   // Read-ahead: one read(2) takes every record that has arrived instead of a header and a
-  // body per record.
+  // body per record (and a short one tells the connection the socket is drained).
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                             SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_read_ahead(ctx, 1);

@@ -16,7 +16,7 @@ namespace {
 // OpenSSL's socket BIO writes with write(2): a peer that reset the connection would raise
 // SIGPIPE and end the process (nothing in hammer ignores it, so that `hammer load | head` ends
 // as Unix tools do). This BIO is the socket BIO with send(MSG_NOSIGNAL) for writes, so a gone
-// peer is an EPIPE error on that connection only.
+// peer is an EPIPE error on that connection only, and reads that note a drained socket.
 int SendNoSignal(BIO* bio, const char* data, int length) {
   int fd = -1;
   BIO_get_fd(bio, &fd);
@@ -28,13 +28,23 @@ int SendNoSignal(BIO* bio, const char* data, int length) {
   return static_cast<int>(n);
 }
 
+// The socket BIO's read, noting in the BIO's data (a bool of the TlsTransport) whether the
+// socket gave less than asked: then it was drained, and with read-ahead the SSL object holds
+// everything that had arrived (see TlsTransport::short_read_drains).
+int ReadNotingDrain(BIO* bio, char* out, int length) {
+  static const auto socket_read = BIO_meth_get_read(BIO_s_socket());
+  int n = socket_read(bio, out, length);
+  if (auto* drained = static_cast<bool*>(BIO_get_data(bio))) *drained = n < length;
+  return n;
+}
+
 const BIO_METHOD* NoSignalSocketMethod() {
   static const BIO_METHOD* method = [] {
     const BIO_METHOD* socket = BIO_s_socket();
     BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
                                  "hammer socket");
     BIO_meth_set_write(m, SendNoSignal);
-    BIO_meth_set_read(m, BIO_meth_get_read(socket));
+    BIO_meth_set_read(m, ReadNotingDrain);
     BIO_meth_set_puts(m, BIO_meth_get_puts(socket));
     BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(socket));
     BIO_meth_set_create(m, BIO_meth_get_create(socket));
@@ -97,6 +107,12 @@ TlsTransport::TlsTransport(Role role, TlsEndpoint* endpoint, std::unique_ptr<net
       ssl_(ssl),
       session_key_(std::move(session_key)) {
   SSL_set_app_data(ssl_, this);
+  // The socket BIO leaves its data pointer unused; ours records drained reads there.
+  BIO_set_data(SSL_get_rbio(ssl_), &socket_drained_);
+}
+
+bool TlsTransport::short_read_drains() const {
+  return socket_drained_ && SSL_has_pending(ssl_) == 0;
 }
 
 TlsTransport::~TlsTransport() {

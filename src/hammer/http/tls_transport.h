@@ -52,6 +52,11 @@ class TlsTransport final : public net::Transport {
   net::IoResult Write(const iovec* iov, int count) override;
   std::string last_error() const override { return error_; }
   std::string_view application_protocol() const override;
+  // True when the socket read behind the last Read gave less than asked (the socket was empty
+  // then; with read-ahead every byte that had arrived is in the SSL object) and the SSL object
+  // holds no further record: the next bytes come with a new edge. Saves the read(2) that would
+  // only return EAGAIN, once per request on each side.
+  bool short_read_drains() const override;
 
   Role role() const { return role_; }
   TlsEndpoint* endpoint() const { return endpoint_; }
@@ -75,6 +80,7 @@ class TlsTransport final : public net::Transport {
   std::string error_;
   bool established_ = false;
   bool failed_ = false;
+  bool socket_drained_ = false;  // written by the BIO's read
 };
 
 // Drains this thread's OpenSSL error queue into one line ("" when it is empty).

@@ -36,9 +36,10 @@ class Transport {
   virtual IoResult Write(const iovec* iov, int count) = 0;
   // A human description of the last kError (errno text or TLS reason).
   virtual std::string last_error() const = 0;
-  // True when a Read that returned fewer bytes than asked proves the socket is drained (plain
-  // TCP). Edge-triggered readers may then wait for the next event instead of reading again for
-  // EAGAIN: one system call less per message. TLS cannot promise it (records stay buffered).
+  // Asked right after a Read that returned fewer bytes than asked: true when that proves the
+  // socket is drained (plain TCP always; TLS when nothing stayed buffered). Edge-triggered
+  // readers may then wait for the next event instead of reading again for EAGAIN: one system
+  // call less per message.
   virtual bool short_read_drains() const { return false; }
   // The application protocol agreed during the handshake (TLS ALPN: "http/1.1", later "h2");
   // empty when none was negotiated (plain TCP, or a TLS peer that offered no ALPN).
