@@ -1,6 +1,8 @@
 """Helpers shared by the benchmarks in bench/ (standard library only)."""
 import os
 import shutil
+import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -23,3 +25,41 @@ def snapshot_hammer(path: str, build_dir: str, name: str, command: str) -> str:
                 return dest
         time.sleep(6)  # probably being relinked right now
     sys.exit(f"no working hammer binary with '{command}' at {path}")
+
+
+def openssl(*args, cwd):
+    p = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        sys.exit(f"openssl {' '.join(args)} failed:\n{p.stderr}")
+
+
+def make_certificates(tmp: str) -> tuple[str, str, str]:
+    """A CA and a P-256 server certificate for localhost and 127.0.0.1 made with `openssl`:
+    returns (ca.pem, server.pem, server.key) under tmp."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=hammer bench CA", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign", cwd=tmp)
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost",
+            cwd=tmp)
+    with open(os.path.join(tmp, "server.ext"), "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+                "extendedKeyUsage=serverAuth\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
+            cwd=tmp)
+    return tuple(os.path.join(tmp, n) for n in ("ca.pem", "server.pem", "server.key"))
+
+
+def https_get(port: int, ca: str, path: str = "/") -> tuple[bytes, str]:
+    """GET `path` from 127.0.0.1:PORT over TLS, verified as localhost against `ca`: the body and
+    the negotiated "PROTOCOL CIPHER"."""
+    context = ssl.create_default_context(cafile=ca)
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as s:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                      .encode())
+            data = b""
+            while chunk := s.recv(4096):
+                data += chunk
+            return data.split(b"\r\n\r\n", 1)[-1], f"{s.version()} {s.cipher()[0]}"

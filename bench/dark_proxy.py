@@ -28,6 +28,12 @@ Topology (all on 127.0.0.1):
   header-only, so nginx finalises it without reading the dark response body and cannot keep
   that connection alive: it opens one TCP connection per copy unless the dark response has no
   body. The /empty rows show the comparison without that handicap.
+- TLS termination: `hammer dark --tls-cert/--tls-key` at multiplier 0 against nginx
+  `proxy_pass` with `listen ... ssl` (TLS 1.2/1.3, the same P-256 certificate from a CA made
+  for the run), both in front of the same plain-HTTP regular upstream; the generator speaks
+  HTTPS with --cacert over its keep-alive connections, so the handshakes happen once per
+  connection and the figure is dominated by TLS record work in the proxy. Their proxy CPU per
+  request (closed loop) is compared like the other rows (issue goal: hammer <= 1.0x nginx).
 - Generator: `hammer load` (1 thread) for every target. Phase 1, throughput: closed loop,
   -c 50, D seconds; requests/s, and the proxy process's CPU (utime+stime from /proc/PID/stat,
   all threads) per request. Phase 2, latency: open loop at a fixed rate (default: half of the
@@ -69,7 +75,7 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import https_get, make_certificates, snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -253,6 +259,24 @@ MIRROR_CONF = NGINX_HEAD + """\
 """
 
 
+# TLS termination: the same proxy_pass, the listener speaking TLS.
+TLS_PLAIN_CONF = NGINX_HEAD + """\
+  upstream reg {{ server 127.0.0.1:{reg}; keepalive 64; keepalive_requests 1000000; }}
+  server {{
+    listen 127.0.0.1:{port} ssl backlog=4096;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    ssl_protocols TLSv1.2 TLSv1.3;
+    location / {{
+      proxy_pass http://reg;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }}
+  }}
+}}
+"""
+
+
 # Reference only: the same proxy without the copy, to separate proxying from mirroring.
 PLAIN_CONF = NGINX_HEAD + """\
   upstream reg {{ server 127.0.0.1:{reg}; keepalive 64; keepalive_requests 1000000; }}
@@ -268,9 +292,20 @@ PLAIN_CONF = NGINX_HEAD + """\
 """
 
 
+def probe(port: int, ca: str | None) -> tuple[int, bytes, str]:
+    """GET / from a target (over TLS when `ca` is given): status, body, TLS protocol+cipher."""
+    if ca:
+        body, cipher = https_get(port, ca)
+        return 200, body, cipher
+    status, body = http_get(port, "/")
+    return status, body, ""
+
+
 class Nginx:
-    def __init__(self, name, tmp, pin, template, **fmt):
+    def __init__(self, name, tmp, pin, template, ca=None, **fmt):
         self.name = name
+        self.ca = ca  # the listener speaks TLS: the generator verifies it with this CA
+        self.scheme = "https" if ca else "http"
         self.dir = os.path.join(tmp, name.replace(" ", "-"))
         os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
         for _attempt in range(5):
@@ -287,13 +322,13 @@ class Nginx:
             deadline = time.time() + 10
             while time.time() < deadline and p.poll() is None:
                 try:
-                    status, body = http_get(self.port, "/")
+                    status, body, self.cipher = probe(self.port, ca)
                     workers = children_of(p.pid)
                     if status == 200 and body == b"ok\n" and len(workers) == 1:
                         self.proc = p
                         self.worker = workers[0]
                         return
-                except OSError:
+                except OSError:  # ssl.SSLError included
                     pass
                 time.sleep(0.1)
             if p.poll() is None:
@@ -323,14 +358,20 @@ class Nginx:
 
 
 class HammerDark:
-    def __init__(self, hammer, reg_port, dark_port, pin, tmp, multiplier=1, name="hammer dark"):
+    def __init__(self, hammer, reg_port, dark_port, pin, tmp, multiplier=1, name="hammer dark",
+                 tls=None):
+        """tls: (ca, cert, key) to terminate TLS on the listener."""
         self.name = name
-        self.log = os.path.join(tmp, f"hammer-dark-{multiplier}.err")
+        self.ca = tls[0] if tls else None
+        self.scheme = "https" if tls else "http"
+        self.log = os.path.join(tmp, f"hammer-dark-{multiplier}{'-tls' if tls else ''}.err")
         argv = pin + [hammer, "dark", "--listen", "127.0.0.1:0",
                       "--upstream", f"http://127.0.0.1:{reg_port}",
                       "--dark", f"canary=http://127.0.0.1:{dark_port}",
                       "--regular-instances", "1", "--dark-multiplier", f"canary={multiplier}",
                       "--threads", "1", "--admin", "127.0.0.1:0"]
+        if tls:
+            argv += ["--tls-cert", tls[1], "--tls-key", tls[2]]
         self.argv = argv[len(pin):]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(self.log, "w"),
                                      stdin=subprocess.DEVNULL, start_new_session=True, text=True)
@@ -354,9 +395,10 @@ class HammerDark:
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
-                if http_get(self.port, "/") == (200, b"ok\n"):
+                status, body, self.cipher = probe(self.port, self.ca)
+                if (status, body) == (200, b"ok\n"):
                     return
-            except OSError:
+            except OSError:  # ssl.SSLError included
                 pass
             time.sleep(0.1)
         sys.exit("hammer dark does not answer ok")
@@ -382,8 +424,9 @@ def run_load(args, target, tmp, gen_pin, reg, dark, rate=None, duration=None,
              wrap=None) -> dict:
     port = target.port
     urls = os.path.join(tmp, f"urls-{port}.txt")
+    scheme = getattr(target, "scheme", "http")
     with open(urls, "w") as f:
-        f.write(f"http://127.0.0.1:{port}{getattr(target, 'path', '/')}\n")
+        f.write(f"{scheme}://127.0.0.1:{port}{getattr(target, 'path', '/')}\n")
     hjson = os.path.join(tmp, "load.json")
     if os.path.exists(hjson):
         os.unlink(hjson)
@@ -393,6 +436,8 @@ def run_load(args, target, tmp, gen_pin, reg, dark, rate=None, duration=None,
             "--no-error-pattern"]
     if rate:
         argv += ["--rate", str(rate)]
+    if getattr(target, "ca", None):
+        argv += ["--cacert", target.ca]
     reg_before, dark_before = reg.counters(), dark.counters()
     metrics = getattr(target, "metrics", None)
     hm_before = metrics() if metrics else None
@@ -553,10 +598,15 @@ def main() -> int:
     plain = Nginx("nginx proxy_pass, no copy", tmp, proxy_pin, PLAIN_CONF, reg=reg.port)
     hd0 = HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp, multiplier=0,
                      name="hammer dark, multiplier 0 (no copy)")
+    ca, cert, key = make_certificates(tmp)
+    hdtls = HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp, multiplier=0,
+                       name="hammer dark, TLS, no copy", tls=(ca, cert, key))
+    ngtls = Nginx("nginx proxy_pass, TLS, no copy", tmp, proxy_pin, TLS_PLAIN_CONF, ca=ca,
+                  reg=reg.port, cert=cert, key=key)
     direct = Direct(reg)
     hd204 = Via(hd, "hammer dark, dark answers 204", "/empty")
     ng204 = Via(ng, "nginx mirror, dark answers 204", "/empty")
-    phase_targets = {"max": [direct, hd, ng, plain, hd0, hd204, ng204],
+    phase_targets = {"max": [direct, hd, ng, plain, hd0, hd204, ng204, hdtls, ngtls],
                      "rate": [direct, hd, ng]}
     everyone = phase_targets["max"]
 
@@ -572,7 +622,7 @@ def main() -> int:
           file=sys.stderr)
 
     # Warm-up: connections, page cache, CPU frequency.
-    for t in (hd, ng, plain, hd0):
+    for t in (hd, ng, plain, hd0, hdtls, ngtls):
         run_load(args, t, tmp, rest_pin, reg, dark, duration=1)
 
     runs = []
@@ -623,7 +673,7 @@ def main() -> int:
     # Syscalls per request of each proxy (strace -c -f attached for one closed-loop run).
     profile = []
     if args.strace_seconds > 0 and shutil.which("strace"):
-        for t in (hd, ng):
+        for t in (hd, ng, hdtls, ngtls):
             closer = {}
 
             def wrap(target, closer=closer):
@@ -666,7 +716,9 @@ def main() -> int:
         return [r for r in runs if r["phase"] == phase and r["target"] == n]
 
     H, N, H2, N2 = hd.name, ng.name, hd204.name, ng204.name
-    reference = {H: N, N: N, H2: N2, N2: N2, hd0.name: plain.name, plain.name: plain.name}
+    T, NT = hdtls.name, ngtls.name
+    reference = {H: N, N: N, H2: N2, N2: N2, hd0.name: plain.name, plain.name: plain.name,
+                 T: NT, NT: NT}
     pcpu = cpus[-1]
 
     def ratio(n, f):
@@ -729,13 +781,18 @@ def main() -> int:
     ratio_plain = per_round("max", [H, plain.name],
                             lambda rs: cpu_us(rs[H]) / cpu_us(rs[plain.name]))
     fork_cost = per_round("max", [H, hd0.name], lambda rs: cpu_us(rs[H]) - cpu_us(rs[hd0.name]))
+    tls_cpu = per_round("max", [T, NT], lambda rs: cpu_us(rs[T]) / cpu_us(rs[NT]))
+    tls_rps = per_round("max", [T, NT], lambda rs: rps(rs[T]) / rps(rs[NT]))
+    tls_cost = {n: per_round("max", [n, base], lambda rs, n=n, base=base:
+                             cpu_us(rs[n]) - cpu_us(rs[base]))
+                for n, base in ((T, hd0.name), (NT, plain.name))}
     diff99 = per_round("rate", [H, N], lambda rs: 1000 * (rs[H]["p99_ms"] - rs[N]["p99_ms"]))
     diff50 = per_round("rate", [H, N], lambda rs: 1000 * (rs[H]["p50_ms"] - rs[N]["p50_ms"]))
     hm_runs = [r["hm"] for r in runs if "hm" in r]
     hm_tot = {k: sum(h.get(k, 0) for h in hm_runs) for k in
               ("sent", "succeeded", "dropped", "backed_off", "failed")}
 
-    dn = (H, N, H2, N2, hd0.name, plain.name)
+    dn = (H, N, H2, N2, hd0.name, plain.name, T, NT)
     detail = ["| round | " + " | ".join(f"{n} req/s" for n in dn) +
               " | " + " | ".join(f"{n} p99 ms" for n in ("direct", H, N)) + " |",
               "|---:|" + "---:|" * (len(dn) + 3)]
@@ -748,14 +805,16 @@ def main() -> int:
                                for n in ("direct", H, N)) + " |")
 
     lines = [
-        f"## dark_proxy — hammer dark vs nginx proxy_pass + mirror, multiplier 1 "
+        f"## dark_proxy — hammer dark vs nginx proxy_pass + mirror, multiplier 1, and TLS "
+        f"termination "
         f"({started:%Y-%m-%d %H:%M %Z})",
         "",
         f"Upstreams: two nginx instances, 1 worker each, `return 200 \"ok\\n\"` (the dark one "
         f"also `return 204` on /empty). Proxies, 1 thread or worker each: `hammer dark` (Ns = "
         f"Nd = 1, multiplier 1) and nginx `mirror` + `proxy_pass` (upstream keepalive 64). "
         f"References: nginx `proxy_pass` without a copy, `hammer dark` at multiplier 0, and "
-        f"both proxies on /empty. "
+        f"both proxies on /empty. TLS termination: `hammer dark --tls-cert` at multiplier 0 "
+        f"and nginx `proxy_pass` with `listen ssl`, the generator on HTTPS. "
         f"Generator: `hammer load`, 1 thread, {args.connections} connections. Phase 1: closed "
         f"loop, {args.duration} s per run. Phase 2: open loop at {rate:,} req/s, "
         f"{args.duration} s per run, latency counted from each request's due time; added "
@@ -777,9 +836,16 @@ def main() -> int:
         f"{fmt_range(ratio_rps204, '.2f')}. hammer dark's CPU per request ÷ nginx proxy_pass "
         f"without any copy: {fmt_range(ratio_plain, '.2f')}; the copy costs hammer "
         f"{fmt_range(fork_cost, '.1f')} µs per request (multiplier 1 − multiplier 0).",
+        f"- **TLS termination (no copy), hammer dark's CPU per request ÷ nginx proxy_pass: "
+        f"{fmt_range(tls_cpu, '.2f')}** (goal ≤ 1.0); throughput {fmt_range(tls_rps, '.2f')}. "
+        f"TLS adds {fmt_range(tls_cost[T], '.1f')} µs per request to hammer dark and "
+        f"{fmt_range(tls_cost[NT], '.1f')} µs to nginx (the TLS row − the same proxy in plain "
+        f"HTTP). Negotiated: hammer dark {hdtls.cipher}, nginx {ngtls.cipher}; the generator "
+        f"(`hammer load --cacert`) keeps its {args.connections} connections, so handshakes are "
+        f"{args.connections} per run.",
         "- ÷ nginx: hammer rows against the nginx row of the same kind, formed within a round "
         "(multiplier 1 against the mirror, /empty against the mirror on /empty, multiplier 0 "
-        "against proxy_pass without a copy).",
+        "against proxy_pass without a copy, TLS against proxy_pass with TLS).",
         f"- **Added p99 at {rate:,} req/s: hammer {fmt_range(added[(H, 'p99_ms')], '.0f')} µs, "
         f"nginx {fmt_range(added[(N, 'p99_ms')], '.0f')} µs**; hammer − nginx within a round: "
         f"p99 {fmt_range(diff99, '.0f')} µs (goal < 0), p50 {fmt_range(diff50, '.0f')} µs.",
@@ -788,7 +854,7 @@ def main() -> int:
         f"{hm_tot['backed_off']}, failed {hm_tot['failed']}.",
         *[f"- {x.name} error.log: {n} lines at level error or above" +
           (f", first: `{first[:200]}`" if n else "")
-          for x in (reg, dark, ng, plain) for n, first in [x.errors()]],
+          for x in (reg, dark, ng, plain, ngtls) for n, first in [x.errors()]],
         "- Proxy CPU use = the proxy's CPU time ÷ wall time (100 % = saturated); the CPU's busy "
         "share counts every tenant. Upstreams' CPU = regular + dark nginx workers, per client "
         "request. Requests received and connections accepted come from the upstreams' "

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import https_get, make_certificates, snapshot_hammer  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -77,29 +77,6 @@ signal.signal(signal.SIGHUP, _on_signal)
 
 # ---------------------------------------------------------------------------------------------
 # A CA and a server certificate for 127.0.0.1, made for this run.
-
-
-def openssl(*args, cwd):
-    p = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        sys.exit(f"openssl {' '.join(args)} failed:\n{p.stderr}")
-
-
-def make_certificates(tmp: str) -> tuple[str, str, str]:
-    """Returns (ca.pem, server.pem, server.key) under tmp."""
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-            "-subj", "/CN=hammer bench CA", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign", cwd=tmp)
-    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost",
-            cwd=tmp)
-    with open(os.path.join(tmp, "server.ext"), "w") as f:
-        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
-                "extendedKeyUsage=serverAuth\n")
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
-            cwd=tmp)
-    return tuple(os.path.join(tmp, n) for n in ("ca.pem", "server.pem", "server.key"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,17 +137,6 @@ def proc_cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
-
-
-def https_get(port: int, ca: str) -> tuple[bytes, str]:
-    context = ssl.create_default_context(cafile=ca)
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
-        with context.wrap_socket(raw, server_hostname="localhost") as s:
-            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            data = b""
-            while chunk := s.recv(4096):
-                data += chunk
-            return data.split(b"\r\n\r\n", 1)[-1], f"{s.version()} {s.cipher()[0]}"
 
 
 def start_nginx(tmp: str, pin: list[str], cert: str, key: str, ca: str) -> tuple[int, int, str]:
