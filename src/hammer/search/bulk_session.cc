@@ -103,6 +103,25 @@ int BulkSession::SlotFor(const ClusterNode& node) {
 }
 
 void BulkSession::ApplyView(const ClusterView& view) {
+  const bool first = primary_slot_.empty();
+  const Placement before = CurrentPlacement();
+  ApplyPlacement(view);
+  if (!first && CurrentPlacement() != before) {
+    ++stats_.placement_changes;
+    for (NodeTraffic& traffic : stats_.nodes)
+      traffic.requests_since_placement_change = 0;
+  }
+}
+
+BulkSession::Placement BulkSession::CurrentPlacement() const {
+  Placement placement{primary_slot_, {}};
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].listed) placement.second.push_back(static_cast<int>(i));
+  }
+  return placement;
+}
+
+void BulkSession::ApplyPlacement(const ClusterView& view) {
   for (NodeSlot& slot : nodes_)
     slot.listed = false;
   std::vector<int> slot_of_view_node;
@@ -178,6 +197,7 @@ void BulkSession::OnSending(const SendTarget& target, const BulkBatch& batch, si
   stats_.body_bytes_uncompressed += uncompressed_bytes;
   NodeTraffic& traffic = stats_.Node(slot.address, slot.name);
   ++traffic.requests;
+  ++traffic.requests_since_placement_change;
   traffic.documents += count;
   traffic.body_bytes += body_bytes;
   // The server splits a bulk into one request per shard; those whose primary is elsewhere

@@ -7,6 +7,8 @@
 // node is known and not in its down period; otherwise, and for the lane of unroutable
 // documents and in round-robin mode, to the next usable node in turn. A node that failed at
 // the transport level is avoided for node_down_period and until a refresh lists it again.
+// A refresh whose view moves a primary or changes the listed nodes is a placement change: it is
+// counted, and each node's requests_since_placement_change starts again from 0 (NodeTraffic).
 //
 // The run ends when the reader has closed its input, nothing is queued and every writer is
 // idle; then the session stops its loop. Stop() ends it early: queued batches and pending
@@ -21,6 +23,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hammer/http/client.h"
@@ -85,8 +88,14 @@ class BulkSession final : public BulkWriterHost {
     bool listed = false;  // in the latest view
   };
 
+  // Where the primaries are (a slot per shard) and which slots the view lists.
+  using Placement = std::pair<std::vector<int>, std::vector<int>>;
+
   void OnFirstView(Result<ClusterView> view);
+  // Takes a view's nodes and primary placement; counts a placement change (BulkStats).
   void ApplyView(const ClusterView& view);
+  void ApplyPlacement(const ClusterView& view);
+  Placement CurrentPlacement() const;
   int SlotFor(const ClusterNode& node);
   bool Usable(const NodeSlot& slot, MonoNanos now) const;
   int NextNodeInTurn();

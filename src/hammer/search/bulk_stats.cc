@@ -23,6 +23,7 @@ void NodeTraffic::Merge(const NodeTraffic& other) {
   requests += other.requests;
   documents += other.documents;
   body_bytes += other.body_bytes;
+  requests_since_placement_change += other.requests_since_placement_change;
 }
 
 NodeTraffic& BulkStats::Node(const std::string& address, const std::string& name) {
@@ -65,6 +66,7 @@ void BulkStats::Merge(const BulkStats& o) {
   body_bytes_sent += o.body_bytes_sent;
   body_bytes_uncompressed += o.body_bytes_uncompressed;
   discoveries += o.discoveries;
+  placement_changes += o.placement_changes;
   refreshes_started += o.refreshes_started;
   discovery_failures += o.discovery_failures;
   for (const NodeTraffic& node : o.nodes)
@@ -99,9 +101,9 @@ std::string FormatBulkSummary(const BulkStats& s) {
       Percent(s.shard_requests_remote, s.shard_requests));
   out += fmt::format(
       "  retries: {} items; requests: {} transport failures, {} answered 429/5xx, {} split "
-      "(400/413); {} cluster-view refreshes ({} failed)\n",
+      "(400/413); {} cluster-view refreshes ({} failed, {} changed the placement)\n",
       s.items_retried, s.requests_failed, s.requests_rejected, s.requests_split, s.discoveries,
-      s.discovery_failures);
+      s.discovery_failures, s.placement_changes);
   if (s.conflicts_after_retry > 0) {
     out += fmt::format("  {} creates answered 409 after a retry: counted as indexed\n",
                        s.conflicts_after_retry);
@@ -116,8 +118,11 @@ std::string FormatBulkSummary(const BulkStats& s) {
   for (const NodeTraffic& node : s.nodes)
     total_documents += node.documents;
   for (const NodeTraffic& node : s.nodes) {
-    out += fmt::format("  node {:<12} {:<22} {:5.1f}% of documents  {} requests  {}\n", node.name,
+    out += fmt::format("  node {:<12} {:<22} {:5.1f}% of documents  {} requests{}  {}\n", node.name,
                        node.address, Percent(node.documents, total_documents), node.requests,
+                       s.placement_changes > 0 ? fmt::format(" ({} since the placement changed)",
+                                                             node.requests_since_placement_change)
+                                               : "",
                        Megabytes(node.body_bytes));
   }
   return out;
@@ -153,6 +158,7 @@ std::string BulkSummaryJson(const BulkStats& s) {
   field("shard_requests", s.shard_requests);
   field("shard_requests_remote", s.shard_requests_remote);
   field("discoveries", s.discoveries);
+  field("placement_changes", s.placement_changes);
   field("refreshes_started", s.refreshes_started);
   field("discovery_failures", s.discovery_failures);
   out += fmt::format(",\"seconds\":{:.6f}", s.seconds);
@@ -170,10 +176,10 @@ std::string BulkSummaryJson(const BulkStats& s) {
   first = true;
   for (const NodeTraffic& node : s.nodes) {
     out += fmt::format(
-        "{}{{\"name\":{},\"address\":{},\"requests\":{},\"documents\":{},"
-        "\"body_bytes\":{}}}",
+        "{}{{\"name\":{},\"address\":{},\"requests\":{},"
+        "\"requests_since_placement_change\":{},\"documents\":{},\"body_bytes\":{}}}",
         first ? "" : ",", JsonString(node.name), JsonString(node.address), node.requests,
-        node.documents, node.body_bytes);
+        node.requests_since_placement_change, node.documents, node.body_bytes);
     first = false;
   }
   out += "]}\n";

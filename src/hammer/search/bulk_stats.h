@@ -23,6 +23,10 @@ struct NodeTraffic {
   uint64_t requests = 0;
   uint64_t documents = 0;   // items sent (a retried item counts again)
   uint64_t body_bytes = 0;  // as sent
+  // Requests sent to this node since the latest placement change (BulkStats::
+  // placement_changes); equal to `requests` while the placement never changed. After a node
+  // is lost, the lost node's figure is 0 once the view without it is in use.
+  uint64_t requests_since_placement_change = 0;
 
   void Merge(const NodeTraffic& other);
 };
@@ -62,6 +66,7 @@ struct BulkStats {
   uint64_t body_bytes_sent = 0;        // as sent (gzip-compressed with --gzip)
   uint64_t body_bytes_uncompressed = 0;
   uint64_t discoveries = 0;        // successful cluster-view refreshes
+  uint64_t placement_changes = 0;  // refreshes that moved a primary or changed the node list
   uint64_t refreshes_started = 0;  // cluster-view reads begun (the first one included); a
                                    // run may end before a late one completes
   uint64_t discovery_failures = 0;

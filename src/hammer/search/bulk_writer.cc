@@ -106,7 +106,7 @@ void BulkWriter::OnResponseComplete(const http::ExchangeResult& result) {
         result.detail.empty() ? std::string(FailureName(*result.failure)) : result.detail;
     host_->OnNodeFailure(target_, detail);
     // Written in full: the server may have applied it even though no answer came back.
-    RetryWindow("transport failure: " + detail, result.bytes_sent >= request_bytes_);
+    RetryWindow("transport failure: " + detail, result.bytes_sent >= request_bytes_, 0);
     return;
   }
   if (status_ == 200) {
@@ -126,7 +126,7 @@ void BulkWriter::OnResponseComplete(const http::ExchangeResult& result) {
     ++stats.requests_rejected;
     if (status_ == 503) host_->OnRoutingChanged();
     // 429 and 503 are refusals before any work; a 500/502/504 may come after some.
-    RetryWindow(reason, status_ != 429 && status_ != 503);
+    RetryWindow(reason, status_ != 429 && status_ != 503, status_);
     return;
   }
   DeadLetterWindow(DeadLetterKind::kRejected, status_, kHttpErrorType, reason);
@@ -137,10 +137,11 @@ void BulkWriter::JudgeItems() {
   BulkStats& stats = host_->stats();
   BulkResponse response;
   if (Status parsed = host_->response_parser().Parse(response_, window_, &response); !parsed.ok()) {
-    RetryWindow("unreadable bulk response: " + parsed.message(), true);
+    RetryWindow("unreadable bulk response: " + parsed.message(), true, 0);
     return;
   }
   std::string last_reason;
+  int last_status = 0;
   bool placement_changed = false;
   for (size_t i = 0; i < window_; ++i) {
     const BatchItem& item = batch_->items()[i];
@@ -155,6 +156,7 @@ void BulkWriter::JudgeItems() {
     } else if (IsRetryableItemFailure(result.status, result.error_type)) {
       retry_[i] = 1;
       last_reason = result.reason;
+      last_status = result.status;
       placement_changed = placement_changed || SignalsPlacementChange(result.error_type);
     } else {
       host_->DeadLetter(*batch_, item, DeadLetterKind::kRejected, result.status, result.error_type,
@@ -162,10 +164,10 @@ void BulkWriter::JudgeItems() {
     }
   }
   if (placement_changed) host_->OnRoutingChanged();
-  Advance(last_reason);
+  Advance(last_reason, last_status);
 }
 
-void BulkWriter::RetryWindow(std::string_view reason, bool maybe_applied) {
+void BulkWriter::RetryWindow(std::string_view reason, bool maybe_applied, int status) {
   for (size_t i = 0; i < window_; ++i) {
     BatchItem& item = batch_->items()[i];
     if (maybe_applied && !item.has_id) {
@@ -177,7 +179,7 @@ void BulkWriter::RetryWindow(std::string_view reason, bool maybe_applied) {
     item.maybe_applied = item.maybe_applied || maybe_applied;
     retry_[i] = 1;
   }
-  Advance(reason);
+  Advance(reason, status);
 }
 
 void BulkWriter::DeadLetterWindow(DeadLetterKind kind, int status, std::string_view type,
@@ -187,7 +189,7 @@ void BulkWriter::DeadLetterWindow(DeadLetterKind kind, int status, std::string_v
   }
 }
 
-void BulkWriter::Advance(std::string_view reason) {
+void BulkWriter::Advance(std::string_view reason, int status) {
   BulkStats& stats = host_->stats();
   const bool stopping = host_->stopping();
   const RetryBackoff& backoff = host_->settings().backoff;
@@ -201,7 +203,8 @@ void BulkWriter::Advance(std::string_view reason) {
       host_->DeadLetter(*batch_, item, DeadLetterKind::kInterrupted, 0, kInterruptedType,
                         "the run was stopped before this document was indexed");
     } else if (backoff.Exhausted(item.retries)) {
-      host_->DeadLetter(*batch_, item, DeadLetterKind::kRetriesExhausted, 0, kRetriesExhaustedType,
+      host_->DeadLetter(*batch_, item, DeadLetterKind::kRetriesExhausted, status,
+                        kRetriesExhaustedType,
                         "retries exhausted after " + std::to_string(item.retries) +
                             " retries; last: " + std::string(reason));
     } else {

@@ -105,12 +105,13 @@ class BulkWriter final : public http::ResponseHandler {
  private:
   void SendWindow();
   void JudgeItems();
-  void RetryWindow(std::string_view reason, bool maybe_applied);
+  void RetryWindow(std::string_view reason, bool maybe_applied, int status);
   void DeadLetterWindow(DeadLetterKind kind, int status, std::string_view type,
                         std::string_view reason);
   // Settles the window: items flagged in retry_ go again (after a backoff), the rest of the
-  // batch after the window goes next; finishes when nothing is left.
-  void Advance(std::string_view reason);
+  // batch after the window goes next; finishes when nothing is left. An item out of retries is
+  // dead-lettered with `reason` and `status`: the server's last answer (0 when none came).
+  void Advance(std::string_view reason, int status = 0);
 
   BulkWriterHost* host_;
   int lane_;

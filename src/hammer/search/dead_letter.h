@@ -5,8 +5,9 @@
 //   {"reason":"…","status":N,"error_type":"…","action":A,"source":S,"line":L}
 //  * reason: why, for a human ("mapper_parsing_exception: failed to parse field [n] …",
 //    "invalid JSON: …", "retries exhausted after 8 retries: …").
-//  * status: the item's HTTP status from the server, 0 when the document was never accepted by
-//    a server (invalid input, outcome unknown).
+//  * status: the item's HTTP status from the server (for retries exhausted, the last one, e.g.
+//    429), 0 when no server answered for it (invalid input, outcome unknown, interrupted, a
+//    transport failure).
 //  * error_type: the server's error.type, or hammer's own: "invalid_input",
 //    "retries_exhausted", "outcome_unknown", "http_error", "interrupted".
 //  * action, source: the lines as read. Each is embedded as JSON when it is valid JSON (so

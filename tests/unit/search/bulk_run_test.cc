@@ -5,6 +5,7 @@
 #include "hammer/search/bulk_run.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -47,16 +48,22 @@ std::string IdOf(std::string_view action) {
 }
 
 // Two shards; shard s's primary on node primary_node[s]. Node 2, when listed, is an address
-// where nothing listens.
+// that refuses connections (a bound socket that never listens, held for the cluster's life).
+// With `primary_node_after_first_view`, every placement read after the first reports that
+// placement instead, as a real cluster does once it has promoted a replica of a lost node.
 class FakeCluster {
  public:
   struct Request {
     int node;
     std::set<int> shards;
+    int placement_reads;  // _cat/shards answers served before this request arrived
   };
 
-  explicit FakeCluster(bool list_dead_node = false, std::vector<int> primary_node = {0, 1})
-      : loops_(1), primary_node_(std::move(primary_node)) {
+  explicit FakeCluster(bool list_dead_node = false, std::vector<int> primary_node = {0, 1},
+                       std::vector<int> primary_node_after_first_view = {})
+      : loops_(1),
+        primary_node_(std::move(primary_node)),
+        primary_node_later_(std::move(primary_node_after_first_view)) {
     EXPECT_TRUE(loops_.Init().ok());
     IndexRoutingSpec spec;
     spec.distribution = SearchDistribution::kOpenSearch;
@@ -71,9 +78,10 @@ class FakeCluster {
       addresses_.push_back(listeners_.back()->local_address().ToString());
     }
     if (list_dead_node) {
-      // A port that was free a moment ago: connecting to it is refused.
-      Result<net::Fd> fd = net::Listen(*net::SocketAddress::Parse("127.0.0.1:0"), false);
-      addresses_.push_back(net::LocalAddress(fd->get())->ToString());
+      dead_node_ = net::Fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      const net::SocketAddress any = *net::SocketAddress::Parse("127.0.0.1:0");
+      EXPECT_EQ(bind(dead_node_.get(), any.sockaddr_ptr(), any.length()), 0);
+      addresses_.push_back(net::LocalAddress(dead_node_.get())->ToString());
     }
     loops_.Start();
   }
@@ -83,6 +91,7 @@ class FakeCluster {
   }
 
   std::string url() const { return "http://" + addresses_[0]; }
+  std::string address(int node) const { return addresses_[static_cast<size_t>(node)]; }
 
   std::mutex mutex;
   std::vector<Request> requests;
@@ -125,11 +134,16 @@ class FakeCluster {
               std::to_string(kOpenSearch219) + R"("}}}}}}})");
     }
     if (target.starts_with("/_cat/shards/")) {
+      std::lock_guard<std::mutex> lock(mutex);
+      const std::vector<int>& primaries = placement_reads_ > 0 && !primary_node_later_.empty()
+                                              ? primary_node_later_
+                                              : primary_node_;
+      ++placement_reads_;
       std::string rows = "[";
       for (int shard = 0; shard < 2; ++shard) {
         rows += (shard ? "," : "") + std::string(R"({"index":"docs","shard":")") +
                 std::to_string(shard) + R"(","prirep":"p","state":"STARTED","id":"N)" +
-                std::to_string(primary_node_[static_cast<size_t>(shard)]) + "\"}";
+                std::to_string(primaries[static_cast<size_t>(shard)]) + "\"}";
       }
       return responder.Respond(200, "application/json", rows + "]");
     }
@@ -161,7 +175,7 @@ class FakeCluster {
     while (std::getline(lines, action) && std::getline(lines, source)) {
       pairs.emplace_back(action, source);
     }
-    Request seen{node, {}};
+    Request seen{node, {}, placement_reads_};
     bool poison = false;
     bool reset = false;
     for (const auto& [a, s] : pairs) {
@@ -186,7 +200,8 @@ class FakeCluster {
       if (s.find("bad") != std::string::npos) {
         item = R"({"index":{"status":400,"error":{"type":"mapper_parsing_exception",)"
                R"("reason":"failed to parse field [n]"}}})";
-      } else if (s.find("flaky") != std::string::npos && flaky_seen_.insert(id).second) {
+      } else if (s.find("busy") != std::string::npos ||
+                 (s.find("flaky") != std::string::npos && flaky_seen_.insert(id).second)) {
         item = R"({"index":{"status":429,"error":{"type":"es_rejected_execution_exception",)"
                R"("reason":"queue full"}}})";
       } else {
@@ -201,6 +216,9 @@ class FakeCluster {
 
   net::LoopGroup loops_;
   std::vector<int> primary_node_;
+  std::vector<int> primary_node_later_;
+  int placement_reads_ = 0;  // guarded by mutex
+  net::Fd dead_node_;
   std::optional<ShardRouter> router_;
   std::vector<std::unique_ptr<NodeHandler>> handlers_;
   std::vector<std::unique_ptr<http::HttpListener>> listeners_;
@@ -297,6 +315,29 @@ TEST_F(BulkRunTest, ShardAwareWithRetriesSplitsAndDeadLetters) {
   EXPECT_EQ(invalid, 1);
 }
 
+TEST_F(BulkRunTest, PersistentRejectionsExhaustTheRetriesWithTheServersReason) {
+  FakeCluster cluster;
+  BulkOptions options = Options(cluster, Documents(40, {{3, "busy"}, {17, "busy"}}));
+  options.writer.backoff.max_retries = 3;
+  Result<BulkResult> result = RunBulk(options, {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const BulkStats& s = result->stats;
+  EXPECT_EQ(s.indexed, 38u);
+  EXPECT_EQ(s.retries_exhausted, 2u);
+  EXPECT_EQ(s.items_retried, 2u * 3u);
+  EXPECT_TRUE(s.balanced());
+  std::vector<std::string> dead = DeadLetters();
+  ASSERT_EQ(dead.size(), 2u);
+  const std::string reason = R"("reason":"retries exhausted after 3 retries; last: )"
+                             R"(es_rejected_execution_exception: queue full")";
+  for (const std::string& line : dead) {
+    EXPECT_NE(line.find(reason), std::string::npos) << line;
+    EXPECT_NE(line.find(R"("status":429,"error_type":"retries_exhausted")"), std::string::npos)
+        << line;
+    EXPECT_NE(line.find(R"("tag":"busy")"), std::string::npos) << line;
+  }
+}
+
 TEST_F(BulkRunTest, RoundRobinSpreadsMixedBatches) {
   FakeCluster cluster;
   BulkOptions options = Options(cluster, Documents(400));
@@ -315,20 +356,40 @@ TEST_F(BulkRunTest, RoundRobinSpreadsMixedBatches) {
 }
 
 TEST_F(BulkRunTest, APrimaryOnADeadNodeFailsOverToAnother) {
-  FakeCluster cluster(/*list_dead_node=*/true, /*primary_node=*/{0, 2});
-  BulkOptions options = Options(cluster, Documents(200));
+  // Shard 1's primary is on node 2, which refuses connections; from the second placement read
+  // on, the cluster reports it on node 1 (a promoted replica). 2000 documents in batches of 50
+  // keep shard 1's batches coming long after the first failure and the refresh it starts.
+  FakeCluster cluster(/*list_dead_node=*/true, /*primary_node=*/{0, 2},
+                      /*primary_node_after_first_view=*/{0, 1});
+  BulkOptions options = Options(cluster, Documents(2000));
   options.min_refresh_gap = 0;
   Result<BulkResult> result = RunBulk(options, {});
   ASSERT_TRUE(result.ok()) << result.status().message();
   const BulkStats& s = result->stats;
-  EXPECT_EQ(s.indexed, 200u);
+  EXPECT_EQ(s.indexed, 2000u);
   EXPECT_TRUE(s.balanced());
-  EXPECT_GE(s.requests_failed, 1u);
-  EXPECT_GE(s.requests_off_primary, 1u);
-  // A refresh began after the failure (the run may end before it completes: no wait for it).
-  EXPECT_GE(s.refreshes_started, 2u);
-  EXPECT_GE(s.discoveries, 1u);
+  EXPECT_GE(s.requests_failed, 1u);  // the dead node was tried
+  // The view read after the failure moved the primary, and it was the one in use from then on:
+  // the dead node got no request under it, node 1 (the new primary's) did.
+  EXPECT_EQ(s.placement_changes, 1u);
+  std::map<std::string, NodeTraffic> by_address;
+  for (const NodeTraffic& node : s.nodes)
+    by_address[node.address] = node;
+  ASSERT_EQ(by_address.count(cluster.address(2)), 1u);
+  EXPECT_GE(by_address[cluster.address(2)].requests, 1u);
+  EXPECT_EQ(by_address[cluster.address(2)].requests_since_placement_change, 0u);
+  EXPECT_GE(by_address[cluster.address(1)].requests_since_placement_change, 1u);
   std::lock_guard<std::mutex> lock(cluster.mutex);
+  // What the server saw: the last request carrying shard 1 reached node 1, shard 1's primary in
+  // the new placement, and carried only shard 1.
+  const FakeCluster::Request* last_of_shard1 = nullptr;
+  for (const FakeCluster::Request& request : cluster.requests) {
+    if (request.shards.count(1) != 0) last_of_shard1 = &request;
+  }
+  ASSERT_NE(last_of_shard1, nullptr);
+  EXPECT_EQ(last_of_shard1->node, 1);
+  EXPECT_EQ(last_of_shard1->shards, std::set<int>{1});
+  EXPECT_GE(last_of_shard1->placement_reads, 2);
   for (const auto& [id, times] : cluster.indexed)
     EXPECT_EQ(times, 1) << id;
 }
