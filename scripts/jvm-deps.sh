@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Prepares the real-engine integration tests (tests/integration/test_hadoop_streaming.py,
-# test_spark_pipe.py): builds the Hadoop Streaming harness with Maven and installs pyspark.
+# Prepares the real-engine integration tests: builds the Maven harnesses they run
+# (integrations/jvm/hadoop-streaming for the Hadoop Streaming tests, hdr-check for the
+# HdrHistogram cross-check, opensearch-cluster for the OpenSearch tests), which fetches their
+# artifacts into ~/.m2, and installs pyspark. `make deps-test` runs it: the tests themselves
+# never download or build anything, and fail naming this script when something is missing.
 # Idempotent and quick when everything is there; Maven runs offline first (a warm ~/.m2 needs
 # no network) and online only when something is missing.
 # Needs JDK 17 and Maven (scripts/deps.sh test installs openjdk-17-jdk-headless and maven).
 #
-# Usage: scripts/jvm-deps.sh [all|hadoop|spark]     (default: all)
+# Usage: scripts/jvm-deps.sh [all|hadoop|hdr|opensearch|spark]     (default: all)
 # First run (measured on the 2-core machine): Maven with an empty ~/.m2 downloads ~140 MB
 # (2,400 files) in 30-80 s and copies 104 MB of jars to target/lib; pyspark 3.5.9 is a 318 MB
 # sdist from PyPI, ~70 s to download and build, 345 MB installed. Later runs: under a second.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-harness="$root/integrations/jvm/hadoop-streaming"
+jvm="$root/integrations/jvm"
 requirements="$root/tests/integration/requirements.txt"
-# Hadoop 3.4 and Spark 3.5 are run on JDK 17, never on a newer JDK that may also be installed.
+# Hadoop 3.4, OpenSearch 2.19 and Spark 3.5 run on JDK 17, never on a newer JDK that may also
+# be installed.
 export JAVA_HOME="${HAMMER_JAVA17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 python="${PYTHON:-python3}"
 
@@ -21,24 +25,37 @@ need() {
   command -v "$1" >/dev/null 2>&1 || { echo "jvm-deps: $1 not found ($2)" >&2; exit 1; }
 }
 
-harness_fresh() {
-  local jar="$harness/target/hadoop-streaming-it.jar"
-  [ -f "$jar" ] && [ -d "$harness/target/lib" ] || return 1
-  [ -z "$(find "$harness/pom.xml" "$harness/src" -newer "$jar" -type f -print -quit)" ]
+# fresh DIR JAR: the jar and its target/lib exist and are newer than pom.xml and src/.
+fresh() {
+  [ -f "$2" ] && [ -d "$1/target/lib" ] || return 1
+  [ -z "$(find "$1/pom.xml" "$1/src" -newer "$2" -type f -print -quit)" ]
 }
 
-build_hadoop() {
+# build_maven NAME JAR: builds integrations/jvm/NAME unless it is fresh.
+build_maven() {
+  local dir="$jvm/$1" jar="$jvm/$1/target/$2"
   [ -x "$JAVA_HOME/bin/java" ] || { echo "jvm-deps: no JDK 17 at $JAVA_HOME" >&2; exit 1; }
   need mvn "apt-get install maven"
-  if harness_fresh; then
+  if fresh "$dir" "$jar"; then
     return 0
   fi
-  echo "jvm-deps: building $harness" >&2
+  echo "jvm-deps: building $dir" >&2
   # -o: everything from ~/.m2; online only when something is missing there.
-  if ! (cd "$harness" && mvn -B -q -o package >/dev/null 2>&1); then
-    (cd "$harness" && mvn -B -q package)
+  if ! (cd "$dir" && mvn -B -q -o package >/dev/null 2>&1); then
+    (cd "$dir" && mvn -B -q package)
   fi
-  harness_fresh || { echo "jvm-deps: harness jar missing after the build" >&2; exit 1; }
+  fresh "$dir" "$jar" || { echo "jvm-deps: $jar missing after the build" >&2; exit 1; }
+}
+
+# build_hadoop: the streaming harness and its loopback_bind preload library (run.sh).
+build_hadoop() {
+  build_maven hadoop-streaming hadoop-streaming-it.jar
+  local src="$jvm/hadoop-streaming/src/main/c/loopback_bind.c"
+  local lib="$jvm/hadoop-streaming/target/libloopback-bind.so"
+  if [ ! -f "$lib" ] || [ "$src" -nt "$lib" ]; then
+    need cc "apt-get install build-essential"
+    cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$lib" "$src" -ldl
+  fi
 }
 
 install_spark() {
@@ -52,8 +69,15 @@ install_spark() {
 }
 
 case "${1:-all}" in
-  all) build_hadoop; install_spark ;;
+  all)
+    build_hadoop
+    build_maven hdr-check hdr-check.jar
+    build_maven opensearch-cluster opensearch-cluster.jar
+    install_spark
+    ;;
   hadoop) build_hadoop ;;
+  hdr) build_maven hdr-check hdr-check.jar ;;
+  opensearch) build_maven opensearch-cluster opensearch-cluster.jar ;;
   spark) install_spark ;;
-  *) echo "usage: $0 [all|hadoop|spark]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|hadoop|hdr|opensearch|spark]" >&2; exit 2 ;;
 esac

@@ -8,7 +8,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 export JAVA_HOME="${HAMMER_JAVA17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 [ -x "$JAVA_HOME/bin/java" ] || { echo "run.sh: no JDK 17 at $JAVA_HOME" >&2; exit 2; }
 jar="$here/target/hadoop-streaming-it.jar"
-[ -f "$jar" ] || { echo "run.sh: $jar missing: run scripts/jvm-deps.sh" >&2; exit 2; }
+[ -f "$jar" ] || { echo "run.sh: $jar missing: run scripts/jvm-deps.sh hadoop" >&2; exit 2; }
+# Every wildcard bind becomes a loopback bind (src/main/c/loopback_bind.c): Hadoop hard-codes
+# 0.0.0.0 for a few servers. The harness passes it on to the YARN containers.
+shim="$here/target/libloopback-bind.so"
+[ -f "$shim" ] || { echo "run.sh: $shim missing: run scripts/jvm-deps.sh hadoop" >&2; exit 2; }
+export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
 
 opens=(java.lang java.lang.reflect java.lang.invoke java.io java.net java.nio java.math
   java.text java.util java.util.concurrent java.util.concurrent.atomic java.util.zip

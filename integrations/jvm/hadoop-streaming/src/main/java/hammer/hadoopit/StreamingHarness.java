@@ -186,6 +186,16 @@ public final class StreamingHarness {
       // (default target/test/data relative to the working directory).
       System.setProperty("test.build.data", new File(work, "test-data").getPath());
       System.setProperty("hadoop.log.dir", new File(work, "logs").getPath());
+      pinToLoopback(conf);
+      // run.sh preloads loopback_bind (src/main/c) for the servers Hadoop binds to the wildcard
+      // address whatever the configuration; the ApplicationMaster and task containers get it too.
+      String preload = System.getenv("LD_PRELOAD");
+      if (preload != null && !preload.isEmpty()) {
+        for (String key :
+            new String[] {"yarn.app.mapreduce.am.env", "mapreduce.map.env", "mapreduce.reduce.env"}) {
+          conf.set(key, "LD_PRELOAD=" + preload);
+        }
+      }
       conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(work, "dfs").getPath());
       conf.set("dfs.datanode.data.dir.perm", "700");
       dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).format(true).build();
@@ -225,6 +235,72 @@ public final class StreamingHarness {
       baseConf = new Configuration(yarn.getConfig());
       fs = FileSystem.get(baseConf);
       jobsRoot = new Path("/jobs");
+    }
+  }
+
+  /**
+   * Every address and bind host the mini clusters read, pinned to 127.0.0.1 (port 0: any free
+   * port): a test must not listen beyond loopback, and Hadoop's defaults bind several servers to
+   * 0.0.0.0 (yarn.nodemanager.webapp.address, the JobHistoryServer's addresses). The *.bind-host
+   * keys decide where a server binds, the *.address keys what it advertises. Key names:
+   * hdfs-default.xml, yarn-default.xml and mapred-default.xml of Hadoop 3.4. Three servers take
+   * no address setting (the ShuffleHandler, the ApplicationMaster's client service and task
+   * umbilical): src/main/c/loopback_bind.c pins those.
+   */
+  static void pinToLoopback(Configuration conf) {
+    String host = "127.0.0.1";
+    String any = host + ":0";
+    for (String key :
+        new String[] {
+          "dfs.namenode.rpc-bind-host",
+          "dfs.namenode.servicerpc-bind-host",
+          "dfs.namenode.lifeline.rpc-bind-host",
+          "dfs.namenode.http-bind-host",
+          "dfs.namenode.https-bind-host",
+          "yarn.resourcemanager.bind-host",
+          "yarn.nodemanager.bind-host",
+          "yarn.timeline-service.bind-host",
+          "mapreduce.jobhistory.bind-host",
+          "yarn.resourcemanager.hostname",
+          "yarn.nodemanager.hostname",
+          "yarn.timeline-service.hostname",
+          "mapreduce.jobhistory.hostname",
+        }) {
+      conf.set(key, host);
+    }
+    for (String key :
+        new String[] {
+          "dfs.namenode.http-address",
+          "dfs.namenode.https-address",
+          "dfs.namenode.secondary.http-address",
+          "dfs.namenode.secondary.https-address",
+          "dfs.namenode.backup.address",
+          "dfs.namenode.backup.http-address",
+          "dfs.datanode.address",
+          "dfs.datanode.http.address",
+          "dfs.datanode.https.address",
+          "dfs.datanode.ipc.address",
+          "yarn.resourcemanager.address",
+          "yarn.resourcemanager.scheduler.address",
+          "yarn.resourcemanager.resource-tracker.address",
+          "yarn.resourcemanager.admin.address",
+          "yarn.resourcemanager.webapp.address",
+          "yarn.resourcemanager.webapp.https.address",
+          "yarn.nodemanager.address",
+          "yarn.nodemanager.localizer.address",
+          "yarn.nodemanager.webapp.address",
+          "yarn.nodemanager.webapp.https.address",
+          "yarn.nodemanager.collector-service.address",
+          "yarn.nodemanager.amrmproxy.address",
+          "yarn.timeline-service.address",
+          "yarn.timeline-service.webapp.address",
+          "yarn.timeline-service.webapp.https.address",
+          "mapreduce.jobhistory.address",
+          "mapreduce.jobhistory.admin.address",
+          "mapreduce.jobhistory.webapp.address",
+          "mapreduce.jobhistory.webapp.https.address",
+        }) {
+      conf.set(key, any);
     }
   }
 
