@@ -50,7 +50,7 @@ unit: build asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN)/hammer_unit_tests --gtest_brief=1
 
 integration: build deps-test
-	HAMMER=$(abspath $(RELEASE))/hammer $(PYTEST) -q tests/integration
+	HAMMER=$(abspath $(RELEASE))/hammer $(PYTEST) -q -rs tests/integration
 
 format-check: deps-test
 	@scripts/format.sh --check

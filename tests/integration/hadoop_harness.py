@@ -7,7 +7,8 @@ code, job id, the job's counters read through Hadoop's counter API, the output f
 a local directory). Hadoop's logs go to `<work>/harness.log`.
 
 The JVM is always the JDK 17 (never a newer JDK that happens to be on PATH); everything binds
-to loopback. `build_harness()` runs scripts/jvm-deps.sh when the jar is missing or stale.
+to loopback. `require_harness()` fails the calling test at once when the jar is missing or older
+than its sources (`make deps-test`, scripts/jvm-deps.sh hadoop, builds it).
 """
 import json
 import os
@@ -19,32 +20,38 @@ import threading
 import time
 from pathlib import Path
 
+import prerequisites
+
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS_DIR = ROOT / "integrations" / "jvm" / "hadoop-streaming"
 HARNESS_JAR = HARNESS_DIR / "target" / "hadoop-streaming-it.jar"
 RUN_SH = HARNESS_DIR / "run.sh"
 JVM_DEPS = ROOT / "scripts" / "jvm-deps.sh"
-JAVA17_HOME = os.environ.get("HAMMER_JAVA17_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
+JAVA17_HOME = prerequisites.JAVA17_HOME
+
+
+LOOPBACK_BIND = HARNESS_DIR / "target" / "libloopback-bind.so"
+
+
+def require_harness():
+    """The harness jar and its loopback_bind library are built and fresh (the test run builds
+    nothing)."""
+    prerequisites.require_built(HARNESS_DIR, HARNESS_JAR, "hadoop")
+    prerequisites.require(LOOPBACK_BIND.is_file(), f"{LOOPBACK_BIND} is missing",
+                          "scripts/jvm-deps.sh hadoop")
 
 
 def java17_available():
     return os.access(os.path.join(JAVA17_HOME, "bin", "java"), os.X_OK)
 
 
-def harness_is_fresh():
-    if not HARNESS_JAR.is_file() or not (HARNESS_DIR / "target" / "lib").is_dir():
-        return False
-    sources = [HARNESS_DIR / "pom.xml", *HARNESS_DIR.glob("src/**/*")]
-    built = HARNESS_JAR.stat().st_mtime
-    return all(s.stat().st_mtime <= built for s in sources if s.is_file())
-
-
 def build_harness():
-    """Build the Maven harness if needed (offline first, then online: scripts/jvm-deps.sh)."""
-    if harness_is_fresh():
+    """For benchmarks: builds the harness if needed (scripts/jvm-deps.sh hadoop, which may fetch
+    Maven artifacts). Tests call require_harness() instead."""
+    if prerequisites.built(HARNESS_DIR, HARNESS_JAR) and LOOPBACK_BIND.is_file():
         return
     subprocess.run([str(JVM_DEPS), "hadoop"], check=True)
-    if not harness_is_fresh():
+    if not (prerequisites.built(HARNESS_DIR, HARNESS_JAR) and LOOPBACK_BIND.is_file()):
         raise RuntimeError(f"{HARNESS_JAR} was not built by {JVM_DEPS}")
 
 

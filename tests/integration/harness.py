@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -65,6 +66,16 @@ def run_hammer(args, input_text=None, timeout=120, env=None):
     proc = subprocess.run([HAMMER] + list(args), input=input_text, capture_output=True,
                           text=True, timeout=timeout, env=env, errors="replace")
     return Result(proc)
+
+
+def url_lines(*urls):
+    """A request list: one URL a line."""
+    return "".join(u + "\n" for u in urls)
+
+
+def summary_of(path):
+    """The JSON a --summary-json FILE holds."""
+    return json.loads(Path(path).read_text())
 
 
 class HammerServe:
@@ -165,6 +176,147 @@ class Nginx:
         shutil.rmtree(self.prefix, ignore_errors=True)
 
 
-def closed_port():
-    """A loopback port with nothing listening (bound then released)."""
-    return free_port()
+class ClosedPort:
+    """A loopback port where every connection is refused, reserved while this object is open.
+
+    The socket is bound and never listens: no other process can bind the port, and a connect to
+    it gets a RST (ECONNREFUSED). A port freed and handed out again could be taken by anyone in
+    between. Use it as a context manager or call close()."""
+
+    def __init__(self):
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+
+    def url(self, path="/", scheme="http"):
+        return f"{scheme}://127.0.0.1:{self.port}{path}"
+
+    def close(self):
+        self._sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class BlackHole:
+    """A hand-made double for a fault no real server produces on cue: a loopback listener that
+    never answers. Named as such in every test that uses it.
+
+    kind="unanswered": accepts every connection and reads (and drops) what arrives, but never
+        writes a byte; connections stay open until close(). `accepted` counts them.
+    kind="unaccepted": listens with a backlog of 0 and never calls accept(); the one connection
+        the kernel's accept queue holds is taken by this object itself, so every further SYN is
+        dropped and a client's connect() times out.
+    """
+
+    def __init__(self, kind):
+        if kind not in ("unanswered", "unaccepted"):
+            raise ValueError(kind)
+        self.kind = kind
+        self.accepted = 0
+        self._closed = threading.Event()
+        self._held = []
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self._thread = None
+        if kind == "unaccepted":
+            self._sock.listen(0)
+            filler = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            self._held.append(filler)
+            self._wait_for_full_queue()
+        else:
+            self._sock.listen(128)
+            self._sock.settimeout(0.1)
+            self._thread = threading.Thread(target=self._serve, daemon=True,
+                                            name=f"black-hole-{self.port}")
+            self._thread.start()
+
+    def _wait_for_full_queue(self, timeout=5.0):
+        # A second connect must now time out; probe until the kernel drops the SYN.
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            probe.settimeout(0.3)
+            try:
+                probe.connect(("127.0.0.1", self.port))
+            except (socket.timeout, TimeoutError):
+                return
+            except OSError:
+                pass
+            else:
+                self._held.append(probe)  # the queue took one more; keep it filled
+                continue
+            finally:
+                if probe not in self._held:
+                    probe.close()
+        raise RuntimeError(f"the accept queue of {self.address} never filled")
+
+    def _serve(self):
+        import selectors
+        selector = selectors.DefaultSelector()
+        selector.register(self._sock, selectors.EVENT_READ)
+        while not self._closed.is_set():
+            for key, _ in selector.select(timeout=0.1):
+                if key.fileobj is self._sock:
+                    try:
+                        conn, _ = self._sock.accept()
+                    except OSError:
+                        continue
+                    self.accepted += 1
+                    conn.setblocking(False)
+                    self._held.append(conn)
+                    selector.register(conn, selectors.EVENT_READ)
+                else:
+                    try:
+                        data = key.fileobj.recv(65536)
+                    except OSError:
+                        data = b""
+                    if not data:  # the client gave up: forget the connection
+                        selector.unregister(key.fileobj)
+                        key.fileobj.close()
+        selector.close()
+
+    def url(self, path="/"):
+        return f"http://{self.address}{path}"
+
+    def close(self):
+        self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for conn in self._held:
+            conn.close()
+        self._held.clear()
+        self._sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def rss_kib(pid):
+    """VmRSS of a process, KiB (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def wait_for(predicate, timeout=10.0, what="condition"):
+    """Polls predicate() until it returns something true and returns that; the deadline is a
+    safety net against a hang, never a synchronisation."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not reached in {timeout}s")
+        time.sleep(0.02)

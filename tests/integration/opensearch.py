@@ -1,8 +1,9 @@
 """A real N-node OpenSearch 2.19 cluster on loopback, for integration tests and benchmarks.
 
 The cluster is integrations/jvm/opensearch-cluster: one JVM, N embedded OpenSearch nodes with the
-real Netty4 HTTP and transport layers, every port on 127.0.0.1. This module builds it with Maven
-when the jar is missing or older than its sources (offline first), starts it, and drives it
+real Netty4 HTTP and transport layers, every port on 127.0.0.1. For scripts and benchmarks this
+module builds it with Maven when the jar is missing or older than its sources (offline first);
+the test fixture only uses the jar `make deps-test` built. It starts the cluster and drives it
 through its stdin/stdout line protocol (see that folder's README.md).
 
     from opensearch import OpenSearchCluster
@@ -72,13 +73,18 @@ def available():
         and shutil.which("mvn") is not None
 
 
-def build():
-    """Builds target/opensearch-cluster.jar (+ target/lib) unless it is newer than its sources."""
+def is_built():
+    """True when target/opensearch-cluster.jar (+ target/lib) is newer than its sources."""
     sources = [TOOL_DIR / "pom.xml", *TOOL_DIR.glob("src/**/*")]
     lib = TOOL_DIR / "target" / "lib"
-    fresh = JAR.is_file() and lib.is_dir() and all(
+    return JAR.is_file() and lib.is_dir() and all(
         JAR.stat().st_mtime >= s.stat().st_mtime for s in sources if s.is_file())
-    if fresh:
+
+
+def build():
+    """Builds target/opensearch-cluster.jar (+ target/lib) unless it is fresh (scripts and
+    benchmarks; the tests use the jar `make deps-test` built and never build it)."""
+    if is_built():
         return JAR
     env = _java_env()
     # Offline first (a warm ~/.m2 needs no network), then online (first build: ~50 MB).
@@ -135,8 +141,13 @@ class OpenSearchCluster:
 
     # ---- lifecycle -------------------------------------------------------------------------
 
-    def start(self):
-        build()
+    def start(self, build_jar=True):
+        """Starts the cluster, building the jar first when it is stale (unless build_jar is
+        False: then a stale jar is an error)."""
+        if build_jar:
+            build()
+        elif not is_built():
+            raise RuntimeError(f"{JAR} is missing or stale: run scripts/jvm-deps.sh opensearch")
         self.data_dir = Path(tempfile.mkdtemp(prefix="hammer-opensearch-"))
         args = ["--data", str(self.data_dir), "--nodes", str(self.node_count),
                 "--cluster-name", self.cluster_name, "--processors", str(self.processors),
@@ -344,11 +355,11 @@ if pytest is not None:
     def opensearch_cluster():
         """A started 3-node cluster shared by the session. A test that stops a node must start
         it again (cluster.start_node) so that later tests see 3 nodes."""
-        if not available():
-            pytest.skip("needs java 17 and mvn")
+        import prerequisites
+        prerequisites.require_built(TOOL_DIR, JAR, "opensearch")
         cluster = OpenSearchCluster()
         try:
-            cluster.start()
+            cluster.start(build_jar=False)
             yield cluster
         finally:
             cluster.stop()

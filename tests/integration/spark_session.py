@@ -7,7 +7,9 @@ import contextlib
 import os
 import sys
 
-JAVA17_HOME = os.environ.get("HAMMER_JAVA17_HOME", "/usr/lib/jvm/java-17-openjdk-amd64")
+import prerequisites
+
+JAVA17_HOME = prerequisites.JAVA17_HOME
 
 _PINNED = {
     "JAVA_HOME": JAVA17_HOME,
@@ -18,8 +20,15 @@ _PINNED = {
 }
 
 
+def require_spark():
+    """pyspark (scripts/jvm-deps.sh spark) and the JDK 17 are installed."""
+    prerequisites.require_java17()
+    prerequisites.require_module("pyspark", "make deps-test (scripts/jvm-deps.sh spark)")
+
+
 @contextlib.contextmanager
 def spark_context(app_name, cores=2):
+    require_spark()
     from pyspark.sql import SparkSession
 
     saved = {k: os.environ.get(k) for k in _PINNED}

@@ -14,7 +14,6 @@ Needs java 17 and mvn (see opensearch.py).
 """
 import json
 import subprocess
-import threading
 import time
 from collections import Counter
 from urllib.parse import quote
@@ -294,45 +293,81 @@ def test_unknown_target_index_is_a_clear_error(opensearch_cluster):
 
 # ---- (c) a node stops mid-run -----------------------------------------------------------------
 
+def primaries(cluster, index, node=None):
+    """{shard: node name} of the STARTED primaries of an index (the cluster's own placement)."""
+    rows = ok(cluster, "GET", f"/_cat/shards/{index}?format=json&h=shard,prirep,state,node",
+              node=node)
+    return {int(r["shard"]): r["node"] for r in rows if r["prirep"] == "p" and
+            r["state"] == "STARTED"}
+
+
 def test_node_stopped_mid_run(opensearch_cluster, tmp_path):
+    """A node stops while `hammer bulk` runs. The input arrives on stdin in two parts: the
+    second only once the cluster has promoted replicas of the lost node's primaries, so the
+    run's last requests are certainly sent after the failure. The run completes, read = indexed
+    + dead-lettered, no document twice; and the placement read after the loss is the one in use:
+    under it the lost node got no request, and the nodes now holding the lost node's primaries
+    did."""
     c = opensearch_cluster
-    n = 150_000
+    first, second = 40_000, 60_000
+    n = first + second
     corpus = tmp_path / "corpus.ndjson"
     synthetic_corpus(corpus, n, seed=3)
+    lines = corpus.read_bytes().splitlines(keepends=True)  # an action and a source per document
     create_index(c, "bulk-fault", 6, replicas=1)
     summary_path = tmp_path / "fault.json"
     dead = tmp_path / "fault-dead.jsonl"
-    proc = subprocess.Popen(
-        [HAMMER, "bulk", "--cluster", ",".join(c.url(i) for i in range(3)), "--index",
-         "bulk-fault", "--max-retries", "15", "--summary-json", str(summary_path),
-         "--dead-letter", str(dead), str(corpus)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Stop a node (not the cluster manager: its election would only add time) once writing
-    # is under way.
     manager = ok(c, "GET", "/_cat/cluster_manager?format=json")[0]["node"]
+    # Not the cluster manager: its election would only add time.
     victim = next(name for name in c.nodes if name != manager)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        count = ok(c, "GET", "/bulk-fault/_count", node=manager)["count"]
-        if count >= 15_000:
-            break
-        time.sleep(0.2)
-    stopped_while_running = proc.poll() is None
-    c.stop_node(victim)
+    with open(tmp_path / "bulk.stdout", "w") as out, open(tmp_path / "bulk.stderr", "w") as err:
+        proc = subprocess.Popen(
+            [HAMMER, "bulk", "--cluster", ",".join(c.url(i) for i in range(3)), "--index",
+             "bulk-fault", "--max-retries", "15", "--summary-json", str(summary_path),
+             "--dead-letter", str(dead)],
+            stdin=subprocess.PIPE, stdout=out, stderr=err)
     try:
-        out, err = proc.communicate(timeout=240)
-        assert proc.returncode == 0, err
-        assert stopped_while_running, "the run ended before the node was stopped"
+        proc.stdin.write(b"".join(lines[:2 * first]))
+        proc.stdin.flush()
+        # Stop the node once writing is under way.
+        deadline = time.monotonic() + 120
+        while ok(c, "GET", "/bulk-fault/_count", node=manager)["count"] < 15_000:
+            assert time.monotonic() < deadline, "phase one was not indexed in time"
+            time.sleep(0.2)
+        lost = {shard for shard, node in primaries(c, "bulk-fault", manager).items()
+                if node == victim}
+        assert lost, "the victim held no primary"
+        c.stop_node(victim)
+        # The cluster promotes replicas of the victim's primaries; then the second part.
+        deadline = time.monotonic() + 120
+        while True:
+            placement = primaries(c, "bulk-fault", manager)
+            if len(placement) == 6 and victim not in placement.values():
+                break
+            assert time.monotonic() < deadline, placement
+            time.sleep(0.2)
+        assert proc.poll() is None, "hammer bulk ended before its input did"
+        proc.stdin.write(b"".join(lines[2 * first:]))
+        proc.stdin.close()
+        proc.wait(timeout=300)
+        stderr = (tmp_path / "bulk.stderr").read_text()
+        assert proc.returncode == 0, stderr
         summary = json.loads(summary_path.read_text())
         print({k: summary[k] for k in ("indexed", "dead_lettered", "items_retried",
-                                       "requests_failed", "discoveries", "refreshes_started",
+                                       "requests_failed", "discoveries", "placement_changes",
                                        "requests_off_primary")})
         assert summary["documents_read"] == n
         assert summary["indexed"] + summary["dead_lettered"] == n
         assert summary["items_retried"] + summary["requests_failed"] > 0
-        # The placement was read again after the failure (begun at once; a run may end before
-        # a late refresh completes, so completion is not required).
-        assert summary["refreshes_started"] >= 2
+        # The placement read after the loss was in use: the lost node got nothing under it, and
+        # every node holding one of its former primaries (the cluster's own answer) got
+        # requests.
+        assert summary["placement_changes"] >= 1, summary
+        by_name = {node["name"]: node for node in summary["nodes"]}
+        assert by_name[victim]["requests"] > 0
+        assert by_name[victim]["requests_since_placement_change"] == 0, summary["nodes"]
+        for node in {placement[shard] for shard in lost}:
+            assert by_name[node]["requests_since_placement_change"] > 0, (node, summary["nodes"])
         ok(c, "POST", "/bulk-fault/_refresh", node=manager)
         count = ok(c, "GET", "/bulk-fault/_count", node=manager)["count"]
         dead_ids = {l["action"]["index"]["_id"] for l in dead_letters(dead)} if dead.exists() else set()
@@ -340,7 +375,11 @@ def test_node_stopped_mid_run(opensearch_cluster, tmp_path):
         assert summary["dead_lettered"] == len(dead_ids)
         assert n - len(dead_ids) <= count <= n
     finally:
-        c.start_node(victim)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if not c.nodes[victim].running:
+            c.start_node(victim)
         ok(c, "GET", "/_cluster/health?wait_for_nodes=3&timeout=120s")
         c.request("DELETE", "/bulk-fault")
 

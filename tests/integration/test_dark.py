@@ -1,54 +1,14 @@
 """`hammer dark` with real processes on loopback: regular and dark `hammer serve` instances, the
 proxy in between, `hammer load` driving it."""
 import json
-import re
-import subprocess
+import time
+import urllib.error
 import urllib.request
 
 import pytest
 
-from dark_support import DarkProxy
-from harness import HammerServe, closed_port, run_hammer
-
-
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(*args):
-        s = HammerServe(*args)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
-
-
-@pytest.fixture
-def proxies():
-    started = []
-
-    def start(*args):
-        p = DarkProxy(*args)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
-
-
-def drive(url, n, concurrency=20, method=""):
-    line = (method + " " if method else "") + url + "\n"
-    r = run_hammer(["load", "-", "-c", str(concurrency), "--emit", "none", "-q",
-                    "--summary-json", "/dev/stdout"], input_text=line * n)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
-
-
-def dark_received(*instances):
-    return sum(s.stats()["by_header"]["X-Hammer-Dark"] for s in instances)
+from dark_support import dark_received, drive
+from harness import run_hammer
 
 
 def test_forks_multiplier_times_nd_over_ns_exactly(servers, proxies):
@@ -63,14 +23,12 @@ def test_forks_multiplier_times_nd_over_ns_exactly(servers, proxies):
     assert summary["succeeded"] == 10_000
     # Every user request was served by the regular cluster, spread over both instances.
     assert sum(s.stats()["requests"] for s in regular) == 10_000
+    m = proxy.settled_metrics()  # copies are never awaited: count them once all have ended
     expected = 1 * 2 / 4 * 10_000
-    # Copies are never awaited by the user's response: wait until they have settled.
-    proxy.wait_for_metric('hammer_dark_copies_in_flight{cluster="canary"}', lambda v: v == 0)
     got = dark_received(*dark)
     assert abs(got - expected) <= threads, got
     # Copies are spread over the dark instances and all carry the header.
     assert all(s.stats()["by_header"]["X-Hammer-Dark"] > 0 for s in dark)
-    m = proxy.metrics()
     assert m['hammer_dark_sent_total{cluster="canary"}'] == got
     assert m['hammer_dark_succeeded_total{cluster="canary"}'] == got
     assert m['hammer_dark_dropped_total{cluster="canary"}'] == 0
@@ -84,16 +42,16 @@ def test_unsafe_methods_are_not_forked(servers, proxies):
                     "--dark", f"canary=http://{dark.address}", "--regular-instances", "1")
     drive(proxy.url("/echo"), 200, method="POST")
     drive(proxy.url("/echo"), 100, method="GET")
-    proxy.wait_for_metric('hammer_dark_copies_in_flight{cluster="canary"}', lambda v: v == 0)
     assert regular.stats()["by_method"] == {"POST": 200, "GET": 100}
+    proxy.settled_metrics()
     assert dark.stats()["by_method"] == {"GET": 100}
 
 
-def test_unreachable_upstream_is_502_and_counted(proxies, servers):
+def test_unreachable_upstream_is_502_and_counted(proxies, servers, closed_port):
     dark = servers()
-    proxy = proxies("--upstream", f"http://127.0.0.1:{closed_port()}",
+    proxy = proxies("--upstream", f"http://127.0.0.1:{closed_port}",
                     "--dark", f"canary=http://{dark.address}")
-    r = run_hammer(["load", "-", "-c", "4"], input_text=proxy.url("/x") + "\n" * 1 * 1 + proxy.url("/y") + "\n")
+    r = run_hammer(["load", "-", "-c", "4"], input_text=proxy.url("/x") + "\n" + proxy.url("/y") + "\n")
     assert r.error_counter("http_5xx") == 2
     m = proxy.metrics()
     assert m['hammer_dark_upstream_failures_total{type="connect"}'] == 2
@@ -118,35 +76,36 @@ def test_request_size_limits(servers, proxies):
     assert regular.stats()["requests"] == 0
 
 
-def p99_through(proxy, seconds=3, rate=300):
-    r = run_hammer(["load", "-", "--loop", "--rate", str(rate), "-d", f"{seconds}s", "-c", "100",
+def users_through(proxy, requests=900, rate=300):
+    """The users' side of a proxy: `hammer load` at a fixed rate; returns its summary."""
+    r = run_hammer(["load", "-", "--loop", "--rate", str(rate), "-n", str(requests), "-c", "100",
                     "--emit", "none", "-q", "--summary-json", "/dev/stdout"],
                    input_text=proxy.url("/") + "\n")
-    s = json.loads(r.stdout)
-    assert s["failed"] == 0, s
-    return s["latency"]["p99_ms"]
+    return json.loads(r.stdout)
 
 
 @pytest.mark.parametrize("dark_kind", ["slow", "refusing"])
-def test_dark_side_never_slows_the_user(servers, proxies, dark_kind):
+def test_dark_side_never_slows_the_user(servers, proxies, closed_port, dark_kind):
+    """Users through a proxy with a slow (2 s) or refusing dark cluster get what users through
+    a proxy without one get: every request answered by the regular instance, and never after
+    waiting for the dark side (no user request takes as long as one dark answer). How much
+    latency forking adds is measured by bench/dark_proxy.py, not asserted here."""
+    dark_latency_ms = 2000
     regular = servers("--latency", "5ms")
     if dark_kind == "slow":
-        dark_url = f"http://{servers('--latency', '2s').address}"
+        dark_url = f"http://{servers('--latency', f'{dark_latency_ms}ms').address}"
     else:
-        dark_url = f"http://127.0.0.1:{closed_port()}"
+        dark_url = f"http://127.0.0.1:{closed_port}"
     plain = proxies("--upstream", f"http://{regular.address}")
     forking = proxies("--upstream", f"http://{regular.address}", "--dark", f"canary={dark_url}",
                       "--regular-instances", "1", "--dark-multiplier", "canary=2",
                       "--dark-max-in-flight", "64", "--dark-timeout", "3s")
-    # Alternate the two so machine noise hits both alike; compare medians.
-    baseline, with_dark = [], []
-    for _ in range(3):
-        baseline.append(p99_through(plain))
-        with_dark.append(p99_through(forking))
-    baseline.sort()
-    with_dark.sort()
-    assert with_dark[1] <= 1.2 * baseline[1], (baseline, with_dark)
-    m = forking.metrics()
+    baseline = users_through(plain)
+    with_dark = users_through(forking)
+    for s in (baseline, with_dark):
+        assert (s["requests"], s["succeeded"], s["failed"]) == (900, 900, 0), s
+    assert with_dark["latency"]["max_ms"] < dark_latency_ms, with_dark["latency"]
+    m = forking.settled_metrics()
     if dark_kind == "slow":
         # The budget bounded what was in flight: most copies were dropped and counted.
         assert m['hammer_dark_dropped_total{cluster="canary"}'] > 0
@@ -165,8 +124,16 @@ def test_comparison_reports_the_changed_field_and_cancels_noise(servers, proxies
     lines = "".join(proxy.url(f"/json/{i % 10}") + "\n" for i in range(1000))
     r = run_hammer(["load", "-", "-c", "10", "--emit", "none", "-q"], input_text=lines)
     assert r.returncode == 0
-    report = json.loads(proxy.get_admin("/hammer/dark/report"))
-    endpoint = next(e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}")
+    proxy.settled_metrics()
+    # A comparison is reported once its secondary answer has arrived too: poll for all 1000.
+    deadline = time.monotonic() + 30
+    while True:
+        report = json.loads(proxy.get_admin("/hammer/dark/report"))
+        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}"),
+                        {"total": 0})
+        if endpoint["total"] >= 1000 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert endpoint["total"] == 1000
     assert endpoint["reported_fields"] == ["body.price"]
     fields = {f["path"]: f for f in endpoint["fields"]}

@@ -16,16 +16,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
-
 from bulk_support import random_key
-from hadoop_harness import StreamingCluster, build_harness, java17_available, remove_tree
+from hadoop_harness import StreamingCluster, remove_tree, require_harness
 from harness import HAMMER
 from opensearch import opensearch_cluster  # noqa: F401  (session fixture)
 
-pytestmark = pytest.mark.skipif(
-    not java17_available() or shutil.which("mvn") is None,
-    reason="needs the JDK 17 and mvn (scripts/deps.sh test installs them)")
 
 SHARDS, DOCUMENTS = 6, 20_000
 
@@ -51,7 +46,7 @@ def test_hadoop_route_shuffle_bulk_into_opensearch(opensearch_cluster, tmp_path)
     dead = tmp_path / "dead"
     dead.mkdir()
 
-    build_harness()
+    require_harness()
     work = Path(tempfile.mkdtemp(prefix="hammer-hadoop-bulk-"))
     try:
         with StreamingCluster("local", work) as hadoop:

@@ -28,22 +28,15 @@ Jobs per mode (the mini cluster is started once per mode):
 Needs java 17 and mvn (the harness is built by scripts/jvm-deps.sh on first use), and nginx.
 """
 import collections
-import os
 import random
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from hadoop_harness import (JVM_DEPS, StreamingCluster, build_harness, java17_available,
-                            remove_tree)
-from harness import HAMMER, HammerServe, Nginx, closed_port
-
-pytestmark = pytest.mark.skipif(
-    not java17_available() or shutil.which("mvn") is None,
-    reason="needs the JDK 17 and mvn (scripts/deps.sh test installs them)")
+from hadoop_harness import StreamingCluster, remove_tree, require_harness
+from harness import ClosedPort, HammerServe, Nginx
 
 MAPS = 4
 COMMON_D = ["-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.reduce.maxattempts=1",
@@ -52,30 +45,24 @@ REDUCER_COLUMNS = 12  # key sum average max min errors count p50 p90 p99 p99.9 h
 
 
 @pytest.fixture(scope="module")
-def hammer_bin(tmp_path_factory):
-    """A private copy of the hammer binary for the tasks: the jobs run for a while, and a
-    concurrent rebuild of build/release/hammer must not swap the program under them."""
-    path = tmp_path_factory.mktemp("hammer-bin") / "hammer"
-    shutil.copy2(HAMMER, path)
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def servers():
-    serve = HammerServe("--threads", "2")
-    nginx = Nginx()
-    try:
-        yield serve, nginx
-    finally:
-        serve.stop()
-        nginx.stop()
+    """`hammer serve`, nginx, and a refused port (ClosedPort), for the whole module."""
+    with ClosedPort() as dead:
+        serve = HammerServe("--threads", "2")
+        try:
+            nginx = Nginx()
+            try:
+                yield serve, nginx, dead.port
+            finally:
+                nginx.stop()
+        finally:
+            serve.stop()
 
 
 @pytest.fixture(scope="module")
 def workload(servers, tmp_path_factory):
     """The weighted URL file and what every URL should give: (occurrences, error type)."""
-    serve, nginx = servers
-    dead = closed_port()
+    serve, nginx, dead = servers
     plan = {
         serve.url("/"): (30, None),
         serve.url("/delay/3"): (12, None),
@@ -103,7 +90,7 @@ def expected_errors(plan):
 
 @pytest.fixture(scope="module", params=["local", "mini"])
 def hadoop(request):
-    build_harness()
+    require_harness()
     work = Path(tempfile.mkdtemp(prefix=f"hammer-hadoop-{request.param}-"))
     cluster = StreamingCluster(request.param, work)
     try:
@@ -346,10 +333,10 @@ def test_task_environment(hadoop, workload, tmp_path):
 
 # --- hammer stats' own counter, through the reducer ---------------------------------------
 
+# The reporter path from a task to the job counters is covered on YARN by the mappers' error
+# counters; one local job suffices here.
+@pytest.mark.parametrize("hadoop", ["local"], indirect=True)
 def test_reducer_reports_malformed_lines_as_counter(hadoop, hammer_bin, tmp_path):
-    if hadoop.mode != "local":
-        pytest.skip("the reporter path from a task to the job counters is covered on YARN by "
-                    "the mappers' error counters; one local job suffices here")
     records = tmp_path / "records.tsv"
     records.write_text("http://a/\t0.001\nhttp://a/\tbogus\nhttp://a/\t-1\nhttp://b/\t\n")
     args = [*COMMON_D, "-D", "mapreduce.job.reduces=1",

@@ -6,50 +6,32 @@ percentiles as hammer's own columns, the same percentile-distribution text as `-
 same bytes as HdrHistogram's encoder. The other way round, histograms encoded by HdrHistogram
 are fed to `hammer stats` inside partial records.
 
-Needs $HAMMER (the hammer binary), java and mvn. Skipped only when java or mvn is missing.
+Needs $HAMMER (the hammer binary) and the hdr-check jar (`make deps-test` builds it).
 """
 import math
-import os
-import pathlib
 import random
-import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+import prerequisites
+from harness import HAMMER, ROOT
+
 TOOL_DIR = ROOT / "integrations" / "jvm" / "hdr-check"
 JAR = TOOL_DIR / "target" / "hdr-check.jar"
 PERCENTILES = (50.0, 90.0, 99.0, 99.9)
 HIGHEST = 3_600_000_000
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None or shutil.which("mvn") is None,
-    reason="needs java and mvn (CI installs them)",
-)
-
-
-@pytest.fixture(scope="session")
-def hammer():
-    path = pathlib.Path(os.environ.get("HAMMER", ROOT / "build" / "release" / "hammer"))
-    assert path.is_file(), f"hammer binary not found at {path}: set HAMMER"
-    return str(path)
-
 
 @pytest.fixture(scope="session")
 def hdr_check():
-    sources = [TOOL_DIR / "pom.xml", *TOOL_DIR.glob("src/**/*.java")]
-    fresh = JAR.is_file() and all(JAR.stat().st_mtime >= s.stat().st_mtime for s in sources)
-    if not fresh:
-        # Offline first (a warm ~/.m2 needs no network), then online.
-        offline = subprocess.run(["mvn", "-q", "-o", "package"], cwd=TOOL_DIR,
-                                 capture_output=True, text=True)
-        if offline.returncode != 0:
-            subprocess.run(["mvn", "-q", "package"], cwd=TOOL_DIR, check=True)
-    assert JAR.is_file()
+    """Runs HdrHistogram's side (integrations/jvm/hdr-check, built by `make deps-test`)."""
+    prerequisites.require_built(TOOL_DIR, JAR, "hdr")
 
     def run(args, stdin):
-        return subprocess.run(["java", "-jar", str(JAR), *args], input=stdin, text=True,
+        java = str(Path(prerequisites.JAVA17_HOME) / "bin" / "java")
+        return subprocess.run([java, "-jar", str(JAR), *args], input=stdin, text=True,
                               capture_output=True, check=True).stdout
     return run
 
@@ -88,6 +70,7 @@ def distributions(rng):
 def data(tmp_path_factory):
     rng = random.Random(20240601)
     values = distributions(rng)
+    failures = {}
     lines = []
     for key, micros in values.items():
         for m in micros:
@@ -95,18 +78,21 @@ def data(tmp_path_factory):
                 lines.append(f"{key}\t{ruby_float(m)}")  # seed mapper format, Ruby floats
             else:
                 lines.append(f"{key}\t{seconds(m)}")
-        lines.extend(f"{key}\t" for _ in range(rng.randrange(0, 5)))  # failures
+        failures[key] = rng.randrange(0, 5)
+        lines.extend(f"{key}\t" for _ in range(failures[key]))
+    failures["http://127.0.0.1/failures-only"] = 7
     lines.extend(["http://127.0.0.1/failures-only\t"] * 7)
+    assert any(failures[key] == 0 for key in values) and any(failures.values())
     rng.shuffle(lines)  # unsorted: the reducer must notice and aggregate in memory
     path = tmp_path_factory.mktemp("records") / "records.tsv"
     path.write_text("\n".join(lines) + "\n")
-    return path, values
+    return path, values, failures
 
 
 @pytest.fixture(scope="module")
-def reduced(hammer, data):
-    path, _ = data
-    out = subprocess.run([hammer, "stats", "--reducer", str(path)], capture_output=True,
+def reduced(data):
+    path, _, _ = data
+    out = subprocess.run([HAMMER, "stats", "--reducer", str(path)], capture_output=True,
                          text=True, check=True)
     assert out.stderr == ""
     rows = {}
@@ -124,15 +110,17 @@ def exact_percentile(sorted_values, percentile):
 
 
 def test_java_decodes_hammer_histograms_to_the_same_figures(reduced, data, hdr_check):
-    _, values = data
+    _, values, failures = data
     keys = sorted(reduced)
+    assert keys == sorted(failures)
     decoded = hdr_check(["decode"], "".join(reduced[k][11] + "\n" for k in keys)).splitlines()
     assert len(decoded) == len(keys)
     for key, java_line in zip(keys, decoded):
         total, java_min, java_max, *java_percentiles = (int(x) for x in java_line.split())
         row = reduced[key]
         count = int(row[6])
-        assert total == count, key
+        assert total == count == len(values.get(key, [])), key
+        assert int(row[5]) == failures[key], key  # the errors column
         if count == 0:
             assert row[2:5] == ["", "", ""] and row[7:11] == ["", "", "", ""]
             assert (java_min, java_max, java_percentiles) == (0, 0, [0, 0, 0, 0])
@@ -151,26 +139,25 @@ def test_java_decodes_hammer_histograms_to_the_same_figures(reduced, data, hdr_c
             expected = exact_percentile(sorted_values, p)
             assert expected <= got <= expected + expected / 1024 + 1, (key, p, got, expected)
         assert micros_of(row[1]) == sum(values[key])
-        assert int(row[5]) >= 0
 
 
-def test_percentile_distribution_text_matches_java(hammer, reduced, data, hdr_check):
-    path, _ = data
+def test_percentile_distribution_text_matches_java(reduced, data, hdr_check):
+    path, _, _ = data
     for key, row in reduced.items():
-        ours = subprocess.run([hammer, "stats", "--hdr", "--key", key, str(path)],
+        ours = subprocess.run([HAMMER, "stats", "--hdr", "--key", key, str(path)],
                               capture_output=True, text=True, check=True).stdout
         theirs = hdr_check(["distribution"], row[11] + "\n")
         assert ours == theirs, key
 
 
 def test_hammer_encoding_is_byte_identical_to_java(reduced, data, hdr_check):
-    _, values = data
+    _, values, _ = data
     for key, micros in values.items():
         java = hdr_check(["encode"], "".join(f"{min(m, HIGHEST)}\n" for m in micros)).strip()
         assert reduced[key][11] == java, key
 
 
-def test_java_encoded_histograms_in_partials(hammer, hdr_check, tmp_path):
+def test_java_encoded_histograms_in_partials(hdr_check, tmp_path):
     rng = random.Random(7)
     first = [int(rng.lognormvariate(8, 2)) for _ in range(4000)]
     second = [int(rng.lognormvariate(10, 1)) for _ in range(3000)]
@@ -187,7 +174,7 @@ def test_java_encoded_histograms_in_partials(hammer, hdr_check, tmp_path):
     random.Random(3).shuffle(lines)
     path = tmp_path / "partials.tsv"
     path.write_text("\n".join(lines) + "\n")
-    out = subprocess.run([hammer, "stats", "--reducer", str(path)], capture_output=True,
+    out = subprocess.run([HAMMER, "stats", "--reducer", str(path)], capture_output=True,
                          text=True, check=True)
     assert out.stderr == ""
     (row,) = [line.split("\t") for line in out.stdout.splitlines()]
@@ -205,18 +192,18 @@ def test_java_encoded_histograms_in_partials(hammer, hdr_check, tmp_path):
     # A partial of Java's alone comes back out with Java's bytes.
     single = tmp_path / "single.tsv"
     single.write_text(line_a + "\n")
-    out = subprocess.run([hammer, "stats", "--reducer", str(single)], capture_output=True,
+    out = subprocess.run([HAMMER, "stats", "--reducer", str(single)], capture_output=True,
                          text=True, check=True)
     assert out.stdout.split("\t")[11].strip() == encoded_a
 
 
-def test_corrupt_partials_are_counted_not_fatal(hammer, hdr_check, tmp_path):
+def test_corrupt_partials_are_counted_not_fatal(hdr_check, tmp_path):
     encoded = hdr_check(["encode"], "5\n").strip()
     path = tmp_path / "bad.tsv"
     path.write_text(f"k\t#hp1 1 0 5 5 5 - {encoded[:-8]}\n"      # truncated histogram
                     f"k\t#hp1 2 0 5 5 5 - {encoded}\n"           # count disagrees
                     f"k\t#hp1 1 0 5 5 5 - {encoded}\n")
-    out = subprocess.run([hammer, "stats", "--reducer", str(path)], capture_output=True,
+    out = subprocess.run([HAMMER, "stats", "--reducer", str(path)], capture_output=True,
                          text=True, check=True)
     assert out.stdout.split("\t")[6] == "1"
     assert "reporter:counter:stats,malformed,2" in out.stderr

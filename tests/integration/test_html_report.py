@@ -5,10 +5,11 @@ Timestamped records for several keys, failures included and one key full of mark
 check the DOM it ends with: the script ran (data-ready="1"), no script error was recorded
 (data-errors), the table has one row per key, every chart is drawn, and the markup key is text,
 not markup. A wrapper page then drives the report inside an iframe (sorting by clicks, a hover
-over a chart) and reports what it saw. A screenshot is kept as a test artifact:
+over a chart) and reports what it saw. Screenshots of each chart, taken through playwright-core,
+must show every series in the chart's pixels; the page's screenshot is kept as a test artifact:
 tests/integration/.artifacts/html-report.png.
 
-Needs $HAMMER and /usr/bin/chromium (`make test` installs it).
+Needs $HAMMER, /usr/bin/chromium and playwright-core (`make deps-test` installs them).
 """
 import html
 import json
@@ -23,9 +24,11 @@ from pathlib import Path
 
 import pytest
 
+import playwright_chromium
+import png_pixels
 from harness import ARTIFACTS, HAMMER
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = playwright_chromium.CHROMIUM
 T0 = 1764428700000  # 2025-11-29 15:05:00 UTC
 SCRIPT_KEY = "http://127.0.0.1:8080/search?q=<script>alert('x')</script>&n=1"
 KEYS = {
@@ -36,8 +39,12 @@ KEYS = {
     "http://127.0.0.1:8080/missing": (7.0, 1.0),
 }
 
-pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                                reason="needs Debian's chromium (make test installs it)")
+
+@pytest.fixture(scope="module", autouse=True)
+def chromium_installed():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make deps-test` (scripts/deps.sh test)",
+                    pytrace=False)
 
 
 def records(seconds=40, per_second=250, seed=7):
@@ -226,16 +233,73 @@ document.getElementById("f").addEventListener("load", function () {
     assert re.search(r"p50.*ms.*p90.*ms.*p99.*ms", result["hoverText"]), result["hoverText"]
 
 
-def test_screenshot_artifact(report):
-    tmp, out, _ = report
+SCREENSHOT_JS = r"""
+(async () => {
+  const [url, outDir] = process.argv.slice(2);
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 2000 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url, { waitUntil: 'load', timeout: 30000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null,
+                               { timeout: 30000 });
+    const charts = {};
+    for (const id of ['chart-spectrum', 'chart-errors', 'chart-throughput', 'chart-latency']) {
+      const svg = page.locator(`#${id} svg`).first();
+      // The colour each series or bar is painted with, as the browser resolved it.
+      const colours = await svg.evaluate((el) => {
+        const marks = [...el.querySelectorAll('g.series > g > path')].map(
+          (p) => getComputedStyle(p).stroke);
+        const bars = [...el.querySelectorAll('g.bar rect')].map((r) => getComputedStyle(r).fill);
+        return [...new Set(marks.concat(bars))];
+      });
+      const png = `${outDir}/${id}.png`;
+      await svg.screenshot({ path: png });
+      charts[id] = { colours, png };
+    }
+    await page.screenshot({ path: `${outDir}/html-report.png` });
+    console.log(JSON.stringify({ charts, errors }));
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => { console.error(e && e.stack || String(e)); process.exit(1); });
+"""
+
+
+def rgb(text):
+    """(r, g, b) of a computed CSS colour ("rgb(78, 121, 167)")."""
+    m = re.fullmatch(r"rgba?\((\d+), (\d+), (\d+)(?:, [\d.]+)?\)", text)
+    assert m, text
+    return tuple(int(v) for v in m.groups())
+
+
+def test_screenshots_show_every_chart_series(report):
+    """Screenshots of each chart, taken by Chromium through playwright-core: every series and
+    bar the chart declares is painted (its colour is in the chart's pixels), not only present in
+    the DOM. The whole page is kept as tests/integration/.artifacts/html-report.png."""
+    tmp, out, counts = report
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / "html-report.png"
-    if shot.exists():
-        shot.unlink()
-    chromium(["--virtual-time-budget=5000", f"--screenshot={shot}", "--window-size=1400,2000",
-              out.as_uri()], tmp / "profile-shot")
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1400, 2000)
-    assert len(data) > 50_000  # a drawn page, not a blank one
+    shots = tmp / "shots"
+    shots.mkdir()
+    result = json.loads(playwright_chromium.run_script(SCREENSHOT_JS, [out.as_uri(), shots],
+                                                       tmp))
+    assert result["errors"] == []
+    shutil.copy(shots / "html-report.png", ARTIFACTS / "html-report.png")
+    page = png_pixels.read(shots / "html-report.png")
+    assert (page.width, page.height) == (1400, 2000)
+
+    keys_with_successes = len([k for k, (ok, _) in counts.items() if ok > 0])
+    expected_colours = {"chart-spectrum": keys_with_successes, "chart-errors": 1,
+                        "chart-throughput": 2, "chart-latency": 3}
+    for chart_id, chart in result["charts"].items():
+        colours = [rgb(c) for c in chart["colours"]]
+        assert len(colours) >= expected_colours[chart_id], (chart_id, colours)
+        image = png_pixels.read(chart["png"])
+        pixels = png_pixels.colour_counts(image)
+        white = png_pixels.count_near(pixels, (255, 255, 255), 8)
+        assert white < 0.97 * image.width * image.height, f"{chart_id} is blank"
+        for colour in colours:
+            # A 2-pixel stroke or a bar: at least a few dozen pixels of its own colour.
+            painted = png_pixels.count_near(pixels, colour, 24)
+            assert painted >= 30, (chart_id, colour, painted)

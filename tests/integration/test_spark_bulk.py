@@ -11,20 +11,15 @@ Needs pyspark (scripts/jvm-deps.sh) and java 17 + mvn (opensearch.py).
 """
 import importlib.util
 import json
-import os
 import random
 import shutil
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from bulk_support import random_key
 from harness import HAMMER
 from opensearch import opensearch_cluster  # noqa: F401  (session fixture)
-from spark_session import JAVA17_HOME, spark_context
-
-pytest.importorskip("pyspark", reason="pyspark missing: run scripts/jvm-deps.sh spark")
+from spark_session import require_spark, spark_context
 
 RECIPE = Path(__file__).resolve().parents[2] / "integrations" / "spark" / "bulk_index.py"
 SHARDS, PER_SHARD, DOCUMENTS = 6, 2, 30_000
@@ -51,8 +46,7 @@ def documents(n, seed=11):
 
 
 def test_spark_route_partition_bulk_into_opensearch(opensearch_cluster, tmp_path):
-    if not os.access(os.path.join(JAVA17_HOME, "bin", "java"), os.X_OK):
-        pytest.skip(f"no JDK 17 at {JAVA17_HOME}")
+    require_spark()
     c = opensearch_cluster
     c.request("DELETE", "/spark-bulk")
     status, body = c.request("PUT", "/spark-bulk", {"settings": {

@@ -16,32 +16,18 @@ Needs pyspark (tests/integration/requirements.txt; scripts/jvm-deps.sh installs 
 import collections
 import os
 import random
-import shutil
 import subprocess
-import sys
 
 import pytest
 
-from harness import HAMMER, HammerServe, closed_port
-from spark_session import JAVA17_HOME, spark_context
-
-pyspark = pytest.importorskip("pyspark", reason="pyspark missing: run scripts/jvm-deps.sh spark")
+from harness import ClosedPort, HammerServe
+from spark_session import spark_context
 
 PARTITIONS = 4
 
 
 @pytest.fixture(scope="module")
-def hammer_bin(tmp_path_factory):
-    """A private copy of hammer, safe from a concurrent rebuild of build/release/hammer."""
-    path = tmp_path_factory.mktemp("hammer-bin") / "hammer"
-    shutil.copy2(HAMMER, path)
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def sc():
-    if not os.access(os.path.join(JAVA17_HOME, "bin", "java"), os.X_OK):
-        pytest.skip(f"no JDK 17 at {JAVA17_HOME}")
     with spark_context("hammer-pipe-it", cores=2) as context:
         yield context
 
@@ -56,8 +42,14 @@ def serve():
 
 
 @pytest.fixture(scope="module")
-def workload(serve):
-    dead = closed_port()
+def dead_port():
+    with ClosedPort() as port:
+        yield port.port
+
+
+@pytest.fixture(scope="module")
+def workload(serve, dead_port):
+    dead = dead_port
     plan = {
         serve.url("/"): (40, None),
         serve.url("/delay/2"): (15, None),

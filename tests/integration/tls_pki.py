@@ -1,11 +1,13 @@
 """A throw-away PKI for the TLS tests, made with the `openssl` command line.
 
 `make_pki(directory)` writes a CA (ca.pem) and leaf certificates signed by it:
-  server.pem/server.key  for DNS:localhost and IP:127.0.0.1 (the one nginx should serve)
-  other.pem/other.key    for DNS:other.test only (a name that never matches a loopback URL)
-  client.pem/client.key  a client certificate (CN=hammer-client, clientAuth) for mutual TLS
+  server.pem/server.key    for DNS:localhost and IP:127.0.0.1 (the one nginx should serve)
+  other.pem/other.key      for DNS:other.test only (a name that never matches a loopback URL)
+  client.pem/client.key    a client certificate (CN=hammer-client, clientAuth) for mutual TLS
+  expired.pem/expired.key  for DNS:localhost and IP:127.0.0.1, expired (its notAfter is a day
+                           before its notBefore, which is now)
 `issue_leaf(pki, name, ...)` signs one more (each gets a new serial number), e.g. the
-certificate a reload test swaps in. Keys are P-256; everything is valid for two days. Nothing
+certificate a reload test swaps in. Keys are P-256; the others are valid for two days. Nothing
 is installed in the system store, so without --cacert the CA is unknown to hammer.
 """
 import subprocess
@@ -22,6 +24,8 @@ class Pki:
     other_key: Path
     client_cert: Path
     client_key: Path
+    expired_cert: Path
+    expired_key: Path
     directory: Path
 
 
@@ -32,7 +36,7 @@ def _openssl(*args, cwd):
         raise RuntimeError(f"openssl {' '.join(args)} failed:\n{proc.stderr}")
 
 
-def _leaf(directory, name, subject_cn, san, usage="serverAuth"):
+def _leaf(directory, name, subject_cn, san, usage="serverAuth", days=2):
     key, csr, cert = f"{name}.key", f"{name}.csr", f"{name}.pem"
     ext = directory / f"{name}.ext"
     ext.write_text(f"subjectAltName={san}\n"
@@ -42,7 +46,7 @@ def _leaf(directory, name, subject_cn, san, usage="serverAuth"):
     _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
              "-keyout", key, "-out", csr, "-subj", f"/CN={subject_cn}", cwd=directory)
     _openssl("x509", "-req", "-in", csr, "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-out", cert, "-days", "2", "-sha256", "-extfile", ext.name,
+             "-CAcreateserial", "-out", cert, "-days", str(days), "-sha256", "-extfile", ext.name,
              cwd=directory)
     return directory / cert, directory / key
 
@@ -60,9 +64,12 @@ def make_pki(directory):
     other_cert, other_key = _leaf(directory, "other", "other.test", "DNS:other.test")
     client_cert, client_key = _leaf(directory, "client", "hammer-client", "DNS:hammer-client",
                                     usage="clientAuth")
+    expired_cert, expired_key = _leaf(directory, "expired", "localhost",
+                                      "DNS:localhost,IP:127.0.0.1", days=-1)
     return Pki(ca=directory / "ca.pem", server_cert=server_cert, server_key=server_key,
                other_cert=other_cert, other_key=other_key, client_cert=client_cert,
-               client_key=client_key, directory=directory)
+               client_key=client_key, expired_cert=expired_cert, expired_key=expired_key,
+               directory=directory)
 
 
 def issue_leaf(pki, name, subject_cn="localhost", san="DNS:localhost,IP:127.0.0.1"):

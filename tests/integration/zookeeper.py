@@ -65,6 +65,13 @@ def available():
     return shutil.which("java") is not None and JAR.is_file()
 
 
+def require():
+    """Fails the calling test at once unless ZooKeeper can run here."""
+    import prerequisites
+    prerequisites.require(available(), f"needs java and Debian's zookeeper package ({JAR})",
+                          "make deps-test (scripts/deps.sh test)")
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -317,8 +324,7 @@ if pytest is not None:
     def zookeeper_server():
         """A started ZooKeeper shared by the session (tickTime 100 ms). A test that kills it
         must start it again (zk.start()) so that later tests find it running."""
-        if not available():
-            pytest.skip("needs java and the Debian zookeeper package (/usr/share/java/zookeeper.jar)")
+        require()
         server = ZooKeeperServer()
         try:
             server.start()

@@ -1,0 +1,90 @@
+"""`hammer load`'s operator flags: --dry-run, --verbose (secrets redacted), --start-at,
+--key-pattern."""
+import collections
+import time
+
+from harness import run_hammer, summary_of, url_lines
+
+
+def test_dry_run_prints_redacted_heads_and_sends_nothing(serve):
+    text = url_lines(*[f"POST {serve.url('/echo')}"] * 12)
+    r = run_hammer(["load", "-", "--dry-run", "-H", "Authorization: Bearer s3cret-token",
+                    "-H", "Cookie: session=s3cret-cookie; theme=dark", "--body", "payload"],
+                   input_text=text)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Authorization: [redacted]" in out, out
+    assert "Cookie: session=[redacted]; theme=[redacted]" in out, out
+    assert "s3cret" not in out + r.stderr
+    assert out.count("POST /echo HTTP/1.1") == 10  # the first 10 by default
+    assert "# 10:" in out and "# 11:" not in out
+    assert serve.stats()["requests"] == 0
+    r = run_hammer(["load", "-", "--dry-run", "-n", "3"], input_text=text)
+    assert r.stdout.count("POST /echo HTTP/1.1") == 3
+    assert serve.stats()["requests"] == 0
+
+
+def test_verbose_redacts_authorization_and_cookies(serve):
+    text = url_lines(serve.url("/cookie/set"), serve.url("/cookie/check"), serve.url("/"))
+    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--cookies", "--verbose", "2",
+                    "-H", "Authorization: Basic dXNlcjpzM2NyZXQ="], input_text=text)
+    assert r.returncode == 0, r.stderr
+    assert len(r.successes()) == 3
+    err = r.stderr
+    assert err.count("> Authorization: [redacted]") == 2, err
+    assert "< Set-Cookie: hammer=[redacted]; Path=/" in err, err
+    assert "> Cookie: hammer=[redacted]" in err, err
+    assert "dXNlcjpzM2NyZXQ=" not in err + r.stdout
+    assert err.count("> GET ") == 2  # --verbose 2: two pairs, not three
+    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--verbose", "1"], input_text=text)
+    assert r.stderr.count("> GET ") == 1
+
+
+def test_start_at_delays_the_first_request(logged):
+    start = time.time() + 1.5
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start)) + \
+        ".%03dZ" % int((start % 1) * 1000)
+    t0 = time.time()
+    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--start-at", stamp],
+                   input_text=url_lines(logged.url("/"), logged.url("/")))
+    wall = time.time() - t0
+    assert r.returncode == 0, r.stderr
+    assert "for --start-at" in r.stderr
+    assert wall >= start - t0 - 0.01, (wall, start - t0)
+    arrived = [float(e["t"]) for e in logged.log.entries()]
+    # nginx's $msec is the time the request was logged; none can predate --start-at.
+    assert len(arrived) == 2 and min(arrived) >= start - 0.002, (arrived, start)
+    # ... and it waited for that time, not for another as long again.
+    assert max(arrived) - start < start - t0, (arrived, start, t0)
+
+    # Unix seconds work too; a time in the past starts at once.
+    logged.log.clear()
+    start = int(time.time()) + 2
+    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--start-at", str(start)],
+                   input_text=url_lines(logged.url("/")))
+    assert r.returncode == 0, r.stderr
+    assert float(logged.log.entries()[0]["t"]) >= start - 0.002
+    r = run_hammer(["load", "-", "-c", "1", "--start-at", "2020-01-01T00:00:00Z"],
+                   input_text=url_lines(logged.url("/")))
+    assert r.returncode == 0 and len(r.successes()) == 1, r.stderr
+    assert "for --start-at" not in r.stderr  # nothing to wait for
+    r = run_hammer(["load", "-", "--start-at", "tomorrow"], input_text=url_lines(logged.url("/")))
+    assert r.returncode == 2 and "--start-at" in r.stderr
+
+
+def test_key_pattern_collapses_ids_into_one_key(serve, tmp_path):
+    summary = tmp_path / "s.json"
+    text = url_lines(*[serve.url(f"/item/{i}") for i in range(1, 6)], serve.url("/other"))
+    r = run_hammer(["load", "-", "-c", "2", "-t", "1", "--key", "path",
+                    "--key-pattern", "^/item/[0-9]+$=/item/:id", "--summary-json", str(summary)],
+                   input_text=text)
+    assert r.returncode == 0, r.stderr
+    assert collections.Counter(rec.split("\t")[0] for rec in r.records) == \
+        {"/item/:id": 5, "/other": 1}
+    assert {k["key"]: k["count"] for k in summary_of(summary)["keys"]} == \
+        {"/item/:id": 5, "/other": 1}
+    # With --key url the pattern matches inside the URL and the whole key becomes NAME.
+    r = run_hammer(["load", "-", "-c", "2", "-t", "1", "--key-pattern", "/item/[0-9]+=/item/:id"],
+                   input_text=text)
+    assert collections.Counter(rec.split("\t")[0] for rec in r.records) == \
+        {"/item/:id": 5, serve.url("/other"): 1}
