@@ -25,6 +25,7 @@ bool ParseDecimal(std::string_view text, T* out) {
 
 Status ParseFailureCounts(std::string_view text, FailureCounts* out) {
   if (text == "-") return Status::Ok();
+  uint64_t total = 0;  // FailureCounts::Total() would wrap around on hostile counts
   while (!text.empty()) {
     size_t comma = text.find(',');
     std::string_view pair = text.substr(0, comma);
@@ -40,6 +41,9 @@ Status ParseFailureCounts(std::string_view text, FailureCounts* out) {
     std::optional<Failure> type = FailureFromName(pair.substr(0, colon));
     if (!type) return Status::Error("partial: unknown failure type");
     if (out->Get(*type) != 0) return Status::Error("partial: failure type listed twice");
+    if (__builtin_add_overflow(total, n, &total)) {
+      return Status::Error("partial: more typed failures than errors");
+    }
     out->Add(*type, n);
   }
   return Status::Ok();
