@@ -78,7 +78,8 @@ def wait_until(predicate, timeout=10.0):
     return predicate()
 
 
-def test_sigterm_drains_requests_in_flight_and_abandons_copies(servers):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_sigterm_drains_requests_in_flight_and_abandons_copies(servers, signum):
     regular, dark = servers(), servers()
     proxy = DarkProxy("--upstream", regular.url(), "--dark", f"canary={dark.url()}",
                       "--regular-instances", "1", "--threads", "2", "--drain-timeout", "20s")
@@ -87,7 +88,7 @@ def test_sigterm_drains_requests_in_flight_and_abandons_copies(servers):
         proxy.wait_for_metric("hammer_dark_requests_total", lambda v: v == 16)
         in_flight = proxy.wait_for_metric('hammer_dark_copies_in_flight{cluster="canary"}',
                                           lambda v: v == 16)
-        proxy.proc.send_signal(signal.SIGTERM)
+        proxy.proc.send_signal(signum)
         # New connections are refused while the requests in flight are still being served.
         assert wait_until(lambda: refused(proxy), timeout=5)
         results = clients.join()
