@@ -7,8 +7,9 @@
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
+#include "hammer/base/progress.h"
 #include "hammer/base/signals.h"
-#include "hammer/load/worker_identity.h"
+#include "hammer/base/worker_identity.h"
 #include "hammer/search/bulk_run.h"
 #include "hammer/search/cluster_flags.h"
 
@@ -156,9 +157,9 @@ int RunBulk(int argc, char** argv) {
   options.discovery.timeout = std::min<Nanos>(options.writer.timeout, 30 * kSecond);
   if (insecure) options.client.tls.verify = false;
 
-  search::BulkProgressOptions progress;
+  ProgressOptions progress;
   progress.live_line = !quiet && isatty(STDERR_FILENO) != 0;
-  progress.hadoop_reporter = hadoop || load::DetectWorkerIdentity().in_hadoop();
+  progress.hadoop_reporter = hadoop || DetectWorkerIdentity().in_hadoop();
 
   BlockShutdownSignals();
   Result<search::BulkResult> result = search::RunBulk(options, progress);

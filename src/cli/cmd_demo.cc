@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
+#include "hammer/base/progress.h"
 #include "hammer/base/signals.h"
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/load_report.h"
@@ -112,7 +113,7 @@ int RunDemo(int argc, char** argv) {
                "hammer demo: target %s (hammer serve), %.0f req/s for %s over a weighted list "
                "of 9 routes\n",
                base.c_str(), rate, FormatDuration(*duration).c_str());
-  load::ProgressOptions progress;
+  ProgressOptions progress;
   progress.live_line = isatty(STDERR_FILENO) != 0;
   load::LoadInput input;
   input.lines = load::TargetSource::FromText(DemoUrlList(base), options.source);

@@ -10,14 +10,16 @@
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
+#include "hammer/base/hadoop_reporter.h"
+#include "hammer/base/progress.h"
 #include "hammer/base/signals.h"
+#include "hammer/base/worker_identity.h"
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/load_report.h"
 #include "hammer/load/load_run.h"
 #include "hammer/load/load_worker.h"
 #include "hammer/load/redact.h"
 #include "hammer/load/request_feed.h"
-#include "hammer/load/worker_identity.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
 #include "hammer/stats/threshold.h"
@@ -257,7 +259,7 @@ int RunLoad(int argc, char** argv) {
   options.threads = std::min(options.threads, options.concurrency);
   if (options.source.seed == 0) options.source.seed = std::random_device{}();
 
-  const load::WorkerIdentity identity = load::DetectWorkerIdentity();
+  const WorkerIdentity identity = DetectWorkerIdentity();
   if (rate_total > 0) {
     if (options.rate > 0) return Usage("--rate and --rate-total are exclusive");
     int n = workers > 0 ? workers : identity.count;
@@ -272,7 +274,7 @@ int RunLoad(int argc, char** argv) {
     // Worker i starts i/R after worker 0: together they send one request every 1/R seconds.
     options.schedule_offset = static_cast<Nanos>(static_cast<double>(index) / rate_total * 1e9);
   }
-  load::ProgressOptions progress;
+  ProgressOptions progress;
   progress.label = identity.label;
   const bool stderr_tty = isatty(STDERR_FILENO) != 0;
   progress.live_line = stderr_tty && !quiet;
@@ -281,7 +283,7 @@ int RunLoad(int argc, char** argv) {
     Result<int64_t> at_micros = ParseStartAt(start_at);
     if (!at_micros.ok()) return Usage("--start-at: " + at_micros.status().message());
     int64_t wait_micros = *at_micros - WallNowMicros();
-    progress.start_at = MonoNow() + std::max<int64_t>(0, wait_micros) * kMicrosecond;
+    options.start_at = MonoNow() + std::max<int64_t>(0, wait_micros) * kMicrosecond;
   }
   Result<load::KeyMode> mode = load::ParseKeyMode(key_mode);
   if (!mode.ok()) return Usage("--key: " + mode.status().message());
@@ -353,7 +355,7 @@ int RunLoad(int argc, char** argv) {
     const bool hadoop_mode = hadoop || identity.in_hadoop();
     if (failed > 0 && hadoop_mode) {
       // In Hadoop the records and counters are the contract: report, never fail the task.
-      std::fprintf(stderr, "reporter:counter:threshold,failed,%zu\n", failed);
+      HadoopReporter(true).Counter("threshold", "failed", failed);
     } else if (failed > 0) {
       std::fprintf(stderr, "hammer load: %zu of %zu thresholds failed\n", failed, results.size());
       return kExitThreshold;

@@ -6,7 +6,8 @@
 
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
-#include "hammer/load/worker_identity.h"
+#include "hammer/base/hadoop_reporter.h"
+#include "hammer/base/worker_identity.h"
 #include "hammer/search/cluster_discovery.h"
 #include "hammer/search/cluster_flags.h"
 #include "hammer/search/json_text.h"
@@ -188,15 +189,10 @@ int RunRoute(int argc, char** argv) {
   Result<search::RouteStats> stats = search::RunRoute(options, *router, STDOUT_FILENO);
   if (!stats.ok()) return Failure(stats.status().message());
   if (!quiet) std::fputs(search::FormatRouteSummary(*stats).c_str(), stderr);
-  if (load::DetectWorkerIdentity().in_hadoop()) {
-    std::fprintf(stderr,
-                 "reporter:counter:hammer_route,routed,%llu\n"
-                 "reporter:counter:hammer_route,unroutable,%llu\n"
-                 "reporter:counter:hammer_route,dead_lettered,%llu\n",
-                 static_cast<unsigned long long>(stats->routed),
-                 static_cast<unsigned long long>(stats->unroutable),
-                 static_cast<unsigned long long>(stats->invalid_input));
-  }
+  HadoopReporter hadoop(DetectWorkerIdentity().in_hadoop());
+  hadoop.Counter("hammer_route", "routed", stats->routed);
+  hadoop.Counter("hammer_route", "unroutable", stats->unroutable);
+  hadoop.Counter("hammer_route", "dead_lettered", stats->invalid_input);
   return kExitOk;
 }
 

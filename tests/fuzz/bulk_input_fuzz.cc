@@ -114,7 +114,8 @@ void Feed(BulkInputParser& parser, std::string_view text, BulkInputParser::Sink*
     const size_t newline = text.find('\n');
     std::string_view line = text.substr(0, newline);
     text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // as LineStream does
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);  // as LineReader::WholeLines does
     if (non_blank && line.find_first_not_of(" \t\r") != std::string_view::npos) ++*non_blank;
     parser.Feed(line, ++line_number, sink);
   }

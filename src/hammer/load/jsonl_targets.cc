@@ -64,18 +64,18 @@ struct JsonTargetReader::Parser {
 
 Result<JsonTargetReader> JsonTargetReader::Open(const std::string& path,
                                                 const JsonTargetOptions& options) {
-  Result<LineStream> lines = LineStream::Open(path, options.max_line_bytes);
+  Result<LineReader> lines = LineReader::Open(path, LineReader::WholeLines(options.max_line_bytes));
   if (!lines.ok()) return lines.status();
   return JsonTargetReader(std::move(lines).value());
 }
 
 JsonTargetReader JsonTargetReader::FromString(std::string text, std::string name,
                                               const JsonTargetOptions& options) {
-  return JsonTargetReader(
-      LineStream::FromString(std::move(text), std::move(name), options.max_line_bytes));
+  return JsonTargetReader(LineReader::FromString(std::move(text), std::move(name),
+                                                 LineReader::WholeLines(options.max_line_bytes)));
 }
 
-JsonTargetReader::JsonTargetReader(LineStream lines)
+JsonTargetReader::JsonTargetReader(LineReader lines)
     : lines_(std::move(lines)), parser_(std::make_unique<Parser>()) {}
 JsonTargetReader::JsonTargetReader(JsonTargetReader&&) noexcept = default;
 JsonTargetReader& JsonTargetReader::operator=(JsonTargetReader&&) noexcept = default;

@@ -23,8 +23,8 @@
 #include <memory>
 #include <string>
 
+#include "hammer/base/line_reader.h"
 #include "hammer/base/status.h"
-#include "hammer/load/line_stream.h"
 #include "hammer/load/request_spec.h"
 
 namespace hammer::load {
@@ -52,10 +52,10 @@ class JsonTargetReader {
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header
-  explicit JsonTargetReader(LineStream lines);
+  explicit JsonTargetReader(LineReader lines);
   Status ParseLine(std::string_view line, RequestSpec* out);
 
-  LineStream lines_;
+  LineReader lines_;
   std::unique_ptr<Parser> parser_;  // reused from line to line
   bool failed_ = false;
 };

@@ -47,6 +47,7 @@ struct LoadOptions {
   int verbose = 0;            // print this many request/response pairs (secrets redacted)
   bool timestamps = false;    // records get a third field: when the request ended (Unix ms)
   Nanos schedule_offset = 0;  // open loop: this worker's schedule starts this much later
+  MonoNanos start_at = 0;     // 0: now; else wait until then (synchronised start, --start-at)
 };
 
 }  // namespace hammer::load

@@ -1,11 +1,10 @@
 #include "hammer/load/load_run.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <map>
 
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
+#include "hammer/load/load_progress.h"
 #include "hammer/load/load_worker.h"
 #include "hammer/load/record_sink.h"
 #include "hammer/load/run_monitor.h"
@@ -18,35 +17,11 @@ namespace hammer::load {
 namespace {
 
 constexpr Nanos kTick = 50 * kMillisecond;
-constexpr Nanos kLiveInterval = kSecond;
-
-std::string Millis(int64_t micros) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fms", static_cast<double>(micros) / 1000.0);
-  return buf;
-}
-
-// Emits Hadoop counters for what failed since the last call.
-class CounterReporter {
- public:
-  void Emit(const FailureCounts& now) {
-    for (size_t i = 0; i < kFailureCount; ++i) {
-      uint64_t delta = now.by_type[i] - emitted_.by_type[i];
-      if (delta == 0) continue;
-      std::fprintf(stderr, "reporter:counter:error,%s,%" PRIu64 "\n", kFailureNames[i].data(),
-                   delta);
-    }
-    emitted_ = now;
-  }
-
- private:
-  FailureCounts emitted_;
-};
 
 }  // namespace
 
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
-                            const ProgressOptions& progress) {
+                            const ProgressOptions& progress_options) {
   const int threads = options.threads;
   net::LoopGroup loops(threads);
   if (Status s = loops.Init(); !s.ok()) return s;
@@ -65,11 +40,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
                                                    &monitor, &shared));
   }
 
-  if (progress.start_at > 0) {
-    Nanos wait = progress.start_at - MonoNow();
-    if (wait > 0 && progress.hadoop_reporter) {
-      std::fprintf(stderr, "reporter:status:hammer load: waiting %s for --start-at\n",
-                   FormatDuration(wait).c_str());
+  LoadProgress report(&monitor);
+  ProgressReporter progress("hammer load", progress_options, LoadProgress::kSchedule, &report);
+  if (options.start_at > 0) {
+    Nanos wait = options.start_at - MonoNow();
+    if (wait > 0) {
+      progress.hadoop().Status("hammer load: waiting " + FormatDuration(wait) + " for --start-at");
     }
     if (wait > 0 && WaitForShutdownSignal(wait) != 0) {
       LoadSummary summary;
@@ -83,15 +59,9 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   for (auto& worker : workers)
     worker->Start(start);
 
-  CounterReporter counters;
-  MonoNanos next_live = start + kLiveInterval;
-  MonoNanos next_counters = start + progress.counter_interval;
-  MonoNanos next_status = start + progress.status_interval;
+  progress.Begin(start);
+  progress.Status("started");
   bool interrupted = false;
-  const std::string who = progress.label.empty() ? "" : " (" + progress.label + ")";
-  if (progress.hadoop_reporter) {
-    std::fprintf(stderr, "reporter:status:hammer load%s: started\n", who.c_str());
-  }
   while (!loops.WaitUntilStopped(0)) {
     if (WaitForShutdownSignal(kTick) != 0) {
       if (interrupted) {
@@ -100,41 +70,13 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
       interrupted = true;
       for (auto& worker : workers)
         worker->RequestStop();
-      std::fprintf(stderr, "%shammer load: stopping, waiting for requests in flight\n",
-                   progress.live_line ? "\r\x1b[K" : "");
+      progress.Say("hammer load: stopping, waiting for requests in flight");
     }
-    MonoNanos now = MonoNow();
-    if (progress.live_line && now >= next_live) {
-      RunMonitor::View view = monitor.TakeView();
-      double elapsed = static_cast<double>(now - start) / kSecond;
-      uint64_t done = view.succeeded + view.failed;
-      std::fprintf(stderr,
-                   "\r\x1b[K%6.1fs  %" PRIu64
-                   " requests  %.0f req/s  p50 %s  p99 %s  "
-                   "errors %" PRIu64 "  in flight %" PRIu64,
-                   elapsed, done, elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0,
-                   Millis(view.recent.ValueAtPercentile(50)).c_str(),
-                   Millis(view.recent.ValueAtPercentile(99)).c_str(), view.failed, view.in_flight);
-      std::fflush(stderr);
-      next_live = now + kLiveInterval;
-    }
-    if (progress.hadoop_reporter && now >= next_counters) {
-      counters.Emit(monitor.Totals().failures);
-      next_counters = now + progress.counter_interval;
-    }
-    if (progress.hadoop_reporter && now >= next_status) {
-      RunMonitor::View view = monitor.Totals();
-      std::fprintf(stderr,
-                   "reporter:status:hammer load%s: %" PRIu64 " requests, %" PRIu64
-                   " failed, %.0f s\n",
-                   who.c_str(), view.succeeded + view.failed, view.failed,
-                   static_cast<double>(now - start) / kSecond);
-      next_status = now + progress.status_interval;
-    }
+    progress.Poll(MonoNow());
   }
   loops.Join();
   const MonoNanos end = MonoNow();
-  if (progress.live_line) std::fprintf(stderr, "\r\x1b[K");
+  progress.End();
 
   LoadSummary summary;
   summary.seconds = static_cast<double>(end - start) / kSecond;
@@ -191,11 +133,8 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     }
     sink.Write(partials);
   }
-  if (progress.hadoop_reporter) {
-    counters.Emit(summary.total.failures);
-    std::fprintf(stderr, "reporter:status:hammer load%s: done, %" PRIu64 " requests\n", who.c_str(),
-                 summary.requests());
-  }
+  progress.hadoop().FailureCounters(summary.total.failures);
+  progress.Status("done, " + std::to_string(summary.requests()) + " requests");
   return summary;
 }
 

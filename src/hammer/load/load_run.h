@@ -1,10 +1,7 @@
 // LoadRun: a whole `hammer load` run. Starts one LoadWorker per thread on a LoopGroup, shows
-// progress while they work, stops them on a signal, and merges their results into a
-// LoadSummary (per-thread statistics are merged only here, at the end).
-//
-// Progress goes to stderr: a live line when stderr is a terminal; Hadoop Streaming counter
-// deltas (`reporter:counter:error,<type>,<n>`, every 10 s and at the end) and status lines
-// (`reporter:status:...`, every 30 s) when asked (Hadoop mode, or stderr not a terminal).
+// progress while they work (LoadProgress through a ProgressReporter: a live line on a terminal,
+// Hadoop Streaming counters and status when asked), stops them on a signal, and merges their
+// results into a LoadSummary (per-thread statistics are merged only here, at the end).
 #pragma once
 
 #include <map>
@@ -14,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
 #include "hammer/load/load_options.h"
@@ -24,15 +22,6 @@
 #include "hammer/stats/timeline.h"
 
 namespace hammer::load {
-
-struct ProgressOptions {
-  bool live_line = false;        // redraw a status line on stderr every second
-  bool hadoop_reporter = false;  // reporter:counter / reporter:status lines
-  Nanos counter_interval = 10 * kSecond;
-  Nanos status_interval = 30 * kSecond;
-  MonoNanos start_at = 0;  // 0: now; else wait until then (synchronised start)
-  std::string label;       // who this worker is, for status lines ("attempt_..._m_000003_0")
-};
 
 struct LoadSummary {
   uint64_t succeeded = 0;

@@ -4,7 +4,6 @@
 
 #include "hammer/http/message.h"
 #include "hammer/load/load_worker.h"
-#include "hammer/load/target_line.h"
 
 namespace hammer::load {
 
@@ -72,7 +71,7 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     }
     if (next_ >= line_batch_.size() && !RefillLines()) return nullptr;
     const SourceLine& line = line_batch_[next_++];
-    if (ParseTargetLine(line.text).kind == TargetLine::Kind::kSkip && !line.oversized) continue;
+    if (!line.request() && !line.oversized) continue;
     if (!TakeTicket()) break;
     auto it = cache_.find(line.text);
     if (it != cache_.end()) return it->second.get();
@@ -87,7 +86,7 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
 }
 
 const PreparedRequest* RequestFeed::FromLine(const SourceLine& line, PreparedRequest* target) {
-  TargetLine parsed = ParseTargetLine(line.text);
+  TargetLine parsed = line.target();  // parsed once, by the TargetSource
   target->invalid.reset();
   if (line.oversized) {
     target->key = PrintableKey(line.text, true);

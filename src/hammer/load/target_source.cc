@@ -6,49 +6,72 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
+#include <optional>
 #include <utility>
-
-#include "hammer/load/target_line.h"
 
 namespace hammer::load {
 
 namespace {
-constexpr size_t kBlockBytes = 64 * 1024;
+
+LineReader::Options ReaderOptions(const SourceOptions& options) {
+  LineReader::Options reader;
+  reader.max_line_bytes = options.max_line_bytes;
+  reader.block_bytes = TargetSource::kBlockBytes;
+  return reader;  // a CR is the parser's business; an overlong line is cut and marked
+}
+
+}  // namespace
+
+void SourceLine::Parse() {
+  TargetLine parsed = ParseTargetLine(text);
+  request_ = parsed.kind == TargetLine::Kind::kRequest;
+  method_at_ = method_size_ = url_at_ = url_size_ = 0;
+  if (!request_) return;
+  // The method is a view into `text` unless the line names none (then it is "GET").
+  const char* begin = text.data();
+  if (parsed.method.data() >= begin && parsed.method.data() < begin + text.size()) {
+    method_at_ = static_cast<size_t>(parsed.method.data() - begin);
+    method_size_ = parsed.method.size();
+  }
+  url_at_ = static_cast<size_t>(parsed.url.data() - begin);
+  url_size_ = parsed.url.size();
+}
+
+TargetLine SourceLine::target() const {
+  TargetLine parsed;
+  if (!request_) return parsed;
+  parsed.kind = TargetLine::Kind::kRequest;
+  parsed.method = method_size_ > 0 ? std::string_view(text).substr(method_at_, method_size_)
+                                   : std::string_view("GET");
+  parsed.url = std::string_view(text).substr(url_at_, url_size_);
+  return parsed;
 }
 
 Result<std::unique_ptr<TargetSource>> TargetSource::Open(const std::string& path,
                                                          const SourceOptions& options) {
-  net::Fd fd;
-  if (path == "-") {
-    fd = net::Fd(dup(STDIN_FILENO));
-  } else {
-    fd = net::Fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  }
-  if (!fd.valid()) return Status::FromErrno("cannot open '" + path + "'", errno);
+  int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("cannot open '" + path + "'", errno);
   struct stat st {};
-  if (fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
     return Status::Error("'" + path + "' is a directory, not a URL list");
   }
-  auto source = std::unique_ptr<TargetSource>(
-      new TargetSource(std::move(fd), path == "-" ? "standard input" : path, options));
-  source->seekable_ = S_ISREG(st.st_mode);
-  return source;
+  LineReader reader = LineReader::FromFd(
+      fd, /*owns_fd=*/true, path == "-" ? "standard input" : path, ReaderOptions(options));
+  // With --loop the first pass keeps what it reads: a short list cycled millions of times must
+  // not cost a read and an lseek per pass, and a pipe can only be read once.
+  if (options.loop) reader.KeepCopy(kMaxReplayBytes);
+  return std::unique_ptr<TargetSource>(new TargetSource(std::move(reader), options));
 }
 
 std::unique_ptr<TargetSource> TargetSource::FromText(std::string text,
                                                      const SourceOptions& options) {
-  auto source = std::unique_ptr<TargetSource>(new TargetSource(net::Fd(), "text", options));
-  source->buffer_ = std::move(text);
-  if (source->buffer_.empty() || source->buffer_.back() != '\n') source->buffer_.push_back('\n');
-  source->buffer_end_ = source->buffer_.size();
-  source->eof_ = true;
-  source->replay_ = source->buffer_;
-  return source;
+  return std::unique_ptr<TargetSource>(new TargetSource(
+      LineReader::FromString(std::move(text), "text", ReaderOptions(options)), options));
 }
 
-TargetSource::TargetSource(net::Fd fd, std::string name, const SourceOptions& options)
-    : fd_(std::move(fd)), name_(std::move(name)), options_(options), rng_(options.seed) {}
+TargetSource::TargetSource(LineReader reader, const SourceOptions& options)
+    : reader_(std::move(reader)), options_(options), rng_(options.seed) {}
 
 uint64_t TargetSource::lines_read() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -87,122 +110,40 @@ bool TargetSource::NextBatch(std::vector<SourceLine>& out, size_t max) {
 
 bool TargetSource::ReadLine(SourceLine& line) {
   while (true) {
-    if (ReadRawLine(line)) {
+    LineReader::Line raw;
+    Result<bool> more = reader_.Next(&raw);
+    if (more.ok() && *more) {
+      line.text.assign(raw.text);
+      line.oversized = raw.overlong;
+      line.Parse();
       ++lines_read_;
       // Comments and blank lines are handed out too (the worker skips them) but do not count:
       // they can never become a request.
-      if (line.oversized || ParseTargetLine(line.text).kind == TargetLine::Kind::kRequest) {
-        ++requests_this_pass_;
-      }
+      if (line.oversized || line.request()) ++requests_this_pass_;
       return true;
     }
-    // End of this pass. A pass without any request line (empty, or only comments) would make
-    // --loop spin: stop instead.
+    // End of this pass (a read error ends the input too). A pass without any request line
+    // (empty, or only comments) would make --loop spin: stop instead.
     if (!options_.loop || requests_this_pass_ == 0 || !Rewind()) return false;
     requests_this_pass_ = 0;
   }
 }
 
 bool TargetSource::Rewind() {
-  // Inputs up to kMaxReplayBytes are replayed from memory (a short list cycled millions of
-  // times must not cost a read and an lseek per pass); larger files are read again.
-  if (!replay_overflow_) {
-    replaying_ = true;
-    replay_offset_ = 0;
-    return true;
+  // Inputs up to kMaxReplayBytes are replayed from the copy the first pass kept; larger files
+  // are read again.
+  if (!replaying_) {
+    if (std::optional<std::string> copy = reader_.TakeCopy()) {
+      std::string name = reader_.name();
+      reader_ = LineReader::FromString(std::move(*copy), std::move(name), ReaderOptions(options_));
+      replaying_ = true;
+      return true;
+    }
   }
-  if (fd_.valid() && seekable_ && lseek(fd_.get(), 0, SEEK_SET) == 0) {
-    eof_ = false;
-    buffer_start_ = buffer_end_ = 0;
-    skipping_rest_of_line_ = false;
-    return true;
-  }
-  warning_ = "--loop: " + name_ + " is larger than 256 MiB and cannot be replayed; " +
+  if (reader_.Rewind()) return true;
+  warning_ = "--loop: " + reader_.name() + " is larger than 256 MiB and cannot be replayed; " +
              "stopped at its end (use a regular file)";
   return false;
-}
-
-bool TargetSource::FillBuffer() {
-  if (eof_ || !fd_.valid()) return false;
-  if (buffer_start_ > 0) {
-    std::copy(buffer_.begin() + static_cast<std::ptrdiff_t>(buffer_start_),
-              buffer_.begin() + static_cast<std::ptrdiff_t>(buffer_end_), buffer_.begin());
-    buffer_end_ -= buffer_start_;
-    buffer_start_ = 0;
-  }
-  // buffer_ only grows (a long line), never shrinks: no zero-filling per read.
-  if (buffer_.size() < buffer_end_ + kBlockBytes) buffer_.resize(buffer_end_ + kBlockBytes);
-  while (true) {
-    ssize_t n = read(fd_.get(), buffer_.data() + buffer_end_, kBlockBytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      eof_ = true;
-      return false;
-    }
-    if (options_.loop && !replay_overflow_ && !replaying_) {
-      if (replay_.size() + static_cast<size_t>(n) > kMaxReplayBytes) {
-        replay_overflow_ = true;
-        std::string().swap(replay_);
-      } else {
-        replay_.append(buffer_.data() + buffer_end_, static_cast<size_t>(n));
-      }
-    }
-    buffer_end_ += static_cast<size_t>(n);
-    return true;
-  }
-}
-
-bool TargetSource::ReadRawLine(SourceLine& line) {
-  if (replaying_) {
-    if (replay_offset_ >= replay_.size()) return false;
-    size_t end = replay_.find('\n', replay_offset_);
-    if (end == std::string::npos) end = replay_.size();
-    size_t len = end - replay_offset_;
-    line.oversized = len > options_.max_line_bytes;
-    line.text.assign(replay_, replay_offset_, std::min(len, options_.max_line_bytes));
-    replay_offset_ = end + 1;
-    return true;
-  }
-  while (true) {
-    std::string_view pending(buffer_.data() + buffer_start_, buffer_end_ - buffer_start_);
-    size_t newline = pending.find('\n');
-    if (skipping_rest_of_line_) {
-      if (newline == std::string_view::npos) {
-        buffer_start_ = buffer_end_;
-        if (!FillBuffer()) {
-          skipping_rest_of_line_ = false;
-          return false;
-        }
-        continue;
-      }
-      buffer_start_ += newline + 1;
-      skipping_rest_of_line_ = false;
-      continue;
-    }
-    if (newline != std::string_view::npos) {
-      line.oversized = newline > options_.max_line_bytes;
-      line.text.assign(pending.substr(0, std::min(newline, options_.max_line_bytes)));
-      buffer_start_ += newline + 1;
-      return true;
-    }
-    if (pending.size() > options_.max_line_bytes) {
-      // Cut here and drop the rest of the line: memory stays bounded.
-      line.oversized = true;
-      line.text.assign(pending.substr(0, options_.max_line_bytes));
-      buffer_start_ = buffer_end_;
-      skipping_rest_of_line_ = true;
-      return true;
-    }
-    if (!FillBuffer()) {
-      // FillBuffer compacts and resizes buffer_: `pending` may point into freed memory.
-      std::string_view rest(buffer_.data() + buffer_start_, buffer_end_ - buffer_start_);
-      if (rest.empty()) return false;
-      line.oversized = false;  // last line without a newline
-      line.text.assign(rest);
-      buffer_start_ = buffer_end_;
-      return true;
-    }
-  }
 }
 
 }  // namespace hammer::load

@@ -1,10 +1,11 @@
 // TargetSource: the stream of input lines shared by every load worker.
 //
-// Memory is bounded whatever the input size: lines are read in 64 KiB blocks and handed out in
-// batches; a line longer than max_line_bytes is cut and marked oversized (the worker records it
-// as an invalid_url failure) and the rest of it is skipped. --loop starts the input again at
-// its end (files are re-read from the start; standard input is replayed from memory when it is
-// at most kMaxReplayBytes, otherwise looping stops with a warning); an input without any line
+// Memory is bounded whatever the input size: lines are read in 64 KiB blocks (LineReader) and
+// handed out in batches; a line longer than max_line_bytes is cut and marked oversized (the
+// worker records it as an invalid_url failure) and the rest of it is skipped. Each line is parsed
+// here, once (ParseTargetLine): the workers use what SourceLine carries. --loop starts the input
+// again at its end (files are re-read from the start; standard input is replayed from memory when
+// it is at most kMaxReplayBytes, otherwise looping stops with a warning); an input without any line
 // to send (only comments and blank lines) is not repeated. --shuffle emits lines in
 // random order within a window of shuffle_window lines. Thread-safe: NextBatch takes a lock,
 // once per batch.
@@ -17,8 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/line_reader.h"
 #include "hammer/base/status.h"
-#include "hammer/net/socket.h"
+#include "hammer/load/target_line.h"
 
 namespace hammer::load {
 
@@ -30,14 +32,31 @@ struct SourceOptions {
   size_t max_line_bytes = 64 * 1024;
 };
 
+// One input line and what ParseTargetLine found in it. The method and URL are kept as offsets
+// into `text`, so a SourceLine can be moved (batches, the shuffle window) and still be read.
 struct SourceLine {
   std::string text;
   bool oversized = false;
+
+  // Parses `text` (once; NextBatch has done it for every line it hands out).
+  void Parse();
+  // A request line (not a comment or a blank line).
+  bool request() const { return request_; }
+  // The parse: views into `text` ("GET" when the line names no method).
+  TargetLine target() const;
+
+ private:
+  bool request_ = false;
+  size_t method_at_ = 0;
+  size_t method_size_ = 0;  // 0: the line names no method
+  size_t url_at_ = 0;
+  size_t url_size_ = 0;
 };
 
 class TargetSource {
  public:
   static constexpr size_t kMaxReplayBytes = 256u << 20;
+  static constexpr size_t kBlockBytes = 64 * 1024;
 
   // `path` "-" is standard input.
   static Result<std::unique_ptr<TargetSource>> Open(const std::string& path,
@@ -53,28 +72,14 @@ class TargetSource {
   std::string warning() const;
 
  private:
-  TargetSource(net::Fd fd, std::string name, const SourceOptions& options);
-  bool ReadLine(SourceLine& line);     // next line in input order
-  bool ReadRawLine(SourceLine& line);  // next line of the current pass
-  bool FillBuffer();
+  TargetSource(LineReader reader, const SourceOptions& options);
+  bool ReadLine(SourceLine& line);  // next line in input order
   bool Rewind();
 
   mutable std::mutex mutex_;
-  net::Fd fd_;
-  std::string name_;
+  LineReader reader_;
   SourceOptions options_;
-  bool seekable_ = false;
-  bool eof_ = false;
-  std::string buffer_;
-  size_t buffer_start_ = 0;
-  size_t buffer_end_ = 0;
-  bool skipping_rest_of_line_ = false;
-
-  // Replay of non-seekable input for --loop.
-  bool replaying_ = false;
-  bool replay_overflow_ = false;
-  std::string replay_;
-  size_t replay_offset_ = 0;
+  bool replaying_ = false;  // reader_ reads the copy of the input kept by the first pass
 
   uint64_t lines_read_ = 0;
   uint64_t requests_this_pass_ = 0;  // lines of this pass that are not comments or blank

@@ -31,7 +31,7 @@ std::string DirectoryOf(const std::string& path) {
 
 Result<VegetaTargetReader> VegetaTargetReader::Open(const std::string& path,
                                                     const VegetaTargetOptions& options) {
-  Result<LineStream> lines = LineStream::Open(path, options.max_line_bytes);
+  Result<LineReader> lines = LineReader::Open(path, LineReader::WholeLines(options.max_line_bytes));
   if (!lines.ok()) return lines.status();
   return VegetaTargetReader(std::move(lines).value(), path == "-" ? "." : DirectoryOf(path),
                             options);
@@ -40,12 +40,12 @@ Result<VegetaTargetReader> VegetaTargetReader::Open(const std::string& path,
 VegetaTargetReader VegetaTargetReader::FromString(std::string text, std::string name,
                                                   std::string body_dir,
                                                   const VegetaTargetOptions& options) {
-  return VegetaTargetReader(
-      LineStream::FromString(std::move(text), std::move(name), options.max_line_bytes),
-      std::move(body_dir), options);
+  return VegetaTargetReader(LineReader::FromString(std::move(text), std::move(name),
+                                                   LineReader::WholeLines(options.max_line_bytes)),
+                            std::move(body_dir), options);
 }
 
-VegetaTargetReader::VegetaTargetReader(LineStream lines, std::string body_dir,
+VegetaTargetReader::VegetaTargetReader(LineReader lines, std::string body_dir,
                                        const VegetaTargetOptions& options)
     : lines_(std::move(lines)), body_dir_(std::move(body_dir)), options_(options) {}
 

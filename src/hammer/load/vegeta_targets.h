@@ -34,8 +34,8 @@
 #include <cstddef>
 #include <string>
 
+#include "hammer/base/line_reader.h"
 #include "hammer/base/status.h"
-#include "hammer/load/line_stream.h"
 #include "hammer/load/request_spec.h"
 
 namespace hammer::load {
@@ -59,12 +59,12 @@ class VegetaTargetReader {
   Result<bool> Next(RequestSpec* out);
 
  private:
-  VegetaTargetReader(LineStream lines, std::string body_dir, const VegetaTargetOptions& options);
+  VegetaTargetReader(LineReader lines, std::string body_dir, const VegetaTargetOptions& options);
   Result<bool> NextLine(std::string_view* line);  // the pending line first, then the stream
   Status ReadBody(std::string_view path, std::string* body) const;
   Status Fail(const std::string& message);  // "name:line: message"; ends the reader
 
-  LineStream lines_;
+  LineReader lines_;
   std::string body_dir_;
   VegetaTargetOptions options_;
   std::string pending_;  // a request line read while looking for headers

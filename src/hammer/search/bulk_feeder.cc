@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "hammer/load/line_stream.h"
+#include "hammer/base/line_reader.h"
 #include "hammer/search/gzip_body.h"
 
 namespace hammer::search {
@@ -18,8 +18,8 @@ BulkFeeder::BulkFeeder(FeederOptions options, DocumentRouter router, BatchQueue*
       builder_(router_.number_of_shards() + 1, options_.limits) {}
 
 Status BulkFeeder::Run() {
-  Result<load::LineStream> lines =
-      load::LineStream::Open(options_.input_path, options_.max_line_bytes);
+  Result<LineReader> lines =
+      LineReader::Open(options_.input_path, LineReader::WholeLines(options_.max_line_bytes));
   Status status;
   if (lines.ok()) {
     std::string_view line;

@@ -30,11 +30,4 @@ struct BulkOptions {
   std::string dead_letter_path;          // "" → only counted (first few on stderr)
 };
 
-// How the run reports while it works.
-struct BulkProgressOptions {
-  bool live_line = false;        // a live line on stderr (a terminal)
-  bool hadoop_reporter = false;  // reporter:status / reporter:counter lines for Hadoop Streaming
-  Nanos status_interval = 60 * kSecond;
-};
-
 }  // namespace hammer::search

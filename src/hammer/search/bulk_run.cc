@@ -16,27 +16,46 @@ namespace hammer::search {
 namespace {
 
 constexpr Nanos kTick = 100 * kMillisecond;
-constexpr Nanos kLiveInterval = 1 * kSecond;
 
-void PrintLiveLine(const BulkProgress& progress, double elapsed) {
-  const uint64_t indexed = progress.indexed.load(std::memory_order_relaxed);
-  std::fprintf(stderr,
-               "\r\x1b[K%6.1fs  %" PRIu64 " read  %" PRIu64 " indexed  %" PRIu64
-               " dead-lettered  %.0f docs/s  %" PRIu64 " requests  %" PRIu64
-               " retries  in flight %" PRIu64,
-               elapsed, progress.read.load(std::memory_order_relaxed), indexed,
-               progress.dead_lettered.load(std::memory_order_relaxed),
-               elapsed > 0 ? static_cast<double>(indexed) / elapsed : 0.0,
-               progress.requests.load(std::memory_order_relaxed),
-               progress.retries.load(std::memory_order_relaxed),
-               progress.in_flight.load(std::memory_order_relaxed));
-  std::fflush(stderr);
-}
+// What the run shows while it works (base/progress.h).
+class BulkReport final : public ProgressReporter::Source {
+ public:
+  static constexpr ProgressReporter::Schedule kSchedule{.live = kSecond, .status = 60 * kSecond};
+
+  explicit BulkReport(const BulkProgress* progress) : progress_(progress) {}
+
+  std::string LiveLine(double elapsed) override {
+    const uint64_t indexed = progress_->indexed.load(std::memory_order_relaxed);
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "%6.1fs  %" PRIu64 " read  %" PRIu64 " indexed  %" PRIu64
+                  " dead-lettered  %.0f docs/s  %" PRIu64 " requests  %" PRIu64
+                  " retries  in flight %" PRIu64,
+                  elapsed, progress_->read.load(std::memory_order_relaxed), indexed,
+                  progress_->dead_lettered.load(std::memory_order_relaxed),
+                  elapsed > 0 ? static_cast<double>(indexed) / elapsed : 0.0,
+                  progress_->requests.load(std::memory_order_relaxed),
+                  progress_->retries.load(std::memory_order_relaxed),
+                  progress_->in_flight.load(std::memory_order_relaxed));
+    return line;
+  }
+
+  std::string StatusLine(double elapsed) override {
+    char line[160];
+    std::snprintf(line, sizeof(line),
+                  "%" PRIu64 " read, %" PRIu64 " indexed, %" PRIu64 " dead-lettered, %.0f s",
+                  progress_->read.load(), progress_->indexed.load(),
+                  progress_->dead_lettered.load(), elapsed);
+    return line;
+  }
+
+ private:
+  const BulkProgress* progress_;
+};
 
 }  // namespace
 
-Result<BulkResult> RunBulk(const BulkOptions& options,
-                           const BulkProgressOptions& progress_options) {
+Result<BulkResult> RunBulk(const BulkOptions& options, const ProgressOptions& progress_options) {
   Result<std::unique_ptr<DeadLetterWriter>> dead_letters =
       DeadLetterWriter::Open(options.dead_letter_path, "hammer bulk");
   if (!dead_letters.ok()) return dead_letters.status();
@@ -67,36 +86,23 @@ Result<BulkResult> RunBulk(const BulkOptions& options,
     });
   });
 
+  BulkReport report(&progress);
+  ProgressReporter reporter("hammer bulk", progress_options, BulkReport::kSchedule, &report);
   loops.Start();
   const MonoNanos start = MonoNow();
-  MonoNanos next_live = start + kLiveInterval;
-  MonoNanos next_status = start + progress_options.status_interval;
+  reporter.Begin(start);
   bool interrupted = false;
   while (!loops.WaitUntilStopped(0)) {
     if (WaitForShutdownSignal(kTick) != 0 && !interrupted) {
       interrupted = true;
       loops.loop(0)->Post([&session] { session.Stop(); });
-      std::fprintf(stderr, "%shammer bulk: stopping; waiting for requests in flight\n",
-                   progress_options.live_line ? "\r\x1b[K" : "");
+      reporter.Say("hammer bulk: stopping; waiting for requests in flight");
     }
-    const MonoNanos now = MonoNow();
-    const double elapsed = static_cast<double>(now - start) / kSecond;
-    if (progress_options.live_line && now >= next_live) {
-      PrintLiveLine(progress, elapsed);
-      next_live = now + kLiveInterval;
-    }
-    if (progress_options.hadoop_reporter && now >= next_status) {
-      std::fprintf(stderr,
-                   "reporter:status:hammer bulk: %" PRIu64 " read, %" PRIu64 " indexed, %" PRIu64
-                   " dead-lettered, %.0f s\n",
-                   progress.read.load(), progress.indexed.load(), progress.dead_lettered.load(),
-                   elapsed);
-      next_status = now + progress_options.status_interval;
-    }
+    reporter.Poll(MonoNow());
   }
   loops.Join();
   const MonoNanos end = MonoNow();
-  if (progress_options.live_line) std::fprintf(stderr, "\r\x1b[K");
+  reporter.End();
   if (reader.joinable()) {
     session.queue()->Abort();  // a reader waiting for queue space must not wait for a dead loop
     reader.join();
@@ -111,15 +117,13 @@ Result<BulkResult> RunBulk(const BulkOptions& options,
   result.stats.stopped_by_signal = interrupted;
   result.input_error = input_status;
   result.dead_letter_error = (*dead_letters)->Close();
-  if (progress_options.hadoop_reporter) {
-    const BulkStats& s = result.stats;
-    for (auto [name, value] :
-         {std::pair{"documents_read", s.documents_read}, std::pair{"indexed", s.indexed},
-          std::pair{"dead_lettered", s.dead_lettered()}, std::pair{"unroutable", s.unroutable},
-          std::pair{"requests", s.requests},
-          std::pair{"requests_off_primary", s.requests_off_primary}}) {
-      std::fprintf(stderr, "reporter:counter:hammer_bulk,%s,%" PRIu64 "\n", name, value);
-    }
+  const BulkStats& s = result.stats;
+  for (auto [name, value] :
+       {std::pair{"documents_read", s.documents_read}, std::pair{"indexed", s.indexed},
+        std::pair{"dead_lettered", s.dead_lettered()}, std::pair{"unroutable", s.unroutable},
+        std::pair{"requests", s.requests},
+        std::pair{"requests_off_primary", s.requests_off_primary}}) {
+    reporter.hadoop().Counter("hammer_bulk", name, value);
   }
   return result;
 }

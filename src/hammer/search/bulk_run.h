@@ -1,6 +1,7 @@
-// RunBulk: a whole `hammer bulk` run. Threads: the caller's (signals, progress line, Hadoop
-// status), one event-loop thread (BulkSession: discovery, writers, retries) and one reader
-// thread (BulkFeeder), started once the cluster view is known.
+// RunBulk: a whole `hammer bulk` run. Threads: the caller's (signals, and progress: a live line
+// on a terminal, in Hadoop mode a status every minute and the counters hammer_bulk,<name> at the
+// end), one event-loop thread (BulkSession: discovery, writers, retries) and one reader thread
+// (BulkFeeder), started once the cluster view is known.
 //
 // The caller must have called BlockShutdownSignals() before: the first SIGINT/SIGTERM stops
 // the run gracefully (requests in flight finish, everything else is dead-lettered as
@@ -12,6 +13,7 @@
 // happen mid-run are reported in BulkResult, with the statistics of what was done.
 #pragma once
 
+#include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/search/bulk_options.h"
 #include "hammer/search/bulk_stats.h"
@@ -24,6 +26,6 @@ struct BulkResult {
   Status dead_letter_error;  // the dead-letter file could not be written completely
 };
 
-Result<BulkResult> RunBulk(const BulkOptions& options, const BulkProgressOptions& progress);
+Result<BulkResult> RunBulk(const BulkOptions& options, const ProgressOptions& progress);
 
 }  // namespace hammer::search

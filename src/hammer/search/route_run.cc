@@ -4,8 +4,8 @@
 
 #include <memory>
 
+#include "hammer/base/line_reader.h"
 #include "hammer/base/write_all.h"
-#include "hammer/load/line_stream.h"
 #include "hammer/search/dead_letter.h"
 #include "hammer/search/route_line.h"
 
@@ -82,8 +82,8 @@ Result<RouteStats> RunRoute(const RouteOptions& options, const DocumentRouter& r
   Result<std::unique_ptr<DeadLetterWriter>> dead_letters =
       DeadLetterWriter::Open(options.dead_letter_path, "hammer route");
   if (!dead_letters.ok()) return dead_letters.status();
-  Result<load::LineStream> lines =
-      load::LineStream::Open(options.input_path, options.max_line_bytes);
+  Result<LineReader> lines =
+      LineReader::Open(options.input_path, LineReader::WholeLines(options.max_line_bytes));
   if (!lines.ok()) return lines.status();
   BulkInputParser parser(options.input);
   RouteWriter writer(options, router, output_fd, dead_letters->get());

@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
+#include "hammer/base/line_reader.h"
 #include "hammer/stats/key_stats.h"
-#include "hammer/stats/line_reader.h"
 #include "hammer/stats/record.h"
 #include "hammer/stats/timeline.h"
 
@@ -62,7 +62,7 @@ class Reducer : public LineHandler {
 
   // One line without its '\n'.
   void OnLine(std::string_view line) override;
-  // The fast path (line_reader.h) of sorted input: takes the leading lines that belong to the
+  // The fast path (base/line_reader.h) of sorted input: takes the leading lines that belong to the
   // current key and are in hammer's own two-field format ("KEY<TAB>S.UUUUUU" or "KEY<TAB>"),
   // with exactly the result OnLine would have; stops at any other line.
   size_t OnLines(std::string_view lines) override;

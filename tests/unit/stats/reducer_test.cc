@@ -1,6 +1,8 @@
 #include "hammer/stats/reducer.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -281,14 +283,20 @@ TEST(ReducerTest, TimestampedRecordsFeedTheTimeline) {
   }
 }
 
-// Feeds `input` through a LineReader, which offers the reducer its fast path (OnLines).
+// Feeds `input` through a LineReader reading 1000-byte blocks of an in-memory file, which
+// offers the reducer its fast path (OnLines).
 std::string ReduceThroughReader(const std::string& input, uint64_t* lines, uint64_t* malformed) {
   Collect collect;
   Reducer reducer({}, &collect);
-  LineReader reader(kMaxLineBytes);
-  for (size_t pos = 0; pos < input.size(); pos += 1000)
-    reader.Feed(std::string_view(input).substr(pos, 1000), reducer);
-  reader.Finish(reducer);
+  int fd = memfd_create("reducer_test", MFD_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  EXPECT_EQ(lseek(fd, 0, SEEK_SET), 0);
+  LineReader::Options options;
+  options.max_line_bytes = kMaxLineBytes;
+  options.block_bytes = 1000;
+  LineReader reader = LineReader::FromFd(fd, /*owns_fd=*/true, "memfd", options);
+  EXPECT_TRUE(reader.ReadAll(reducer).ok());
   reducer.Finish();
   *lines = reducer.lines();
   *malformed = reducer.malformed();

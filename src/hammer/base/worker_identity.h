@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace hammer::load {
+namespace hammer {
 
 struct WorkerIdentity {
   std::string source = "none";  // hadoop | kubernetes | env | none
@@ -30,4 +30,4 @@ struct WorkerIdentity {
 WorkerIdentity DetectWorkerIdentity(
     const std::function<const char*(const char*)>& getenv_fn = nullptr);
 
-}  // namespace hammer::load
+}  // namespace hammer

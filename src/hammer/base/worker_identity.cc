@@ -1,10 +1,10 @@
-#include "hammer/load/worker_identity.h"
+#include "hammer/base/worker_identity.h"
 
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
 
-namespace hammer::load {
+namespace hammer {
 
 namespace {
 
@@ -52,4 +52,4 @@ WorkerIdentity DetectWorkerIdentity(const std::function<const char*(const char*)
   return id;
 }
 
-}  // namespace hammer::load
+}  // namespace hammer

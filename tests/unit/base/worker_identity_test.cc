@@ -1,11 +1,11 @@
-#include "hammer/load/worker_identity.h"
+#include "hammer/base/worker_identity.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-namespace hammer::load {
+namespace hammer {
 namespace {
 
 WorkerIdentity Detect(const std::map<std::string, std::string>& env) {
@@ -60,4 +60,4 @@ TEST(WorkerIdentityTest, GarbageValuesAreIgnored) {
 }
 
 }  // namespace
-}  // namespace hammer::load
+}  // namespace hammer

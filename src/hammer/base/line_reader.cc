@@ -1,0 +1,247 @@
+#include "hammer/base/line_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace hammer {
+
+Result<LineReader> LineReader::Open(const std::string& path, const Options& options) {
+  if (path == "-") return LineReader(STDIN_FILENO, false, "stdin", options);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("open " + path, errno);
+  return LineReader(fd, true, path, options);
+}
+
+LineReader LineReader::FromFd(int fd, bool owns_fd, std::string name, const Options& options) {
+  return LineReader(fd, owns_fd, std::move(name), options);
+}
+
+LineReader LineReader::FromString(std::string text, std::string name, const Options& options) {
+  LineReader reader(-1, false, std::move(name), options);
+  reader.in_memory_ = true;
+  reader.end_ = text.size();
+  reader.buffer_ = std::move(text);
+  if (const void* last = memrchr(reader.buffer_.data(), '\n', reader.end_); last != nullptr) {
+    reader.complete_ = static_cast<size_t>(static_cast<const char*>(last) - reader.buffer_.data());
+    ++reader.complete_;
+  }
+  reader.eof_ = true;
+  return reader;
+}
+
+LineReader::LineReader(int fd, bool owns_fd, std::string name, const Options& options)
+    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), options_(options) {
+  struct stat st {};
+  seekable_ = fd_ >= 0 && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+LineReader::LineReader(LineReader&& other) noexcept {
+  *this = std::move(other);
+}
+
+LineReader& LineReader::operator=(LineReader&& other) noexcept {
+  if (this != &other) {
+    Close();
+    fd_ = std::exchange(other.fd_, -1);
+    owns_fd_ = std::exchange(other.owns_fd_, false);
+    seekable_ = std::exchange(other.seekable_, false);
+    in_memory_ = std::exchange(other.in_memory_, false);
+    name_ = std::move(other.name_);
+    options_ = other.options_;
+    buffer_ = std::move(other.buffer_);
+    begin_ = std::exchange(other.begin_, 0);
+    scanned_ = std::exchange(other.scanned_, 0);
+    end_ = std::exchange(other.end_, 0);
+    complete_ = std::exchange(other.complete_, 0);
+    eof_ = std::exchange(other.eof_, true);
+    skipping_ = std::exchange(other.skipping_, false);
+    line_number_ = other.line_number_;
+    error_ = std::move(other.error_);
+    keep_copy_ = std::exchange(other.keep_copy_, false);
+    copy_limit_ = other.copy_limit_;
+    copy_ = std::move(other.copy_);
+  }
+  return *this;
+}
+
+LineReader::~LineReader() {
+  Close();
+}
+
+void LineReader::Close() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  owns_fd_ = false;
+}
+
+void LineReader::KeepCopy(size_t max_bytes) {
+  keep_copy_ = true;
+  copy_limit_ = max_bytes;
+  copy_.emplace();
+}
+
+std::optional<std::string> LineReader::TakeCopy() {
+  keep_copy_ = false;
+  return std::exchange(copy_, std::nullopt);
+}
+
+bool LineReader::Rewind() {
+  if (!in_memory_) {
+    if (!seekable_ || lseek(fd_, 0, SEEK_SET) != 0) return false;
+    buffer_.clear();
+    end_ = complete_ = 0;
+    eof_ = false;
+  }
+  begin_ = scanned_ = 0;
+  skipping_ = false;
+  line_number_ = 0;
+  error_ = Status::Ok();
+  return true;
+}
+
+Status LineReader::Fill() {
+  if (in_memory_) {
+    eof_ = true;
+    return Status::Ok();
+  }
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    scanned_ -= begin_;
+    complete_ = complete_ > begin_ ? complete_ - begin_ : 0;
+    begin_ = 0;
+  }
+  // buffer_ only grows (to at most max_line_bytes + block_bytes + 2): no zero-filling per read.
+  if (buffer_.size() < end_ + options_.block_bytes) buffer_.resize(end_ + options_.block_bytes);
+  while (true) {
+    ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+    if (n > 0) {
+      const char* data = buffer_.data() + end_;
+      if (keep_copy_) {
+        if (copy_ && copy_->size() + static_cast<size_t>(n) <= copy_limit_) {
+          copy_->append(data, static_cast<size_t>(n));
+        } else {
+          copy_.reset();
+        }
+      }
+      if (const void* last = memrchr(data, '\n', static_cast<size_t>(n)); last != nullptr) {
+        complete_ = static_cast<size_t>(static_cast<const char*>(last) - buffer_.data()) + 1;
+      }
+      end_ += static_cast<size_t>(n);
+      return Status::Ok();
+    }
+    if (n == 0) {
+      eof_ = true;
+      return Status::Ok();
+    }
+    if (errno != EINTR) {
+      int error = errno;
+      eof_ = true;
+      begin_ = scanned_ = end_ = complete_ = 0;
+      skipping_ = false;
+      return Status::FromErrno("read " + name_, error);
+    }
+  }
+}
+
+LineReader::Step LineReader::NextLine(Line* line) {
+  const size_t max = options_.max_line_bytes;
+  while (true) {
+    const char* data = buffer_.data();
+    const void* found = std::memchr(data + scanned_, '\n', end_ - scanned_);
+    if (skipping_) {
+      if (found != nullptr) {
+        skipping_ = false;
+        begin_ = scanned_ = static_cast<size_t>(static_cast<const char*>(found) - data) + 1;
+        continue;
+      }
+      begin_ = scanned_ = end_;
+    } else if (found != nullptr || (eof_ && begin_ < end_)) {
+      const size_t line_end =
+          found != nullptr ? static_cast<size_t>(static_cast<const char*>(found) - data) : end_;
+      size_t length = line_end - begin_;
+      if (options_.strip_cr && length > 0 && data[line_end - 1] == '\r') --length;
+      ++line_number_;
+      line->text = std::string_view(data + begin_, std::min(length, max));
+      line->overlong = length > max;
+      begin_ = scanned_ = found != nullptr ? line_end + 1 : end_;
+      break;
+    } else if (end_ - begin_ > max + (options_.strip_cr ? 1 : 0)) {
+      // Longer than allowed before its end has arrived: hand out its beginning, skip the rest.
+      ++line_number_;
+      line->text = std::string_view(data + begin_, max);
+      line->overlong = true;
+      begin_ = scanned_ = end_;
+      skipping_ = true;
+      break;
+    } else {
+      scanned_ = end_;
+    }
+    if (eof_) return Step::kEnd;
+    if (Status read = Fill(); !read.ok()) {
+      error_ = std::move(read);
+      return Step::kError;
+    }
+  }
+  if (line->overlong && options_.overlong_is_error) {
+    eof_ = true;
+    begin_ = scanned_ = end_ = complete_ = 0;
+    skipping_ = false;
+    error_ = Status::Error(name_ + ":" + std::to_string(line_number_) + ": line longer than " +
+                           std::to_string(max) + " bytes");
+    return Step::kError;
+  }
+  return Step::kLine;
+}
+
+Result<bool> LineReader::Next(Line* line) {
+  switch (NextLine(line)) {
+    case Step::kLine:
+      return true;
+    case Step::kEnd:
+      return false;
+    case Step::kError:
+      break;
+  }
+  return error_;
+}
+
+Result<bool> LineReader::Next(std::string_view* line) {
+  Line whole;
+  Result<bool> more = Next(&whole);
+  if (more.ok() && *more) *line = whole.text;
+  return more;
+}
+
+Status LineReader::ReadAll(LineHandler& handler) {
+  Line line;
+  while (true) {
+    if (!skipping_ && scanned_ == begin_ && complete_ > begin_) {
+      size_t taken = handler.OnLines(std::string_view(buffer_.data() + begin_, complete_ - begin_));
+      assert(taken <= complete_ - begin_ && (taken == 0 || buffer_[begin_ + taken - 1] == '\n'));
+      begin_ = scanned_ = begin_ + taken;
+    }
+    switch (NextLine(&line)) {
+      case Step::kLine:
+        if (line.overlong) {
+          handler.OnOverlongLine();
+        } else {
+          handler.OnLine(line.text);
+        }
+        continue;
+      case Step::kEnd:
+        return Status::Ok();
+      case Step::kError:
+        return error_;
+    }
+  }
+}
+
+}  // namespace hammer
