@@ -153,7 +153,7 @@ Result<dark::StaticMembershipOptions> StaticFromFlags(
 
 }  // namespace
 
-int RunDark(int argc, char** argv) {
+int DarkMain(int argc, char** argv) {
   CLI::App app{
       "Dark-canary proxy: serve every request from the regular upstream(s) and fork copies to\n"
       "dark clusters at a rate proportional to cluster sizes; dark responses are discarded (or\n"

@@ -22,30 +22,7 @@
 
 namespace hammer::cli {
 
-namespace {
-
-// Weighted the way the seed weighted its list: a line repeated is a URL hit more often.
-std::string DemoUrlList(const std::string& base) {
-  struct Weighted {
-    const char* path;
-    int weight;
-  };
-  static const Weighted kRoutes[] = {
-      {"/", 40},         {"/bytes/2048", 20},   {"/delay/5", 15},
-      {"/delay/20", 10}, {"/status/404", 4},    {"/status/503", 3},
-      {"/echo", 5},      {"/error-content", 2}, {"/delay/50", 1},
-  };
-  std::string list = "# hammer demo: weighted URL list (a repeated line weighs more)\n";
-  for (const Weighted& r : kRoutes) {
-    for (int i = 0; i < r.weight; ++i)
-      list += "http://" + base + r.path + "\n";
-  }
-  return list;
-}
-
-}  // namespace
-
-int RunDemo(int argc, char** argv) {
+int DemoMain(int argc, char** argv) {
   CLI::App app{
       "Run the main job on the embedded default, on loopback: start `hammer serve` on an\n"
       "ephemeral 127.0.0.1 port, send a weighted URL list to it at a steady rate, and print\n"
@@ -116,7 +93,7 @@ int RunDemo(int argc, char** argv) {
   ProgressOptions progress;
   progress.live_line = isatty(STDERR_FILENO) != 0;
   load::LoadInput input;
-  input.lines = load::TargetSource::FromText(DemoUrlList(base), options.source);
+  input.lines = load::TargetSource::FromText(serve::DemoUrlList(base), options.source);
   auto summary = load::RunLoad(options, std::move(input), records_fd, progress);
   if (records_fd >= 0) close(records_fd);
   (*server)->Stop();

@@ -12,7 +12,7 @@
 
 namespace hammer::cli {
 
-int RunServe(int argc, char** argv) {
+int ServeMain(int argc, char** argv) {
   CLI::App app{
       "Embedded HTTP/1.1 target server for demos, tests and calibration.\n"
       "Prints the bound address (e.g. 127.0.0.1:41234) on the first line of stdout.\n\n"
@@ -65,16 +65,10 @@ int RunServe(int argc, char** argv) {
   }
   options.target.latency = *dist;
   if (!mutate.empty()) {
-    size_t eq = mutate.find('=');
-    char* end = nullptr;
-    double rate = eq == std::string::npos ? -1 : std::strtod(mutate.c_str() + eq + 1, &end);
-    if (eq == std::string::npos || eq == 0 || rate < 0 || rate > 1 || *end != '\0') {
-      std::fprintf(stderr, "hammer serve: --mutate: expected FIELD=RATE (0..1), got '%s'\n",
-                   mutate.c_str());
+    if (Status ok = serve::ParseMutateFlag(mutate, &options.target); !ok.ok()) {
+      std::fprintf(stderr, "hammer serve: %s\n", ok.message().c_str());
       return kExitUsage;
     }
-    options.target.mutate_field = mutate.substr(0, eq);
-    options.target.mutate_rate = rate;
   }
   Nanos run_for = -1;
   if (!duration.empty()) {

@@ -56,7 +56,7 @@ constexpr const char* kFooter =
 
 }  // namespace
 
-int RunStats(int argc, char** argv) {
+int StatsMain(int argc, char** argv) {
   CLI::App app(kDescription, "hammer stats");
   app.footer(kFooter);
   bool reducer = false, combine = false, csv = false, json = false, table = false, hdr = false;

@@ -1,5 +1,6 @@
-// One entry point per `hammer` command; each lives in cmd_<name>.cc, parses its flags with
-// CLI11 and calls libhammer. Returns the process exit status.
+// One entry point per `hammer` command, <Name>Main in cmd_<name>.cc: it declares the command's
+// flags with CLI11, fills the library's flags or options struct, calls libhammer and maps the
+// outcome to the process exit status (named apart from the library functions it calls).
 #pragma once
 
 #include <string>
@@ -15,12 +16,12 @@ inline constexpr int kExitThreshold = 3;  // a --threshold failed (standalone mo
 // Prints "hammer <command>: <message>" on stderr and returns `status`.
 int Complain(const char* command, const std::string& message, int status);
 
-int RunServe(int argc, char** argv);
-int RunLoad(int argc, char** argv);
-int RunStats(int argc, char** argv);
-int RunDemo(int argc, char** argv);
-int RunDark(int argc, char** argv);
-int RunRoute(int argc, char** argv);
-int RunBulk(int argc, char** argv);
+int ServeMain(int argc, char** argv);
+int LoadMain(int argc, char** argv);
+int StatsMain(int argc, char** argv);
+int DemoMain(int argc, char** argv);
+int DarkMain(int argc, char** argv);
+int RouteMain(int argc, char** argv);
+int BulkMain(int argc, char** argv);
 
 }  // namespace hammer::cli

@@ -14,15 +14,15 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"serve", hammer::cli::RunServe,
+    {"serve", hammer::cli::ServeMain,
      "embedded HTTP/1.1 target server for demos, tests, calibration"},
-    {"load", hammer::cli::RunLoad, "send requests from a URL list and record every latency"},
-    {"stats", hammer::cli::RunStats, "aggregate records per key: reducer, combiner, reports"},
-    {"dark", hammer::cli::RunDark, "dark-canary proxy: serve from regular, fork copies to dark"},
-    {"route", hammer::cli::RunRoute,
+    {"load", hammer::cli::LoadMain, "send requests from a URL list and record every latency"},
+    {"stats", hammer::cli::StatsMain, "aggregate records per key: reducer, combiner, reports"},
+    {"dark", hammer::cli::DarkMain, "dark-canary proxy: serve from regular, fork copies to dark"},
+    {"route", hammer::cli::RouteMain,
      "per-document shard assignment: a partitioner for Hadoop and Spark"},
-    {"bulk", hammer::cli::RunBulk, "shard-aware bulk indexing into Elasticsearch/OpenSearch"},
-    {"demo", hammer::cli::RunDemo, "serve + load + stats on loopback, with a report"},
+    {"bulk", hammer::cli::BulkMain, "shard-aware bulk indexing into Elasticsearch/OpenSearch"},
+    {"demo", hammer::cli::DemoMain, "serve + load + stats on loopback, with a report"},
 };
 
 void PrintUsage(FILE* out) {

@@ -1,5 +1,8 @@
 #include "hammer/http/request_writer.h"
 
+#include <string>
+#include <vector>
+
 #include "hammer/http/message.h"
 
 namespace hammer::http {
@@ -41,6 +44,20 @@ std::string SerializeRequestHead(std::string_view method, const Url& url, const 
 bool IsIdempotentMethod(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "TRACE" ||
          method == "PUT" || method == "DELETE";
+}
+
+Result<HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags) {
+  HeaderList headers;
+  for (const std::string& h : flags) {
+    const size_t colon = h.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return Status::Error("expected 'Name: value', got '" + h + "'");
+    }
+    std::string value = h.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    headers.emplace_back(h.substr(0, colon), value);
+  }
+  return headers;
 }
 
 }  // namespace hammer::http

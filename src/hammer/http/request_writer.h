@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "hammer/base/status.h"
 #include "hammer/http/url.h"
 
 namespace hammer::http {
@@ -20,5 +21,10 @@ std::string SerializeRequestHead(std::string_view method, const Url& url, const 
 
 // Methods whose repetition has no extra effect (RFC 9110 §9.2.2): safe to retry.
 bool IsIdempotentMethod(std::string_view method);
+
+// Headers as users give them on a command line (-H/--header "Name: value", curl's syntax): the
+// name is what precedes the first ':', the value what follows it without leading blanks. Errors:
+// "expected 'Name: value', got '<flag>'" for a flag without a name or a ':'.
+Result<HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags);
 
 }  // namespace hammer::http

@@ -17,6 +17,77 @@ namespace hammer::load {
 namespace {
 
 constexpr Nanos kTick = 50 * kMillisecond;
+constexpr size_t kPartialsFlushBytes = 64 * 1024;
+
+using Workers = std::vector<std::unique_ptr<LoadWorker>>;
+
+// --start-at: waits until then. False when a signal came first.
+bool WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
+  Nanos wait = start_at - MonoNow();
+  if (wait <= 0) return true;
+  progress.hadoop().Status("hammer load: waiting " + FormatDuration(wait) + " for --start-at");
+  return WaitForShutdownSignal(wait) == 0;
+}
+
+// Run control, on the calling thread: reports progress until every loop has stopped. The first
+// signal asks the workers to finish what is in flight; a second one stops them sending even
+// mid-batch. True when a signal came.
+bool DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared,
+                  ProgressReporter& progress) {
+  bool interrupted = false;
+  while (!loops.WaitUntilStopped(0)) {
+    if (WaitForShutdownSignal(kTick) != 0) {
+      if (interrupted) shared.stop.store(true);
+      interrupted = true;
+      for (auto& worker : workers)
+        worker->RequestStop();
+      progress.Say("hammer load: stopping, waiting for requests in flight");
+    }
+    progress.Poll(MonoNow());
+  }
+  return interrupted;
+}
+
+// The run's figures from the workers' merged result: keys sorted, those without requests left
+// out, every key merged into the total.
+void Summarize(WorkerResult run, LoadSummary* summary) {
+  std::map<std::string, stats::KeyStats> keys;
+  for (auto& [key, stats] : run.keys) {
+    summary->total.Merge(stats);
+    keys.emplace(key, std::move(stats));
+  }
+  for (auto& [key, stats] : keys) {
+    if (stats.total() > 0) summary->keys.emplace_back(key, std::move(stats));
+  }
+  summary->succeeded = summary->total.count;
+  summary->failed = summary->total.errors;
+  summary->uncorrected = std::move(run.uncorrected);
+  summary->late_no_slot = run.late_no_slot;
+  summary->late_behind = run.late_behind;
+  summary->dropped = run.dropped;
+  summary->client = run.client;
+  summary->connect_time = std::move(run.connect_time);
+  summary->handshake_time = std::move(run.handshake_time);
+  summary->tls_handshakes = run.tls.handshakes;
+  summary->tls_resumed = run.tls.resumed;
+  summary->redirects = run.redirects;
+  for (size_t i = 0; i < kFailureCount; ++i)
+    summary->failure_examples[i] = std::move(run.failure_examples[i]);
+}
+
+// --emit partials: one mergeable partial per key, a Hadoop shuffle of O(keys) lines instead of
+// O(requests).
+void WritePartials(const LoadSummary& summary, RecordSink& sink) {
+  std::string partials;
+  for (const auto& [key, stats] : summary.keys) {
+    stats::AppendPartialRecord(partials, key, stats);
+    if (partials.size() > kPartialsFlushBytes) {
+      sink.Write(partials);
+      partials.clear();
+    }
+  }
+  sink.Write(partials);
+}
 
 }  // namespace
 
@@ -33,47 +104,27 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     shared.requests_left.store(static_cast<int64_t>(options.max_requests));
   }
   shared.verbose_left.store(options.verbose);
-  std::vector<std::unique_ptr<LoadWorker>> workers;
+  Workers workers;
   for (int i = 0; i < threads; ++i) {
     workers.push_back(std::make_unique<LoadWorker>(i, threads, loops.loop(i), &resolver, &options,
                                                    input.lines.get(), input.specs.get(), &sink,
                                                    &monitor, &shared));
   }
-
   LoadProgress report(&monitor);
   ProgressReporter progress("hammer load", progress_options, LoadProgress::kSchedule, &report);
-  if (options.start_at > 0) {
-    Nanos wait = options.start_at - MonoNow();
-    if (wait > 0) {
-      progress.hadoop().Status("hammer load: waiting " + FormatDuration(wait) + " for --start-at");
-    }
-    if (wait > 0 && WaitForShutdownSignal(wait) != 0) {
-      LoadSummary summary;
-      summary.interrupted = true;
-      return summary;
-    }
+  if (options.start_at > 0 && !WaitForStart(options.start_at, progress)) {
+    LoadSummary summary;
+    summary.interrupted = true;
+    return summary;
   }
 
   loops.Start();
   const MonoNanos start = MonoNow();
   for (auto& worker : workers)
     worker->Start(start);
-
   progress.Begin(start);
   progress.Status("started");
-  bool interrupted = false;
-  while (!loops.WaitUntilStopped(0)) {
-    if (WaitForShutdownSignal(kTick) != 0) {
-      if (interrupted) {
-        shared.stop.store(true);  // a second signal: stop sending, even mid-batch
-      }
-      interrupted = true;
-      for (auto& worker : workers)
-        worker->RequestStop();
-      progress.Say("hammer load: stopping, waiting for requests in flight");
-    }
-    progress.Poll(MonoNow());
-  }
+  const bool interrupted = DriveWorkers(loops, workers, shared, progress);
   loops.Join();
   const MonoNanos end = MonoNow();
   progress.End();
@@ -90,49 +141,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     if (summary.input_error) return *summary.input_error;
     summary.skipped = input.specs->skipped();
   }
-  std::map<std::string, stats::KeyStats> keys;
-  for (auto& worker : workers) {
-    WorkerResult& r = worker->result();
-    for (auto& [key, stats] : r.keys) {
-      summary.total.Merge(stats);
-      keys[key].Merge(stats);
-    }
-    summary.uncorrected.Merge(r.uncorrected);
-    summary.late_no_slot += r.late_no_slot;
-    summary.late_behind += r.late_behind;
-    summary.dropped += r.dropped;
-    summary.client.Merge(r.client);
-    summary.connect_time.Merge(r.connect_time);
-    summary.handshake_time.Merge(r.handshake_time);
-    summary.tls_handshakes += r.tls.handshakes;
-    summary.tls_resumed += r.tls.resumed;
-    summary.redirects += r.redirects;
-    for (size_t i = 0; i < kFailureCount; ++i) {
-      for (std::string& e : r.failure_examples[i]) {
-        if (summary.failure_examples[i].size() < kFailureExamples) {
-          summary.failure_examples[i].push_back(std::move(e));
-        }
-      }
-    }
-  }
+  WorkerResult run;
+  for (auto& worker : workers)
+    run.Merge(std::move(worker->result()));
+  Summarize(std::move(run), &summary);
   summary.timeline = monitor.TakeTimeline();
-  summary.succeeded = summary.total.count;
-  summary.failed = summary.total.errors;
-  for (auto& [key, stats] : keys) {
-    if (stats.total() > 0) summary.keys.emplace_back(key, std::move(stats));
-  }
-  if (options.emit == EmitMode::kPartials) {
-    // One mergeable partial per key: a Hadoop shuffle of O(keys) lines instead of O(requests).
-    std::string partials;
-    for (const auto& [key, stats] : summary.keys) {
-      stats::AppendPartialRecord(partials, key, stats);
-      if (partials.size() > (1u << 16)) {
-        sink.Write(partials);
-        partials.clear();
-      }
-    }
-    sink.Write(partials);
-  }
+  if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
   progress.hadoop().FailureCounters(summary.total.failures);
   progress.Status("done, " + std::to_string(summary.requests()) + " requests");
   return summary;

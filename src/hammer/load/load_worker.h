@@ -28,6 +28,7 @@
 #include "hammer/load/request_slot.h"
 #include "hammer/load/run_monitor.h"
 #include "hammer/load/target_source.h"
+#include "hammer/load/worker_result.h"
 #include "hammer/stats/key_stats.h"
 
 namespace hammer::load {
@@ -42,24 +43,6 @@ struct SharedRunState {
 
 // The summary row that collects keys beyond LoadOptions::max_summary_keys.
 inline constexpr std::string_view kOtherKeys = "(other keys)";
-
-// Up to this many distinct failure details are kept per type for the summary.
-inline constexpr size_t kFailureExamples = 3;
-
-struct WorkerResult {
-  std::unordered_map<std::string, stats::KeyStats> keys;
-  stats::Histogram uncorrected;  // open loop: latency from the actual send time
-  FailureCounts failures;
-  std::vector<std::string> failure_examples[kFailureCount];
-  uint64_t late_no_slot = 0;        // open loop: sent > 1 ms late because every slot was busy
-  uint64_t late_behind = 0;         // open loop: sent > 1 ms late because the loop was behind (CPU)
-  uint64_t dropped = 0;             // open loop: due before the end, never sent (slots busy)
-  uint64_t redirects = 0;           // redirect hops followed
-  stats::Histogram connect_time;    // TCP connects of new connections, µs
-  stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
-  http::ClientCounters client;
-  http::TlsCounters tls;
-};
 
 class LoadWorker final : public RequestSlot::Owner {
  public:

@@ -24,20 +24,6 @@ Result<std::vector<http::Url>> ParseClusterUrls(std::string_view text) {
   return urls;
 }
 
-Result<http::HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags) {
-  http::HeaderList headers;
-  for (const std::string& h : flags) {
-    const size_t colon = h.find(':');
-    if (colon == std::string::npos || colon == 0) {
-      return Status::Error("expected 'Name: value', got '" + h + "'");
-    }
-    std::string value = h.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    headers.emplace_back(h.substr(0, colon), value);
-  }
-  return headers;
-}
-
 Status CheckTargetName(std::string_view name) {
   if (name.empty()) return Status::Error("the index name is empty");
   if (name.find_first_of("*?,/\\ \"<>|#") != std::string_view::npos || name == "." ||

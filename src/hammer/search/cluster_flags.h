@@ -20,9 +20,6 @@ namespace hammer::search {
 // other than "/" is rejected (hammer talks to the node's root: /_bulk, /_cat/...).
 Result<std::vector<http::Url>> ParseClusterUrls(std::string_view text);
 
-// -H/--header "Name: value" (e.g. Authorization) → header list.
-Result<http::HeaderList> ParseHeaderFlags(const std::vector<std::string>& flags);
-
 // --index: a single index or alias name usable in a URL path (no wildcard, comma, slash).
 Status CheckTargetName(std::string_view name);
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +42,36 @@ bool HasCookie(std::string_view cookie_header, std::string_view pair) {
 }
 
 }  // namespace
+
+Status ParseMutateFlag(const std::string& text, TargetOptions* options) {
+  size_t eq = text.find('=');
+  char* end = nullptr;
+  double rate = eq == std::string::npos ? -1 : std::strtod(text.c_str() + eq + 1, &end);
+  if (eq == std::string::npos || eq == 0 || rate < 0 || rate > 1 || *end != '\0') {
+    return Status::Error("--mutate: expected FIELD=RATE (0..1), got '" + text + "'");
+  }
+  options->mutate_field = text.substr(0, eq);
+  options->mutate_rate = rate;
+  return Status::Ok();
+}
+
+std::string DemoUrlList(const std::string& base) {
+  struct Weighted {
+    const char* path;
+    int weight;
+  };
+  static const Weighted kRoutes[] = {
+      {"/", 40},         {"/bytes/2048", 20},   {"/delay/5", 15},
+      {"/delay/20", 10}, {"/status/404", 4},    {"/status/503", 3},
+      {"/echo", 5},      {"/error-content", 2}, {"/delay/50", 1},
+  };
+  std::string list = "# hammer demo: weighted URL list (a repeated line weighs more)\n";
+  for (const Weighted& r : kRoutes) {
+    for (int i = 0; i < r.weight; ++i)
+      list += "http://" + base + r.path + "\n";
+  }
+  return list;
+}
 
 Result<LatencyDistribution> LatencyDistribution::Parse(std::string_view spec) {
   LatencyDistribution d;

@@ -60,6 +60,15 @@ struct TargetOptions {
   double mutate_rate = 0;    // ... in this fraction of answers
 };
 
+// --mutate FIELD=RATE (RATE in 0..1) into `options`. Errors: "--mutate: expected FIELD=RATE
+// (0..1), got '<text>'".
+Status ParseMutateFlag(const std::string& text, TargetOptions* options);
+
+// A URL list over this server's routes at `base` ("127.0.0.1:41234"), weighted as the seed
+// weighted its lists (a line repeated is hit more often): mostly fast answers, some delays, a
+// few 404/503 and error-like bodies. `hammer demo` loads it.
+std::string DemoUrlList(const std::string& base);
+
 // What the server received, across all loops (and, with TLS, its handshake counters, which
 // `tls` keeps; it must outlive this object).
 class ReceivedCounts {

@@ -177,10 +177,10 @@ TEST(ClusterFlagsTest, TargetNamesAndSizes) {
   EXPECT_EQ(*ParseByteSize("1GiB"), 1024u * 1024 * 1024);
   EXPECT_FALSE(ParseByteSize("5x").ok());
   EXPECT_FALSE(ParseByteSize("m").ok());
-  Result<http::HeaderList> headers = ParseHeaderFlags({"Authorization: Basic eA=="});
+  Result<http::HeaderList> headers = http::ParseHeaderFlags({"Authorization: Basic eA=="});
   ASSERT_TRUE(headers.ok());
   EXPECT_EQ((*headers)[0].second, "Basic eA==");
-  EXPECT_FALSE(ParseHeaderFlags({"nocolon"}).ok());
+  EXPECT_FALSE(http::ParseHeaderFlags({"nocolon"}).ok());
 }
 
 TEST(ClusterFlagsTest, DocumentFlags) {

@@ -1,0 +1,270 @@
+#include "hammer/load/load_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "hammer/base/duration.h"
+#include "hammer/base/hadoop_reporter.h"
+#include "hammer/base/signals.h"
+#include "hammer/http/request_writer.h"
+#include "hammer/http/tls.h"
+#include "hammer/load/dry_run.h"
+#include "hammer/load/har.h"
+#include "hammer/load/key_mapper.h"
+#include "hammer/load/load_report.h"
+#include "hammer/load/spec_source.h"
+#include "hammer/load/target_source.h"
+
+namespace hammer::load {
+namespace {
+
+constexpr size_t kSummaryTableRows = 50;
+
+// RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
+// microseconds since the epoch.
+Result<int64_t> ParseStartAt(const std::string& text) {
+  int64_t nanos = 0;
+  if (ParseIsoTimestamp(text, &nanos)) return nanos / 1000;
+  char* end = nullptr;
+  double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && seconds > 0) {
+    return static_cast<int64_t>(seconds * 1e6);
+  }
+  return Status::Error("expected an RFC 3339 time (2026-11-30T02:00:00Z) or Unix seconds, got '" +
+                       text + "'");
+}
+
+// A positive duration flag ("30s", "250ms").
+Status ParsePositiveDuration(const std::string& text, Nanos* out, const std::string& error) {
+  Result<Nanos> d = ParseDuration(text);
+  if (!d.ok() || *d == 0) return Status::Error(error);
+  *out = *d;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SplitTotalRate(double rate_total, int workers, int worker_index,
+                      const WorkerIdentity& identity, LoadOptions* options) {
+  if (options->rate > 0) return Status::Error("--rate and --rate-total are exclusive");
+  int n = workers > 0 ? workers : identity.count;
+  if (n <= 0) {
+    return Status::Error(
+        "--rate-total needs --workers N (or HAMMER_WORKERS, or a Hadoop task, where "
+        "the map count is known)");
+  }
+  int index = worker_index >= 0 ? worker_index : std::max(0, identity.index);
+  if (index >= n) return Status::Error("--worker-index must be below --workers");
+  options->rate = rate_total / n;
+  // Worker i starts i/R after worker 0: together they send one request every 1/R seconds.
+  options->schedule_offset = static_cast<Nanos>(static_cast<double>(index) / rate_total * 1e9);
+  return Status::Ok();
+}
+
+Result<LoadCommand> LoadCommand::Create(const LoadFlags& flags) {
+  LoadCommand command(flags);
+  command.options_ = flags.run;
+  command.identity_ = DetectWorkerIdentity();
+  command.stderr_is_terminal_ = isatty(STDERR_FILENO) != 0;
+  if (Status ok = command.CheckRunFlags(); !ok.ok()) return ok;
+  if (Status ok = command.CheckRequestFlags(); !ok.ok()) return ok;
+  if (Status ok = command.CheckWorkerFlags(); !ok.ok()) return ok;
+  if (Status ok = command.CheckReportFlags(); !ok.ok()) return ok;
+  if (Status ok = command.OpenInput(); !ok.ok()) return ok;
+  return command;
+}
+
+// How much to send and for how long.
+Status LoadCommand::CheckRunFlags() {
+  if (!flags_.rate.empty()) {
+    char* end = nullptr;
+    options_.rate = std::strtod(flags_.rate.c_str(), &end);
+    if (end == flags_.rate.c_str() || *end != '\0' || !(options_.rate > 0) || options_.rate > 1e8) {
+      return Status::Error("--rate: expected requests per second > 0, got '" + flags_.rate + "'");
+    }
+  }
+  if (!flags_.duration.empty()) {
+    Status ok = ParsePositiveDuration(flags_.duration, &options_.duration,
+                                      "--duration: invalid duration '" + flags_.duration + "'");
+    if (!ok.ok()) return ok;
+  }
+  if (Status ok = ParsePositiveDuration(flags_.timeout, &options_.timeout,
+                                        "--timeout: invalid '" + flags_.timeout + "'");
+      !ok.ok()) {
+    return ok;
+  }
+  if (Status ok =
+          ParsePositiveDuration(flags_.connect_timeout, &options_.connect_timeout,
+                                "--connect-timeout: invalid '" + flags_.connect_timeout + "'");
+      !ok.ok()) {
+    return ok;
+  }
+  if (options_.source.loop && options_.duration == 0 && options_.max_requests == 0) {
+    return Status::Error("--loop needs --duration or --requests to end the run");
+  }
+  return Status::Ok();
+}
+
+// What each request is and how its answer is judged.
+Status LoadCommand::CheckRequestFlags() {
+  if (!flags_.no_error_pattern) {
+    auto pattern = CompileErrorPattern(flags_.error_pattern);
+    if (!pattern.ok()) return pattern.status();
+    options_.error_pattern = *pattern;
+  }
+  if (flags_.emit == "records") {
+    options_.emit = EmitMode::kRecords;
+  } else if (flags_.emit == "partials") {
+    options_.emit = EmitMode::kPartials;
+  } else if (flags_.emit == "none") {
+    options_.emit = EmitMode::kNone;
+  } else {
+    return Status::Error("--emit: expected records, partials or none, got '" + flags_.emit + "'");
+  }
+  Result<http::HeaderList> headers = http::ParseHeaderFlags(flags_.headers);
+  if (!headers.ok()) return Status::Error("--header: " + headers.status().message());
+  options_.headers = std::move(*headers);
+  if (!flags_.body.empty() && flags_.body[0] == '@') {
+    std::ifstream file(flags_.body.substr(1), std::ios::binary);
+    if (!file) return Status::Error("--body: cannot read '" + flags_.body.substr(1) + "'");
+    std::ostringstream content;
+    content << file.rdbuf();
+    options_.body = content.str();
+  } else {
+    options_.body = flags_.body;
+  }
+  return Status::Ok();
+}
+
+// Threads, and this worker among many (--rate-total, --start-at, Hadoop).
+Status LoadCommand::CheckWorkerFlags() {
+  if (options_.threads == 0) {
+    options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  options_.threads = std::min(options_.threads, options_.concurrency);
+  if (options_.source.seed == 0) options_.source.seed = std::random_device{}();
+  if (flags_.rate_total > 0) {
+    Status ok = SplitTotalRate(flags_.rate_total, flags_.workers, flags_.worker_index, identity_,
+                               &options_);
+    if (!ok.ok()) return ok;
+  }
+  progress_.label = identity_.label;
+  progress_.live_line = stderr_is_terminal_ && !flags_.quiet;
+  progress_.hadoop_reporter = flags_.hadoop || identity_.in_hadoop() || !stderr_is_terminal_;
+  if (!flags_.start_at.empty()) {
+    Result<int64_t> at_micros = ParseStartAt(flags_.start_at);
+    if (!at_micros.ok()) return Status::Error("--start-at: " + at_micros.status().message());
+    int64_t wait_micros = *at_micros - WallNowMicros();
+    options_.start_at = MonoNow() + std::max<int64_t>(0, wait_micros) * kMicrosecond;
+  }
+  return Status::Ok();
+}
+
+// Keys, thresholds and TLS trust: checked now, so that a typo is not found after the run.
+Status LoadCommand::CheckReportFlags() {
+  Result<KeyMode> mode = ParseKeyMode(flags_.key);
+  if (!mode.ok()) return Status::Error("--key: " + mode.status().message());
+  Result<KeyMapper> keys = KeyMapper::Create(*mode, flags_.key_patterns);
+  if (!keys.ok()) return Status::Error("--key-pattern: " + keys.status().message());
+  options_.keys = *keys;
+  for (const std::string& text : flags_.thresholds) {
+    Result<stats::Threshold> t = stats::ParseThreshold(text);
+    if (!t.ok()) return Status::Error("--threshold: " + t.status().message());
+    thresholds_.push_back(*t);
+  }
+  if (!options_.tls.ca_file.empty()) {
+    // A bad --cacert is a usage error now, not a failure of every https request later.
+    Result<std::unique_ptr<http::TlsClientContext>> tls =
+        http::TlsClientContext::Create(options_.tls);
+    if (!tls.ok()) return Status::Error("--cacert: " + tls.status().message());
+  }
+  return Status::Ok();
+}
+
+Status LoadCommand::OpenInput() {
+  Result<TargetsFormat> format = ParseTargetsFormat(flags_.targets_format);
+  if (!format.ok()) return Status::Error("--targets-format: " + format.status().message());
+  input_name_ = flags_.input;
+  if (!flags_.har.empty()) {
+    format = TargetsFormat::kHar;
+    input_name_ = flags_.har;
+  }
+  if (options_.har_timing) {
+    if (*format != TargetsFormat::kHar) return Status::Error("--har-timing needs --har FILE");
+    if (options_.rate > 0) return Status::Error("--har-timing and --rate are exclusive");
+    options_.threads = 1;  // one schedule, in recorded order
+  }
+  if (*format == TargetsFormat::kLines) {
+    auto source = TargetSource::Open(input_name_, options_.source);
+    if (!source.ok()) return source.status();
+    input_.lines = std::move(*source);
+  } else {
+    auto specs = SpecSource::Open(input_name_, *format, options_.source.loop);
+    if (!specs.ok()) return specs.status();
+    input_.specs = std::move(*specs);
+  }
+  return Status::Ok();
+}
+
+Result<LoadVerdict> LoadCommand::Run() {
+  if (flags_.dry_run) {
+    if (Status ok = PrintDryRun(options_, std::move(input_), stdout); !ok.ok()) return ok;
+    return LoadVerdict::kDone;
+  }
+  BlockShutdownSignals();
+  Result<LoadSummary> summary = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_);
+  if (!summary.ok()) return summary.status();
+  const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
+  if (!flags_.quiet) {
+    std::fputs(FormatLoadSummary(*summary, with_table, kSummaryTableRows).c_str(), stderr);
+  }
+  if (Status ok = WriteReports(*summary); !ok.ok()) return ok;
+  return JudgeThresholds(*summary);
+}
+
+Status LoadCommand::WriteReports(const LoadSummary& summary) const {
+  if (!flags_.summary_json.empty()) {
+    std::ofstream out(flags_.summary_json);
+    out << LoadSummaryJson(summary);
+    if (!out) return Status::Error("--summary-json: cannot write '" + flags_.summary_json + "'");
+  }
+  if (!flags_.html.empty()) {
+    std::ofstream out(flags_.html);
+    out << LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}});
+    if (!out) return Status::Error("--html: cannot write '" + flags_.html + "'");
+    if (!flags_.quiet) std::fprintf(stderr, "  report       %s\n", flags_.html.c_str());
+  }
+  return Status::Ok();
+}
+
+LoadVerdict LoadCommand::JudgeThresholds(const LoadSummary& summary) const {
+  if (thresholds_.empty()) return LoadVerdict::kDone;
+  std::vector<stats::ThresholdResult> results =
+      stats::EvaluateThresholds(thresholds_, summary.threshold_inputs());
+  size_t failed = 0;
+  for (const stats::ThresholdResult& r : results) {
+    failed += r.passed ? 0 : 1;
+    if (!flags_.quiet || !r.passed) {  // a failure always names itself, even with -q
+      std::fprintf(stderr, "  threshold %-24s %s  %s\n", r.text.c_str(),
+                   r.passed ? "passed" : "FAILED", r.message.c_str());
+    }
+  }
+  if (failed == 0) return LoadVerdict::kDone;
+  if (flags_.hadoop || identity_.in_hadoop()) {
+    // In Hadoop the records and counters are the contract: report, never fail the task.
+    HadoopReporter(true).Counter("threshold", "failed", failed);
+    return LoadVerdict::kDone;
+  }
+  std::fprintf(stderr, "hammer load: %zu of %zu thresholds failed\n", failed, results.size());
+  return LoadVerdict::kThresholdsFailed;
+}
+
+}  // namespace hammer::load

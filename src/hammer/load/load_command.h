@@ -1,0 +1,109 @@
+// LoadCommand: everything `hammer load` does besides reading its command line, so that the CLI
+// (src/cli/cmd_load.cc) only fills LoadFlags and maps the outcome to an exit status.
+//
+// Create() checks every flag value and combination and opens the input: its errors are usage
+// errors, one line naming the flag or file ("--rate: expected requests per second > 0, got
+// 'x'"). Run() then either prints what would be sent (--dry-run, dry_run.h) or runs (RunLoad),
+// prints the summary on stderr, writes --summary-json and --html, and judges the --threshold
+// rules. Run's errors: a run that could not start, a malformed request file, an unwritable
+// report. Requests that fail are results, not errors.
+//
+// Worker identity (base/worker_identity.h) decides the Hadoop mode and, with --rate-total, this
+// worker's share of the rate: worker i of N sends RATE/N requests per second, its schedule
+// starting i/RATE after worker 0's, so that together the workers send one request every 1/RATE.
+// Threads: the caller's (RunLoad starts the event loops).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hammer/base/progress.h"
+#include "hammer/base/status.h"
+#include "hammer/base/worker_identity.h"
+#include "hammer/load/body_matcher.h"
+#include "hammer/load/load_options.h"
+#include "hammer/load/load_run.h"
+#include "hammer/stats/threshold.h"
+
+namespace hammer::load {
+
+// `hammer load`'s flags as given. Values CLI11 reads as numbers and booleans live in `run`;
+// the others are the text the user typed, checked by LoadCommand::Create.
+struct LoadFlags {
+  LoadFlags() { run.threads = 0; }
+
+  std::string input = "-";
+  LoadOptions run;  // threads 0: one per CPU
+  std::string rate;
+  std::string duration;
+  std::string timeout = "30s";
+  std::string connect_timeout = "5s";
+  std::string error_pattern{kSeedErrorPattern};
+  bool no_error_pattern = false;
+  std::string emit = "records";
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;                  // text, or @FILE
+  std::string summary_json;
+  std::string html;
+  bool table = false;
+  bool no_table = false;
+  bool hadoop = false;
+  bool quiet = false;
+  std::string start_at;
+  std::string targets_format = "lines";
+  std::string har;
+  std::string key = "url";
+  std::vector<std::string> key_patterns;
+  std::vector<std::string> thresholds;
+  bool dry_run = false;
+  double rate_total = 0;
+  int workers = 0;
+  int worker_index = -1;
+};
+
+enum class LoadVerdict : uint8_t {
+  kDone,              // the run ended (its failed requests are in the records and summary)
+  kThresholdsFailed,  // a --threshold did not pass (never in Hadoop mode: there it is a counter)
+};
+
+// --rate-total: sets options->rate and options->schedule_offset for this worker. The count is
+// `workers` when > 0, else the identity's; the index is `worker_index` when >= 0, else the
+// identity's (0 when unknown). Errors name the missing or inconsistent flag.
+Status SplitTotalRate(double rate_total, int workers, int worker_index,
+                      const WorkerIdentity& identity, LoadOptions* options);
+
+class LoadCommand {
+ public:
+  static Result<LoadCommand> Create(const LoadFlags& flags);
+
+  LoadCommand(LoadCommand&&) = default;
+  LoadCommand& operator=(LoadCommand&&) = default;
+
+  Result<LoadVerdict> Run();
+
+  const LoadOptions& options() const { return options_; }
+  const ProgressOptions& progress() const { return progress_; }
+
+ private:
+  explicit LoadCommand(const LoadFlags& flags) : flags_(flags) {}
+  Status CheckRunFlags();
+  Status CheckRequestFlags();
+  Status CheckWorkerFlags();
+  Status CheckReportFlags();
+  Status OpenInput();
+  Status WriteReports(const LoadSummary& summary) const;
+  LoadVerdict JudgeThresholds(const LoadSummary& summary) const;
+
+  LoadFlags flags_;
+  LoadOptions options_;
+  ProgressOptions progress_;
+  WorkerIdentity identity_;
+  bool stderr_is_terminal_ = false;
+  std::vector<stats::Threshold> thresholds_;
+  std::string input_name_;
+  LoadInput input_;
+};
+
+}  // namespace hammer::load

@@ -1,0 +1,29 @@
+#include "hammer/load/worker_result.h"
+
+#include <utility>
+
+namespace hammer::load {
+
+void WorkerResult::Merge(WorkerResult&& other) {
+  for (const auto& [key, stats] : other.keys)
+    keys[key].Merge(stats);
+  uncorrected.Merge(other.uncorrected);
+  failures.Merge(other.failures);
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    for (std::string& example : other.failure_examples[i]) {
+      if (failure_examples[i].size() < kFailureExamples) {
+        failure_examples[i].push_back(std::move(example));
+      }
+    }
+  }
+  late_no_slot += other.late_no_slot;
+  late_behind += other.late_behind;
+  dropped += other.dropped;
+  redirects += other.redirects;
+  connect_time.Merge(other.connect_time);
+  handshake_time.Merge(other.handshake_time);
+  client.Merge(other.client);
+  tls.Merge(other.tls);
+}
+
+}  // namespace hammer::load
