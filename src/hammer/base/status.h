@@ -2,7 +2,7 @@
 //
 // A Status is either OK or an error with a message meant for a human ("connect 127.0.0.1:9:
 // Connection refused"). Result<T> holds a T or an error Status. Neither throws; exceptions are
-// used only at start-up and while parsing configuration (see STYLE.md).
+// used only at start-up and while parsing configuration.
 #pragma once
 
 #include <cassert>

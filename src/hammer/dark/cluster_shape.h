@@ -1,7 +1,7 @@
 // ClusterShape: what a fork strategy needs to know about one dark cluster at one moment — the
 // multiplier, the instance counts of the regular (Ns) and dark (Nd) clusters, and for
 // constant-qps the rate each dark instance should receive — and the two rates derived from
-// it (rest.li D2 dark clusters; shared/reference/dark-canary.md §1.4):
+// it (rest.li D2 dark clusters, github.com/linkedin/rest.li darkcluster strategies):
 //
 //   copies per request (relative, identical) = m · Nd / Ns
 //   requests per second (constant-qps)       = Nd · target / Ns

@@ -1,5 +1,6 @@
 // ComparisonReport: what `hammer dark --compare` has learned about the dark cluster, per
-// endpoint and per field, in the Diffy manner (shared/reference/dark-canary.md §2.6–2.7):
+// endpoint and per field, in the Diffy manner (github.com/twitter-archive/diffy: its per-endpoint
+// and per-field difference counters and reports):
 //
 //  * per endpoint: requests compared (total), requests with at least one raw difference (dark
 //    vs primary), with at least one noise difference (secondary vs primary), forked requests

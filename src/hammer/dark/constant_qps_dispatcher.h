@@ -3,8 +3,9 @@
 // the inbound rate, taken from a ring buffer of recent inbound requests: when inbound is
 // slower than the target, recent requests are sent again; when it is faster, they are sampled;
 // when inbound stops, sending continues until every buffered request is older than the TTL,
-// then pauses until the next Offer. (rest.li CONSTANT_QPS, shared/reference/dark-canary.md
-// §1.4; timing in constant_qps_schedule.h, storage in evicting_ring_buffer.h.)
+// then pauses until the next Offer. (rest.li CONSTANT_QPS: ConstantQpsDarkClusterStrategy in
+// github.com/linkedin/rest.li; timing in constant_qps_schedule.h, storage in
+// evicting_ring_buffer.h.)
 //
 // T is whatever the caller needs to send a request again later: an id, or a
 // std::shared_ptr<const StoredRequest>. The dispatcher owns the T values it holds and drops

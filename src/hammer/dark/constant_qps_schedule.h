@@ -1,6 +1,6 @@
 // ConstantQpsSchedule: when a constant-qps dark cluster sends its next copy. It is the timing
-// half of rest.li's ConstantQpsRateLimiter as the dark-cluster strategy configures it (burst 1,
-// shared/reference/dark-canary.md §1.4), with time passed in so that tests use a fake clock.
+// half of rest.li's ConstantQpsRateLimiter as the dark-cluster strategy configures it (burst 1;
+// r2-core in github.com/linkedin/rest.li), with time passed in so that tests use a fake clock.
 //
 // At rate r (requests per second; fractional rates are fine: 0.05 is one every 20 s) time is
 // cut into periods of 1/r. Each period holds exactly one dispatch, at a random phase in

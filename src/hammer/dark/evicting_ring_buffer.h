@@ -1,5 +1,5 @@
 // EvictingRingBuffer<T>: the constant-qps strategy's store of recent requests (rest.li's
-// EvictingCircularBuffer, shared/reference/dark-canary.md §1.4–1.5), with time passed in.
+// EvictingCircularBuffer in github.com/linkedin/rest.li r2-core), with time passed in.
 //
 //  * Put never fails and never blocks: once `capacity` entries are held, it overwrites the
 //    oldest one (inbound faster than the dispatch rate means sampling).

@@ -1,7 +1,8 @@
 // How many copies of one inbound request go to a dark cluster: the per-request strategies of
-// `hammer dark` (rest.li's RELATIVE_TRAFFIC and IDENTICAL_TRAFFIC, see
-// shared/reference/dark-canary.md §1.4 and §7). The third strategy, constant-qps, is not
-// decided per request; it lives in constant_qps_dispatcher.h (included here for convenience).
+// `hammer dark` (rest.li's RELATIVE_TRAFFIC and IDENTICAL_TRAFFIC: the Relative- and
+// IdenticalTrafficMultiplierDarkClusterStrategy classes of github.com/linkedin/rest.li's
+// darkcluster module). The third strategy, constant-qps, is not decided per request; it lives
+// in constant_qps_dispatcher.h (included here for convenience).
 //
 // Both strategies aim at E[copies per request] = m · Nd / Ns (CopiesPerRequest in
 // cluster_shape.h); they differ in how the fraction is rounded:

@@ -1,5 +1,5 @@
-// JsonDiff: which fields of two HTTP responses differ, Diffy-style
-// (shared/reference/dark-canary.md §2.4–2.5). Used by `hammer dark --compare` on
+// JsonDiff: which fields of two HTTP responses differ, Diffy-style (github.com/twitter-archive/
+// diffy: HttpLifter and compare/Difference.scala). Used by `hammer dark --compare` on
 // (primary, dark) for the raw differences and on (primary, secondary) for the noise.
 //
 // A comparison yields field paths:

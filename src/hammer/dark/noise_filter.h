@@ -1,6 +1,7 @@
-// Diffy's noise cancellation (shared/reference/dark-canary.md §2.6): a field whose responses
-// differ between the dark instance and the primary is reported only when that difference rate
-// clearly exceeds the rate at which two regular instances (primary and secondary) differ on the
+// Diffy's noise cancellation (github.com/twitter-archive/diffy: analysis/
+// JoinedDifferences.scala and InMemoryDifferenceCollector.scala): a field whose responses differ
+// between the dark instance and the primary is reported only when that difference rate clearly
+// exceeds the rate at which two regular instances (primary and secondary) differ on the
 // same field — timestamps, request ids, random sampling are then cancelled as noise.
 //
 // For one endpoint with `total` compared requests, a field that differed `raw` times (dark vs

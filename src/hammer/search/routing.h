@@ -1,8 +1,8 @@
 // ShardRouter: predicts, on the client, the primary shard Elasticsearch or OpenSearch will pick for
 // a document, so a bulk writer can send each document straight to the node holding its primary.
 //
-// The algorithm (shared/reference/es-routing.md, "TL;DR" and §2), for an index without
-// routing_path:
+// The algorithm (Elasticsearch's IndexRouting and Murmur3HashFunction; OpenSearch's
+// OperationRouting.generateShardId), for an index without routing_path:
 //   h     = Murmur3HashFunction.hash(routing if present, else _id)       (HashRoutingValue)
 //   if routing_partition_size p > 1:
 //     h   = int32_wrap(hash(routing) + floorMod(hash(_id), p))           (routing is required)

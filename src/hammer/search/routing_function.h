@@ -1,7 +1,8 @@
 // Which routing formula and default routing_num_shards an index uses, decided by the engine
 // (Elasticsearch or OpenSearch) and the index's `index.version.created`.
 //
-// Facts (sources in shared/reference/es-routing.md, "TL;DR", §2 and §3):
+// Facts (from the engines' sources: Elasticsearch's IndexRouting.java, IndexVersions.java and
+// MetadataCreateIndexService.java, OpenSearch's OperationRouting.java and Version.java):
 //  * Elasticsearch indices created at or after IndexVersions.MOD_ROUTING_FUNCTION (9_064_0_00,
 //    PR #137062) route with floorMod(hash, number_of_shards); routing_num_shards is ignored.
 //    Older indices keep the routing_num_shards formula forever.

@@ -1,6 +1,5 @@
 // ConstantQpsDispatcher and ConstantQpsSchedule on a simulated clock, against rest.li's
-// TestConstantQpsDarkClusterStrategy and TestConstantQpsRateLimiter (shared/reference/
-// dark-canary.md §1.5).
+// TestConstantQpsDarkClusterStrategy and TestConstantQpsRateLimiter (github.com/linkedin/rest.li).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// EvictingRingBuffer against rest.li's TestEvictingCircularBuffer (shared/reference/
-// dark-canary.md §1.5) and against a transcription of rest.li's own get()/put() on random
+// EvictingRingBuffer against rest.li's TestEvictingCircularBuffer (github.com/linkedin/rest.li,
+// r2-core tests) and against a transcription of rest.li's own get()/put() on random
 // operation sequences.
 #include "hammer/dark/evicting_ring_buffer.h"
 

@@ -1,5 +1,6 @@
-// RelativeStrategy and IdenticalSelector against rest.li's reference cases
-// (shared/reference/dark-canary.md §1.5) and the properties the header promises.
+// RelativeStrategy and IdenticalSelector against rest.li's reference cases (the cases of
+// TestRelativeTrafficMultiplierDarkClusterStrategy and TestIdenticalTrafficMultiplierDarkCluster-
+// Strategy in github.com/linkedin/rest.li) and the properties the header promises.
 #include "hammer/dark/fork_strategy.h"
 
 #include <gtest/gtest.h>

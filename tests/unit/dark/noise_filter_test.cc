@@ -1,4 +1,5 @@
-// Diffy's noise rule and its worked examples (shared/reference/dark-canary.md §2.6).
+// Diffy's noise rule (github.com/twitter-archive/diffy, analysis/JoinedDifferences.scala) and
+// worked examples of it.
 #include "hammer/dark/noise_filter.h"
 
 #include <gtest/gtest.h>
