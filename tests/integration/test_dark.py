@@ -26,12 +26,15 @@ def test_forks_multiplier_times_nd_over_ns_exactly(servers, proxies):
     m = proxy.settled_metrics()  # copies are never awaited: count them once all have ended
     expected = 1 * 2 / 4 * 10_000
     got = dark_received(*dark)
-    assert abs(got - expected) <= threads, got
+    # The fork decision is exact; a copy chosen while --dark-max-in-flight copies were already
+    # in flight (a starved dark side on a busy machine) is dropped and counted, never queued,
+    # so the decisions are the copies sent plus those dropped.
+    dropped = m['hammer_dark_dropped_total{cluster="canary"}']
+    assert abs(got + dropped - expected) <= threads, (got, dropped)
     # Copies are spread over the dark instances and all carry the header.
     assert all(s.stats()["by_header"]["X-Hammer-Dark"] > 0 for s in dark)
     assert m['hammer_dark_sent_total{cluster="canary"}'] == got
     assert m['hammer_dark_succeeded_total{cluster="canary"}'] == got
-    assert m['hammer_dark_dropped_total{cluster="canary"}'] == 0
     assert m['hammer_dark_instances{cluster="canary"}'] == 2
     assert m["hammer_dark_regular_instances"] == 4
 
