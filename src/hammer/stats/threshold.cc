@@ -25,32 +25,46 @@ bool IsLatency(ThresholdMetric metric) {
          metric == ThresholdMetric::kMean;
 }
 
-std::string_view OpText(ThresholdOp op) {
-  switch (op) {
-    case ThresholdOp::kLess:
-      return "<";
-    case ThresholdOp::kLessEqual:
-      return "<=";
-    case ThresholdOp::kGreater:
-      return ">";
-    case ThresholdOp::kGreaterEqual:
-      return ">=";
-  }
-  return "<";
+bool IsCanaryOnly(ThresholdMetric metric) {
+  return metric >= ThresholdMetric::kDiffRate;
 }
 
-bool Holds(double actual, ThresholdOp op, double limit) {
-  switch (op) {
-    case ThresholdOp::kLess:
-      return actual < limit;
-    case ThresholdOp::kLessEqual:
-      return actual <= limit;
-    case ThresholdOp::kGreater:
-      return actual > limit;
-    case ThresholdOp::kGreaterEqual:
-      return actual >= limit;
+bool IsUpperBound(ThresholdOp op) {
+  return op == ThresholdOp::kLess || op == ThresholdOp::kLessEqual;
+}
+
+// "N%" with 0 <= N <= 100.
+bool ParsePercent(std::string_view text, double* value) {
+  return !text.empty() && text.back() == '%' &&
+         ParseNumber(text.substr(0, text.size() - 1), value) && *value <= 100;
+}
+
+// latency_increase: "10%", "1ms" or both joined by '+' ("10%+1ms", "1ms+10%").
+Status ParseIncrease(std::string_view value, Threshold* t) {
+  bool percent = false, duration = false, ok = true;
+  std::string_view rest = value;
+  while (ok) {
+    size_t plus = rest.find('+');
+    std::string_view part = TrimOws(rest.substr(0, plus));
+    if (!part.empty() && part.back() == '%' && !percent) {
+      ok = percent = ParsePercent(part, &t->limit_percent);
+    } else if (!part.empty() && part.back() >= 'a' && part.back() <= 'z' && !duration) {
+      Result<Nanos> limit = ParseDuration(part);
+      ok = duration = limit.ok() && *limit >= 0;
+      if (ok) t->limit = static_cast<double>(*limit);
+    } else {
+      ok = false;
+    }
+    if (plus == std::string_view::npos) break;
+    rest.remove_prefix(plus + 1);
   }
-  return false;
+  if (!ok) {
+    return Status::Error("threshold " + QuoteInput(t->text) +
+                         ": latency_increase takes a percentage of the regular median (10%), a "
+                         "duration (1ms) or both (10%+1ms), not " +
+                         QuoteInput(value));
+  }
+  return Status::Ok();
 }
 
 std::string Printf(const char* format, double value) {
@@ -59,27 +73,33 @@ std::string Printf(const char* format, double value) {
   return buffer;
 }
 
-std::string MetricName(const Threshold& t) {
-  switch (t.metric) {
-    case ThresholdMetric::kPercentile:
-      return "p" + Printf("%.10g", t.percentile);
-    case ThresholdMetric::kMax:
-      return "max";
-    case ThresholdMetric::kMean:
-      return "mean";
-    case ThresholdMetric::kErrorRate:
-    case ThresholdMetric::kErrorCount:
-      return "errors";
-    case ThresholdMetric::kRps:
-      return "rps";
-  }
-  return "";
-}
-
 Status ParseLimit(std::string_view value, Threshold* t) {
   std::string bad = "threshold " + QuoteInput(t->text) + ": ";
   if (value.empty()) return Status::Error(bad + "missing value after the operator");
-  if (IsLatency(t->metric)) {
+  std::string name = ThresholdMetricName(*t);
+  if (IsCanaryOnly(t->metric) && (t->metric == ThresholdMetric::kSamples) == IsUpperBound(t->op)) {
+    return Status::Error(bad + name +
+                         (t->metric == ThresholdMetric::kSamples
+                              ? " is a minimum: use > or >=, e.g. samples>=500"
+                              : " is an upper bound: use < or <=, e.g. " + name + "<" +
+                                    (t->metric == ThresholdMetric::kPercentileRatio ? "2" : "1%")));
+  }
+  if (t->metric == ThresholdMetric::kDiffRate || t->metric == ThresholdMetric::kErrorIncrease) {
+    if (!ParsePercent(value, &t->limit)) {
+      return Status::Error(bad + name + " takes a percentage from 0% to 100%, not " +
+                           QuoteInput(value));
+    }
+  } else if (t->metric == ThresholdMetric::kLatencyIncrease) {
+    if (Status ok = ParseIncrease(value, t); !ok.ok()) return ok;
+  } else if (t->metric == ThresholdMetric::kPercentileRatio) {
+    if (!ParseNumber(value, &t->limit) || t->limit <= 0) {
+      return Status::Error(bad + name + " takes a ratio above 0 (1.5), not " + QuoteInput(value));
+    }
+  } else if (t->metric == ThresholdMetric::kSamples) {
+    if (value.find('.') != std::string_view::npos || !ParseNumber(value, &t->limit)) {
+      return Status::Error(bad + "samples takes a count (500), not " + QuoteInput(value));
+    }
+  } else if (IsLatency(t->metric)) {
     if (value.back() >= '0' && value.back() <= '9') {
       return Status::Error(bad + "give the latency a unit, e.g. " + std::string(value) + "ms");
     }
@@ -111,14 +131,23 @@ std::string Distance(const Threshold& t, double actual) {
   std::string text = actual > t.limit ? " (over by " : " (under by ";
   switch (t.metric) {
     case ThresholdMetric::kErrorRate:
+    case ThresholdMetric::kDiffRate:
+    case ThresholdMetric::kErrorIncrease:
       return text + Printf("%.4g", gap) + " percentage points)";
     case ThresholdMetric::kErrorCount:
+    case ThresholdMetric::kSamples:
       text += Printf("%.0f", gap);
       break;
     case ThresholdMetric::kRps:
       text += Printf("%.1f", gap);
       break;
-    default:
+    case ThresholdMetric::kPercentileRatio:
+      text += Printf("%.3g", gap);
+      break;
+    case ThresholdMetric::kPercentile:
+    case ThresholdMetric::kMax:
+    case ThresholdMetric::kMean:
+    case ThresholdMetric::kLatencyIncrease:
       text += FormatDuration(static_cast<Nanos>(std::llround(gap)));
       break;
   }
@@ -128,7 +157,7 @@ std::string Distance(const Threshold& t, double actual) {
 
 }  // namespace
 
-Result<Threshold> ParseThreshold(std::string_view text) {
+Result<Threshold> ParseThreshold(std::string_view text, ThresholdSubject subject) {
   Threshold t;
   t.text = std::string(text);
   std::string bad = "threshold " + QuoteInput(text) + ": ";
@@ -151,6 +180,7 @@ Result<Threshold> ParseThreshold(std::string_view text) {
     if (t.key.empty()) return Status::Error(bad + "empty key after '@'");
   }
 
+  constexpr std::string_view kRatio = "_ratio";
   if (metric == "max") {
     t.metric = ThresholdMetric::kMax;
   } else if (metric == "mean") {
@@ -159,18 +189,101 @@ Result<Threshold> ParseThreshold(std::string_view text) {
     t.metric = ThresholdMetric::kErrorCount;  // ParseLimit turns "N%" into kErrorRate
   } else if (metric == "rps") {
     t.metric = ThresholdMetric::kRps;
+  } else if (metric == "diff_rate") {
+    t.metric = ThresholdMetric::kDiffRate;
+  } else if (metric == "error_increase") {
+    t.metric = ThresholdMetric::kErrorIncrease;
+  } else if (metric == "latency_increase") {
+    t.metric = ThresholdMetric::kLatencyIncrease;
+  } else if (metric == "samples") {
+    t.metric = ThresholdMetric::kSamples;
   } else if (metric.size() > 1 && metric[0] == 'p') {
-    t.metric = ThresholdMetric::kPercentile;
-    if (!ParseNumber(metric.substr(1), &t.percentile) || t.percentile <= 0 || t.percentile > 100) {
+    bool ratio = metric.ends_with(kRatio);
+    t.metric = ratio ? ThresholdMetric::kPercentileRatio : ThresholdMetric::kPercentile;
+    std::string_view number = metric.substr(1, metric.size() - 1 - (ratio ? kRatio.size() : 0));
+    if (!ParseNumber(number, &t.percentile) || t.percentile <= 0 || t.percentile > 100) {
       return Status::Error(bad + "percentile " + QuoteInput(metric) +
                            " must be p followed by a number above 0 and at most 100");
     }
+  } else if (subject == ThresholdSubject::kCanary) {
+    return Status::Error(bad + "unknown metric " + QuoteInput(metric) +
+                         " (use diff_rate, error_increase, latency_increase, pN_ratio such as "
+                         "p99_ratio, samples, or pN, max, mean, errors of the dark side)");
   } else {
     return Status::Error(bad + "unknown metric " + QuoteInput(metric) +
                          " (use pN such as p99, max, mean, errors or rps)");
   }
+  if (subject == ThresholdSubject::kLoadRun && IsCanaryOnly(t.metric)) {
+    return Status::Error(bad + QuoteInput(metric) +
+                         " compares a canary with its baseline: it is a hammer dark --judge "
+                         "metric (use pN, max, mean, errors or rps)");
+  }
+  if (subject == ThresholdSubject::kCanary && t.metric == ThresholdMetric::kRps) {
+    return Status::Error(bad +
+                         "rps is not a canary metric (the canary's traffic is a copy of the "
+                         "regular side's; use samples>=N for how much must be seen)");
+  }
   if (Status ok = ParseLimit(value, &t); !ok.ok()) return ok;
   return t;
+}
+
+std::string ThresholdMetricName(const Threshold& t) {
+  switch (t.metric) {
+    case ThresholdMetric::kPercentile:
+      return "p" + Printf("%.10g", t.percentile);
+    case ThresholdMetric::kMax:
+      return "max";
+    case ThresholdMetric::kMean:
+      return "mean";
+    case ThresholdMetric::kErrorRate:
+    case ThresholdMetric::kErrorCount:
+      return "errors";
+    case ThresholdMetric::kRps:
+      return "rps";
+    case ThresholdMetric::kDiffRate:
+      return "diff_rate";
+    case ThresholdMetric::kErrorIncrease:
+      return "error_increase";
+    case ThresholdMetric::kLatencyIncrease:
+      return "latency_increase";
+    case ThresholdMetric::kPercentileRatio:
+      return "p" + Printf("%.10g", t.percentile) + "_ratio";
+    case ThresholdMetric::kSamples:
+      return "samples";
+  }
+  return "";
+}
+
+std::string_view ThresholdOpText(ThresholdOp op) {
+  switch (op) {
+    case ThresholdOp::kLess:
+      return "<";
+    case ThresholdOp::kLessEqual:
+      return "<=";
+    case ThresholdOp::kGreater:
+      return ">";
+    case ThresholdOp::kGreaterEqual:
+      return ">=";
+  }
+  return "<";
+}
+
+bool ThresholdHolds(const Threshold& t, double actual) {
+  switch (t.op) {
+    case ThresholdOp::kLess:
+      return actual < t.limit;
+    case ThresholdOp::kLessEqual:
+      return actual <= t.limit;
+    case ThresholdOp::kGreater:
+      return actual > t.limit;
+    case ThresholdOp::kGreaterEqual:
+      return actual >= t.limit;
+  }
+  return false;
+}
+
+std::string ThresholdDistance(const Threshold& t, double actual) {
+  return Distance(t, actual);
 }
 
 ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inputs) {
@@ -186,6 +299,10 @@ ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inp
       result.message = "no requests with key " + QuoteInput(t.key);
       return result;
     }
+  }
+  if (IsCanaryOnly(t.metric)) {
+    result.message = ThresholdMetricName(t) + " is judged by hammer dark, not from a load summary";
+    return result;
   }
   if (stats->total() == 0) {
     result.message = "no requests";
@@ -222,6 +339,12 @@ ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inp
     case ThresholdMetric::kRps:
       actual = inputs.seconds > 0 ? static_cast<double>(stats->total()) / inputs.seconds : 0;
       break;
+    case ThresholdMetric::kDiffRate:  // refused above
+    case ThresholdMetric::kErrorIncrease:
+    case ThresholdMetric::kLatencyIncrease:
+    case ThresholdMetric::kPercentileRatio:
+    case ThresholdMetric::kSamples:
+      break;
   }
 
   std::string detail;
@@ -241,9 +364,9 @@ ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inp
       result.actual = FormatDuration(static_cast<Nanos>(std::llround(actual)));
       break;
   }
-  result.passed = Holds(actual, t.op, t.limit);
-  result.message = MetricName(t) + " = " + result.actual + detail + ", limit " +
-                   std::string(OpText(t.op)) + " " + t.limit_text;
+  result.passed = ThresholdHolds(t, actual);
+  result.message = ThresholdMetricName(t) + " = " + result.actual + detail + ", limit " +
+                   std::string(ThresholdOpText(t.op)) + " " + t.limit_text;
   if (!result.passed) result.message += Distance(t, actual);
   return result;
 }

@@ -92,6 +92,121 @@ TEST(ThresholdTest, ParseErrorsNameTheText) {
   EXPECT_EQ(ParseError("p99<1s@"), "threshold 'p99<1s@': empty key after '@'");
 }
 
+Threshold ParseCanary(std::string_view text) {
+  Result<Threshold> t = ParseThreshold(text, ThresholdSubject::kCanary);
+  EXPECT_TRUE(t.ok()) << text << ": " << t.status().message();
+  return t.ok() ? *t : Threshold();
+}
+
+std::string CanaryError(std::string_view text) {
+  Result<Threshold> t = ParseThreshold(text, ThresholdSubject::kCanary);
+  return t.ok() ? "ok" : t.status().message();
+}
+
+TEST(ThresholdTest, ParsesCanaryMetrics) {
+  Threshold diff = ParseCanary("diff_rate<1%");
+  EXPECT_EQ(diff.metric, ThresholdMetric::kDiffRate);
+  EXPECT_EQ(diff.limit, 1);
+  EXPECT_EQ(ThresholdMetricName(diff), "diff_rate");
+
+  Threshold errors = ParseCanary("error_increase <= 0.1%");
+  EXPECT_EQ(errors.metric, ThresholdMetric::kErrorIncrease);
+  EXPECT_EQ(errors.op, ThresholdOp::kLessEqual);
+  EXPECT_EQ(errors.limit, 0.1);
+
+  Threshold both = ParseCanary("latency_increase<10%+1ms");
+  EXPECT_EQ(both.metric, ThresholdMetric::kLatencyIncrease);
+  EXPECT_EQ(both.limit_percent, 10);
+  EXPECT_EQ(both.limit, 1.0 * kMillisecond);
+  EXPECT_EQ(both.limit_text, "10%+1ms");
+  Threshold reversed = ParseCanary("latency_increase < 2ms + 5%");
+  EXPECT_EQ(reversed.limit_percent, 5);
+  EXPECT_EQ(reversed.limit, 2.0 * kMillisecond);
+  Threshold relative = ParseCanary("latency_increase<20%");
+  EXPECT_EQ(relative.limit_percent, 20);
+  EXPECT_EQ(relative.limit, 0);
+  Threshold absolute = ParseCanary("latency_increase<500us");
+  EXPECT_EQ(absolute.limit_percent, 0);
+  EXPECT_EQ(absolute.limit, 500.0 * kMicrosecond);
+
+  Threshold ratio = ParseCanary("p99_ratio<1.5");
+  EXPECT_EQ(ratio.metric, ThresholdMetric::kPercentileRatio);
+  EXPECT_EQ(ratio.percentile, 99);
+  EXPECT_EQ(ratio.limit, 1.5);
+  EXPECT_EQ(ThresholdMetricName(ratio), "p99_ratio");
+  EXPECT_EQ(ParseCanary("p99.9_ratio<3").percentile, 99.9);
+
+  Threshold samples = ParseCanary("samples>=500");
+  EXPECT_EQ(samples.metric, ThresholdMetric::kSamples);
+  EXPECT_EQ(samples.op, ThresholdOp::kGreaterEqual);
+  EXPECT_EQ(samples.limit, 500);
+
+  // The load metrics are the dark side's, keys are endpoint groups.
+  Threshold p99 = ParseCanary("p99<250ms@GET /json/{id}");
+  EXPECT_EQ(p99.metric, ThresholdMetric::kPercentile);
+  EXPECT_EQ(p99.key, "GET /json/{id}");
+  EXPECT_EQ(ParseCanary("errors<1%").metric, ThresholdMetric::kErrorRate);
+}
+
+TEST(ThresholdTest, CanaryMetricsBelongToTheirSubject) {
+  EXPECT_EQ(ParseError("diff_rate<1%"),
+            "threshold 'diff_rate<1%': 'diff_rate' compares a canary with its baseline: it is a "
+            "hammer dark --judge metric (use pN, max, mean, errors or rps)");
+  EXPECT_FALSE(ParseThreshold("p99_ratio<2").ok());
+  EXPECT_FALSE(ParseThreshold("samples>=10").ok());
+  EXPECT_EQ(CanaryError("rps>10"),
+            "threshold 'rps>10': rps is not a canary metric (the canary's traffic is a copy of "
+            "the regular side's; use samples>=N for how much must be seen)");
+  EXPECT_EQ(CanaryError("latency<1s"),
+            "threshold 'latency<1s': unknown metric 'latency' (use diff_rate, error_increase, "
+            "latency_increase, pN_ratio such as p99_ratio, samples, or pN, max, mean, errors of "
+            "the dark side)");
+}
+
+TEST(ThresholdTest, CanaryParseErrorsNameTheText) {
+  EXPECT_EQ(CanaryError("diff_rate>1%"),
+            "threshold 'diff_rate>1%': diff_rate is an upper bound: use < or <=, e.g. "
+            "diff_rate<1%");
+  EXPECT_EQ(CanaryError("p99_ratio>=2"),
+            "threshold 'p99_ratio>=2': p99_ratio is an upper bound: use < or <=, e.g. "
+            "p99_ratio<2");
+  EXPECT_EQ(CanaryError("samples<500"),
+            "threshold 'samples<500': samples is a minimum: use > or >=, e.g. samples>=500");
+  EXPECT_EQ(CanaryError("diff_rate<1"),
+            "threshold 'diff_rate<1': diff_rate takes a percentage from 0% to 100%, not '1'");
+  EXPECT_EQ(CanaryError("error_increase<200%"),
+            "threshold 'error_increase<200%': error_increase takes a percentage from 0% to 100%, "
+            "not '200%'");
+  for (std::string_view bad :
+       {"latency_increase<5", "latency_increase<10%+", "latency_increase<+1ms",
+        "latency_increase<1ms+2ms", "latency_increase<10%+20%", "latency_increase<fast",
+        "latency_increase<-1ms"}) {
+    std::string error = CanaryError(bad);
+    EXPECT_NE(error.find("latency_increase takes a percentage of the regular median (10%), a "
+                         "duration (1ms) or both (10%+1ms)"),
+              std::string::npos)
+        << bad << ": " << error;
+  }
+  EXPECT_EQ(CanaryError("p99_ratio<0"),
+            "threshold 'p99_ratio<0': p99_ratio takes a ratio above 0 (1.5), not '0'");
+  EXPECT_EQ(CanaryError("p0_ratio<2").substr(0, 39), "threshold 'p0_ratio<2': percentile 'p0_");
+  EXPECT_EQ(CanaryError("samples>=1.5"),
+            "threshold 'samples>=1.5': samples takes a count (500), not '1.5'");
+}
+
+TEST(ThresholdTest, HoldsAndDistance) {
+  Threshold diff = ParseCanary("diff_rate<1%");
+  EXPECT_TRUE(ThresholdHolds(diff, 0.99));
+  EXPECT_FALSE(ThresholdHolds(diff, 1));
+  EXPECT_EQ(ThresholdDistance(diff, 5.1), " (over by 4.1 percentage points)");
+  Threshold samples = ParseCanary("samples>=500");
+  EXPECT_TRUE(ThresholdHolds(samples, 500));
+  EXPECT_EQ(ThresholdDistance(samples, 120), " (under by 380, 76%)");
+  EXPECT_EQ(ThresholdDistance(ParseCanary("p99_ratio<2"), 3), " (over by 1, 50%)");
+  Threshold load = Parse("p99<250ms");
+  EXPECT_EQ(ThresholdDistance(load, 312.0 * kMillisecond), " (over by 62ms, 25%)");
+}
+
 KeyStats Stats(const std::vector<int64_t>& micros, uint64_t errors) {
   KeyStats stats;
   for (int64_t v : micros)
