@@ -1,6 +1,6 @@
 // Significance tests for judging a canary against its baseline (`hammer dark`'s verdict): the
-// normal distribution, the Mann-Whitney U rank test with its Hodges-Lehmann shift estimate, and
-// Fisher's exact test for two proportions. Pure functions on counts; thread-safe.
+// normal distribution, the Mann-Whitney U rank test with its Hodges-Lehmann shift estimate,
+// and Fisher's exact test for two proportions. Pure functions on counts; thread-safe.
 //
 // Samples are given as distinct values with their counts (WeightedValue), ascending, so a
 // latency histogram's buckets are tested as they are, without expanding millions of requests
@@ -10,8 +10,9 @@
 //
 // The formulas, and the values the unit tests check them against, are the textbook ones as
 // implemented by SciPy (scipy.stats.norm, mannwhitneyu with method="asymptotic" and
-// use_continuity=True, fisher_exact): Mann & Whitney (1947), Hodges & Lehmann (1963), Fisher
-// (1935); e.g. https://docs.scipy.org/doc/scipy/reference/generated/scipy.stats.mannwhitneyu.html
+// use_continuity=True, fisher_exact): Mann & Whitney (1947), Hodges & Lehmann (1963),
+// Fisher (1935); e.g.
+// https://docs.scipy.org/doc/scipy/reference/generated/scipy.stats.mannwhitneyu.html
 #pragma once
 
 #include <cstdint>
