@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
+#include "hammer/dark/canary_verdict.h"
 #include "hammer/dark/listen_reservation.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/proxy_group.h"
@@ -151,6 +152,33 @@ Result<dark::StaticMembershipOptions> StaticFromFlags(
   return options;
 }
 
+// --verdict-json: FILE, or "-" for stdout (after the address lines).
+Status WriteVerdict(const dark::CanaryVerdict& verdict, const std::string& path) {
+  std::string json = verdict.ToJson();
+  if (path == "-") {
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    std::fflush(stdout);
+    return Status::Ok();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << json;
+  out.close();
+  if (!out) return Status::Error("--verdict-json: cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+int VerdictExitCode(dark::VerdictState state) {
+  switch (state) {
+    case dark::VerdictState::kPass:
+      return kExitOk;
+    case dark::VerdictState::kFail:
+      return kExitThreshold;
+    case dark::VerdictState::kInsufficient:
+      return kExitInsufficient;
+  }
+  return kExitInsufficient;
+}
+
 }  // namespace
 
 int DarkMain(int argc, char** argv) {
@@ -163,6 +191,9 @@ int DarkMain(int argc, char** argv) {
       "Examples:\n"
       "  hammer dark --listen 127.0.0.1:8080 --upstream http://127.0.0.1:9001 \\\n"
       "      --dark canary=http://127.0.0.1:9101 --regular-instances 10\n"
+      "  hammer dark ... --compare --compare-secondary http://127.0.0.1:9002 \\\n"
+      "      --verdict-after 10m --verdict-json verdict.json   # exit 0 pass, 3 fail, 4 "
+      "insufficient\n"
       "  hammer dark --listen 127.0.0.1:0 --upstream http://127.0.0.1:9001 \\\n"
       "      --membership zk://127.0.0.1:2181/hammer --admin 127.0.0.1:0\n"
       "  hammer dark --listen 127.0.0.1:8443 --tls-cert proxy.pem --tls-key proxy.key \\\n"
@@ -181,14 +212,19 @@ int DarkMain(int argc, char** argv) {
   std::string regular_cluster = "regular";
   std::string upstream_timeout = "30s", dark_timeout = "5s", connect_timeout = "5s", duration;
   std::string drain_timeout = "10s";
+  std::vector<std::string> judge;
+  bool no_default_judges = false;
+  double verdict_alpha = dark::kDefaultVerdictAlpha;
+  std::string verdict_after, verdict_json, verdict_interval = "1s";
   app.add_option("--listen", options.listen, "address to listen on (IP:PORT; port 0 = any)")
       ->capture_default_str();
   app.add_option("--upstream", upstreams, "regular upstream URL(s), comma-separated or repeated")
       ->required();
   app.add_option("--threads", options.threads, "event-loop threads")->capture_default_str();
   app.add_option("--admin", options.admin_listen,
-                 "admin listener: /metrics, /hammer/dark/report, /hammer/dark/membership; PORT "
-                 "alone binds 127.0.0.1, a non-loopback IP:PORT needs --admin-token-file");
+                 "admin listener: /metrics, /hammer/dark/report, /hammer/dark/verdict, "
+                 "/hammer/dark/membership; PORT alone binds 127.0.0.1, a non-loopback IP:PORT "
+                 "needs --admin-token-file");
   app.add_option("--admin-token-file", options.admin_token_file,
                  "file holding a bearer token every admin request must send "
                  "(Authorization: Bearer TOKEN); required to bind --admin off loopback");
@@ -258,6 +294,27 @@ int DarkMain(int argc, char** argv) {
                  "the private key of --client-cert (PEM, unencrypted; default: read from the "
                  "--client-cert file)")
       ->needs(client_cert);
+  app.add_option("--judge", judge,
+                 "canary verdict rule, --threshold syntax (repeatable; implies --compare): "
+                 "diff_rate<1%, error_increase<0.1%, latency_increase<10%+1ms, p99_ratio<2, "
+                 "samples>=500, p99<250ms (dark side); @GROUP for one endpoint group. Replaces "
+                 "the default on the same metric");
+  app.add_flag("--no-default-judges", no_default_judges,
+               "judge by the --judge rules only, without the defaults (samples>=500 "
+               "diff_rate<1% error_increase<0.1% latency_increase<10%+1ms)");
+  app.add_option("--verdict-alpha", verdict_alpha,
+                 "significance level of the verdict's tests (per endpoint group: divided by "
+                 "the number of groups)")
+      ->capture_default_str();
+  app.add_option("--verdict-after", verdict_after,
+                 "judge the canary once this long has passed, then stop and exit 0 (pass), 3 "
+                 "(fail) or 4 (insufficient); implies --compare");
+  app.add_option("--verdict-interval", verdict_interval,
+                 "latency_increase fails only when the dark side is slower in most intervals "
+                 "of this length (a passing stall is not a slowdown)")
+      ->capture_default_str();
+  app.add_option("--verdict-json", verdict_json,
+                 "write the verdict as JSON to this file ('-': stdout) when the proxy stops");
   app.add_option("--seed", options.seed, "random seed (0: random)");
   app.add_option("--duration", duration, "stop by itself after this long (then drain)");
   app.add_option("--drain-timeout", drain_timeout,
@@ -296,6 +353,22 @@ int DarkMain(int argc, char** argv) {
     if (!d.ok()) return Usage(d.status().message());
     run_for = *d;
   }
+  Nanos judge_after = -1;
+  if (!verdict_after.empty()) {
+    if (!duration.empty()) return Usage("--verdict-after stops the proxy: leave out --duration");
+    Result<Nanos> d = DurationFlag(verdict_after, "--verdict-after");
+    if (!d.ok()) return Usage(d.status().message());
+    run_for = judge_after = *d;
+  }
+  Result<Nanos> interval = DurationFlag(verdict_interval, "--verdict-interval");
+  if (!interval.ok()) return Usage(interval.status().message());
+  options.verdict_interval = *interval;
+  Result<dark::VerdictRules> rules =
+      dark::VerdictRules::Make(judge, !no_default_judges, verdict_alpha);
+  if (!rules.ok()) return Usage(rules.status().message());
+  options.verdict = *rules;
+  bool judging = judge_after > 0 || !verdict_json.empty() || !judge.empty();
+  if (judging) options.compare = true;
   // Port 0 is resolved now, so a ZooKeeper registration can carry the real address.
   Result<dark::ListenReservation> reservation = dark::ListenReservation::Reserve(options.listen);
   if (!reservation.ok()) return Usage(reservation.status().message());
@@ -338,7 +411,29 @@ int DarkMain(int argc, char** argv) {
     }
     std::fprintf(stderr, "hammer dark: TLS certificate reloaded: %s\n", reloaded->c_str());
   };
-  WaitForShutdownSignal(run_for, tls ? std::function<void()>(reload) : nullptr);
+  MonoNanos started = MonoNow();
+  int signal = WaitForShutdownSignal(run_for, tls ? std::function<void()>(reload) : nullptr);
+  int exit_code = kExitOk;
+  if (judging) {
+    // Judged before draining: the drain abandons the dark copies in flight.
+    dark::CanaryVerdict verdict = (*group)->JudgeNow();
+    if (judge_after > 0 && signal != 0) {
+      verdict.CutShort("interrupted by signal " + std::to_string(signal) + " after " +
+                       FormatDuration(MonoNow() - started) + ", before --verdict-after " +
+                       verdict_after);
+    }
+    std::fputs(("hammer dark: verdict " + std::string(dark::VerdictStateName(verdict.state)) +
+                "\n" + verdict.Summary())
+                   .c_str(),
+               stderr);
+    if (!verdict_json.empty()) {
+      if (Status written = WriteVerdict(verdict, verdict_json); !written.ok()) {
+        (*group)->Stop();
+        return Complain("dark", written.message(), kExitFailure);
+      }
+    }
+    if (judge_after > 0) exit_code = VerdictExitCode(verdict.state);
+  }
   bool drained = (*group)->Drain(options.drain_timeout, [] {
     return WaitForShutdownSignal(10 * kMillisecond) != 0;  // a second signal: stop at once
   });
@@ -346,7 +441,7 @@ int DarkMain(int argc, char** argv) {
                drained ? "stopped: every request in flight was answered"
                        : "stopped: requests still in flight were abandoned",
                (*group)->Summary().c_str());
-  return kExitOk;
+  return exit_code;
 }
 
 }  // namespace hammer::cli

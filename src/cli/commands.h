@@ -9,9 +9,11 @@ namespace hammer::cli {
 
 // Exit statuses shared by every command.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;    // the run could not do its job (cluster, I/O, signal)
-inline constexpr int kExitUsage = 2;      // bad flag or bad input: a one-line message on stderr
-inline constexpr int kExitThreshold = 3;  // a --threshold failed (standalone mode only)
+inline constexpr int kExitFailure = 1;       // the run could not do its job (cluster, I/O, signal)
+inline constexpr int kExitUsage = 2;         // bad flag or bad input: a one-line message on stderr
+inline constexpr int kExitThreshold = 3;     // a --threshold failed (standalone mode only), or a
+                                             // hammer dark --verdict-after verdict failed
+inline constexpr int kExitInsufficient = 4;  // hammer dark --verdict-after: not enough to judge
 
 // Prints "hammer <command>: <message>" on stderr and returns `status`.
 int Complain(const char* command, const std::string& message, int status);

@@ -1,18 +1,40 @@
 #include "hammer/dark/comparison_join.h"
 
+#include <optional>
+#include <utility>
+
+#include "hammer/base/clock.h"
+
 namespace hammer::dark {
 
-ComparisonJoin::ComparisonJoin(ComparisonReport* report, JsonDiff* diff, std::string endpoint,
-                               std::string request)
-    : report_(report), diff_(diff), endpoint_(std::move(endpoint)), request_(std::move(request)) {}
+ComparisonJoin::ComparisonJoin(JsonDiff* diff, std::string endpoint, std::string request)
+    : diff_(diff), endpoint_(std::move(endpoint)), request_(std::move(request)) {}
+
+void ComparisonJoin::ExpectDark(size_t cluster, ComparisonReport* report) {
+  darks_.push_back(DarkAnswer{cluster, report, {}});
+}
+
+ComparisonJoin::Answer* ComparisonJoin::DarkFor(size_t cluster) {
+  for (DarkAnswer& dark : darks_) {
+    if (dark.cluster == cluster) return &dark.answer;
+  }
+  return nullptr;
+}
 
 void ComparisonJoin::Store(Answer& answer, int status, std::span<const http::Header> headers,
                            std::string_view body, int64_t micros) {
-  answer.arrived = true;
+  if (answer.state != State::kWaiting) return;
+  answer.state = State::kAnswered;
   answer.status = status;
   answer.headers.Assign(headers);
   answer.body.assign(body);
   answer.micros = micros;
+  MaybeFinish();
+}
+
+void ComparisonJoin::Settle(Answer& answer, State state) {
+  if (answer.state != State::kWaiting) return;
+  answer.state = state;
   MaybeFinish();
 }
 
@@ -21,9 +43,21 @@ void ComparisonJoin::SetPrimary(int status, std::span<const http::Header> header
   Store(primary_, status, headers, body, micros);
 }
 
-void ComparisonJoin::SetDark(int status, std::span<const http::Header> headers,
+void ComparisonJoin::PrimaryFailed() {
+  Settle(primary_, State::kFailed);
+}
+
+void ComparisonJoin::SetDark(size_t cluster, int status, std::span<const http::Header> headers,
                              std::string_view body, int64_t micros) {
-  Store(dark_, status, headers, body, micros);
+  if (Answer* dark = DarkFor(cluster)) Store(*dark, status, headers, body, micros);
+}
+
+void ComparisonJoin::DarkFailed(size_t cluster) {
+  if (Answer* dark = DarkFor(cluster)) Settle(*dark, State::kFailed);
+}
+
+void ComparisonJoin::DarkNotSent(size_t cluster) {
+  if (Answer* dark = DarkFor(cluster)) Settle(*dark, State::kNotSent);
 }
 
 void ComparisonJoin::SetSecondary(int status, std::span<const http::Header> headers,
@@ -31,35 +65,56 @@ void ComparisonJoin::SetSecondary(int status, std::span<const http::Header> head
   Store(secondary_, status, headers, body, -1);
 }
 
-// One missing answer makes the request incomparable (counted, never guessed at).
-void ComparisonJoin::Failed() {
-  if (done_) return;
-  done_ = true;
-  if (dark_expected_) report_->RecordIncomplete(endpoint_);
+void ComparisonJoin::SecondaryFailed() {
+  Settle(secondary_, State::kFailed);
 }
 
 void ComparisonJoin::MaybeFinish() {
-  if (done_ || !primary_.arrived || !dark_expected_ || !dark_.arrived) return;
-  if (secondary_expected_ && !secondary_.arrived) return;
+  if (done_ || darks_.empty() || primary_.state == State::kWaiting) return;
+  if (secondary_expected_ && secondary_.state == State::kWaiting) return;
+  for (const DarkAnswer& dark : darks_) {
+    if (dark.answer.state == State::kWaiting) return;
+  }
   done_ = true;
+  // The noise diff is needed as soon as one cluster's answer can be compared.
+  std::optional<DiffResult> noise;
+  if (secondary_expected_ && primary_.succeeded() && secondary_.succeeded()) {
+    ResponseView primary{primary_.status, primary_.headers.headers(), primary_.body};
+    ResponseView secondary{secondary_.status, secondary_.headers.headers(), secondary_.body};
+    noise = diff_->Compare(primary, secondary);
+  }
+  for (DarkAnswer& dark : darks_)
+    Record(dark, noise ? &*noise : nullptr);
+}
+
+void ComparisonJoin::Record(DarkAnswer& dark, const DiffResult* noise) {
+  const Answer& answer = dark.answer;
+  if (answer.state == State::kNotSent) {
+    dark.report->RecordIncomplete(endpoint_);
+    return;
+  }
+  PairOutcome outcome;
+  outcome.primary_failed = !primary_.succeeded();
+  outcome.dark_failed = !answer.succeeded();
+  outcome.primary_micros = primary_.micros;
+  outcome.dark_micros = answer.micros;
+  outcome.settled_at = MonoNow();
+  // Failures are judged as failures, not diffed; without the secondary's answer there is no
+  // noise reference for this request.
+  bool comparable = !outcome.primary_failed && !outcome.dark_failed;
+  outcome.uncompared = comparable && secondary_expected_ && noise == nullptr;
+  dark.report->RecordPair(endpoint_, outcome);
+  if (!comparable || outcome.uncompared) return;
   ResponseView primary{primary_.status, primary_.headers.headers(), primary_.body};
-  ResponseView dark{dark_.status, dark_.headers.headers(), dark_.body};
-  DiffResult raw = diff_->Compare(primary, dark);
+  ResponseView candidate{answer.status, answer.headers.headers(), answer.body};
+  DiffResult raw = diff_->Compare(primary, candidate);
   ComparedExchange exchange;
   exchange.endpoint = endpoint_;
   exchange.request = request_;
   exchange.primary_body = primary_.body;
-  exchange.dark_body = dark_.body;
-  exchange.primary_micros = primary_.micros;
-  exchange.dark_micros = dark_.micros;
-  if (secondary_expected_) {
-    ResponseView secondary{secondary_.status, secondary_.headers.headers(), secondary_.body};
-    DiffResult noise = diff_->Compare(primary, secondary);
-    exchange.secondary_body = secondary_.body;
-    report_->Record(exchange, raw, &noise);
-  } else {
-    report_->Record(exchange, raw, nullptr);
-  }
+  exchange.dark_body = answer.body;
+  if (noise != nullptr) exchange.secondary_body = secondary_.body;
+  dark.report->Record(exchange, raw, noise);
 }
 
 }  // namespace hammer::dark

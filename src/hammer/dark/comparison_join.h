@@ -1,12 +1,22 @@
-// ComparisonJoin: gathers the answers to one forked request — primary, dark and (with
-// --compare-secondary) a second regular instance — and, once all expected answers are in, diffs
-// them and records the result in the loop's ComparisonReport. Shared (shared_ptr) by the
-// exchanges that carry the answers; never awaited by the client's response. Loop thread only.
+// ComparisonJoin: gathers the answers to one forked request — primary, the compared copy of each
+// dark cluster and (with --compare-secondary) a second regular instance — and, once every
+// expected answer has settled, records each dark cluster's side of it in that cluster's
+// ComparisonReport: the pair's outcome (who failed, successful latencies) and, when primary,
+// dark and secondary all succeeded, their diff. The noise diff (primary vs secondary) is made
+// once and shared by the clusters. Shared (shared_ptr) by the exchanges that carry the answers;
+// never awaited by the client's response. Loop thread only.
+//
+// A failure is a transport failure or a status of 500 or more. A copy that was never sent (a
+// full in-flight budget, the proxy stopping) makes the request incomplete for that cluster,
+// since the dark side was not asked; a copy refused while the cluster is being backed off is a
+// dark failure, since the cluster refused the connections that caused the back-off.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hammer/dark/comparison_report.h"
 #include "hammer/dark/json_diff.h"
@@ -16,43 +26,54 @@ namespace hammer::dark {
 
 class ComparisonJoin {
  public:
-  ComparisonJoin(ComparisonReport* report, JsonDiff* diff, std::string endpoint,
-                 std::string request);
+  ComparisonJoin(JsonDiff* diff, std::string endpoint, std::string request);
 
-  void ExpectDark() { dark_expected_ = true; }
+  // The copy sent to dark cluster `cluster` (its registry index) is compared and recorded in
+  // `report`. Call every ExpectDark and ExpectSecondary before any answer can arrive (answers
+  // are never delivered inline, so: while handling the request).
+  void ExpectDark(size_t cluster, ComparisonReport* report);
   void ExpectSecondary() { secondary_expected_ = true; }
-  bool dark_expected() const { return dark_expected_; }
+  bool dark_expected() const { return !darks_.empty(); }
 
   void SetPrimary(int status, std::span<const http::Header> headers, std::string_view body,
                   int64_t micros);
-  void SetDark(int status, std::span<const http::Header> headers, std::string_view body,
-               int64_t micros);
+  void PrimaryFailed();
+  void SetDark(size_t cluster, int status, std::span<const http::Header> headers,
+               std::string_view body, int64_t micros);
+  void DarkFailed(size_t cluster);
+  void DarkNotSent(size_t cluster);
   void SetSecondary(int status, std::span<const http::Header> headers, std::string_view body);
-  void PrimaryFailed() { Failed(); }
-  void DarkFailed() { Failed(); }
-  void SecondaryFailed() { Failed(); }
+  void SecondaryFailed();
 
  private:
+  enum class State : uint8_t { kWaiting, kAnswered, kFailed, kNotSent };
   struct Answer {
-    bool arrived = false;
+    State state = State::kWaiting;
     int status = 0;
     http::OwnedHeaders headers;
     std::string body;
     int64_t micros = -1;
+    bool succeeded() const { return state == State::kAnswered && status < 500; }
+  };
+  struct DarkAnswer {
+    size_t cluster = 0;
+    ComparisonReport* report = nullptr;
+    Answer answer;
   };
   void Store(Answer& answer, int status, std::span<const http::Header> headers,
              std::string_view body, int64_t micros);
-  void Failed();
+  void Settle(Answer& answer, State state);
+  Answer* DarkFor(size_t cluster);
   void MaybeFinish();
+  void Record(DarkAnswer& dark, const DiffResult* noise);
 
-  ComparisonReport* report_;
   JsonDiff* diff_;
   std::string endpoint_;
   std::string request_;
-  bool dark_expected_ = false;
   bool secondary_expected_ = false;
   bool done_ = false;
-  Answer primary_, dark_, secondary_;
+  Answer primary_, secondary_;
+  std::vector<DarkAnswer> darks_;  // one per compared cluster
 };
 
 }  // namespace hammer::dark

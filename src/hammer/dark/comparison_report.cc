@@ -63,6 +63,16 @@ Json SampleJson(const DiffSample& s) {
   return j;
 }
 
+Json DifferenceSetFields(std::string_view set) {
+  Json fields = Json::array();
+  while (!set.empty()) {
+    size_t end = set.find('\n');
+    fields.push_back(std::string(set.substr(0, end)));
+    set.remove_prefix(end == std::string_view::npos ? set.size() : end + 1);
+  }
+  return fields;
+}
+
 double Percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
@@ -95,7 +105,9 @@ EndpointComparison* ComparisonReport::EndpointFor(std::string_view key) {
   auto found = endpoints_.find(key);
   if (found != endpoints_.end()) return &found->second;
   if (endpoints_.size() >= options_.max_endpoints) return nullptr;
-  return &endpoints_.emplace(std::string(key), EndpointComparison{}).first->second;
+  EndpointComparison endpoint;
+  endpoint.latency_intervals = stats::PairedIntervals(options_.latency_interval);
+  return &endpoints_.emplace(std::string(key), std::move(endpoint)).first->second;
 }
 
 FieldComparison* ComparisonReport::FieldFor(EndpointComparison& endpoint, std::string_view path) {
@@ -112,19 +124,63 @@ void ComparisonReport::AddSample(FieldComparison& field, const DiffSample& sampl
   ++samples_;
 }
 
-void ComparisonReport::Record(const ComparedExchange& exchange, const DiffResult& raw,
-                              const DiffResult* noise) {
-  EndpointComparison* endpoint = EndpointFor(exchange.endpoint);
+void ComparisonReport::AddDifferenceSet(EndpointComparison& endpoint, std::string_view set,
+                                        uint64_t requests) {
+  auto found = endpoint.difference_sets.find(set);
+  if (found != endpoint.difference_sets.end()) {
+    found->second += requests;
+  } else if (endpoint.difference_sets.size() < options_.max_difference_sets_per_endpoint &&
+             set.size() <= options_.max_difference_set_bytes) {
+    endpoint.difference_sets.emplace(std::string(set), requests);
+  } else {
+    endpoint.difference_set_overflow += requests;
+  }
+}
+
+void ComparisonReport::RecordPair(std::string_view endpoint_key, const PairOutcome& outcome) {
+  EndpointComparison* endpoint = EndpointFor(endpoint_key);
   if (endpoint == nullptr) {
     ++endpoint_overflow_;
     return;
   }
+  ++endpoint->pairs;
+  if (outcome.uncompared) ++endpoint->incomplete;
+  if (outcome.primary_failed) ++endpoint->primary_failures;
+  if (outcome.dark_failed) ++endpoint->dark_failures;
+  if (!outcome.primary_failed && outcome.primary_micros >= 0) {
+    endpoint->primary_latency_us.Record(outcome.primary_micros);
+  }
+  if (!outcome.dark_failed && outcome.dark_micros >= 0) {
+    endpoint->dark_latency_us.Record(outcome.dark_micros);
+  }
+  if (!outcome.primary_failed && !outcome.dark_failed && outcome.primary_micros >= 0 &&
+      outcome.dark_micros >= 0 && outcome.settled_at > 0) {
+    endpoint->latency_intervals.Record(outcome.settled_at, outcome.primary_micros,
+                                       outcome.dark_micros);
+  }
+}
+
+void ComparisonReport::Record(const ComparedExchange& exchange, const DiffResult& raw,
+                              const DiffResult* noise) {
+  EndpointComparison* endpoint = EndpointFor(exchange.endpoint);
+  if (endpoint == nullptr) return;  // counted by RecordPair
   ++endpoint->total;
   if (!raw.empty()) ++endpoint->differences;
   if (noise != nullptr && !noise->empty()) ++endpoint->noisy;
   if (raw.truncated || (noise != nullptr && noise->truncated)) ++endpoint->truncated;
-  if (exchange.primary_micros >= 0) endpoint->primary_latency_us.Record(exchange.primary_micros);
-  if (exchange.dark_micros >= 0) endpoint->dark_latency_us.Record(exchange.dark_micros);
+  if (!raw.empty()) {
+    std::vector<std::string_view> paths;
+    paths.reserve(raw.differences.size());
+    for (const FieldDifference& difference : raw.differences)
+      paths.push_back(difference.path);
+    std::sort(paths.begin(), paths.end());
+    std::string set;
+    for (std::string_view path : paths) {
+      if (!set.empty()) set += '\n';
+      set += path;
+    }
+    AddDifferenceSet(*endpoint, set, 1);
+  }
 
   for (const FieldDifference& difference : raw.differences) {
     FieldComparison* field = FieldFor(*endpoint, difference.path);
@@ -162,6 +218,7 @@ void ComparisonReport::RecordIncomplete(std::string_view endpoint_key) {
     return;
   }
   ++endpoint->incomplete;
+  ++endpoint->unsent;
 }
 
 void ComparisonReport::Merge(const ComparisonReport& other) {
@@ -175,17 +232,25 @@ void ComparisonReport::Merge(const ComparisonReport& other) {
   for (const auto& [key, theirs] : other.endpoints_) {
     EndpointComparison* ours = EndpointFor(key);
     if (ours == nullptr) {
-      endpoint_overflow_ += theirs.total + theirs.incomplete;
+      endpoint_overflow_ += theirs.pairs + theirs.unsent;
       continue;
     }
+    ours->pairs += theirs.pairs;
+    ours->primary_failures += theirs.primary_failures;
+    ours->dark_failures += theirs.dark_failures;
     ours->total += theirs.total;
     ours->differences += theirs.differences;
     ours->noisy += theirs.noisy;
     ours->incomplete += theirs.incomplete;
+    ours->unsent += theirs.unsent;
     ours->truncated += theirs.truncated;
     ours->field_overflow += theirs.field_overflow;
+    ours->difference_set_overflow += theirs.difference_set_overflow;
+    for (const auto& [set, requests] : theirs.difference_sets)
+      AddDifferenceSet(*ours, set, requests);
     ours->primary_latency_us.Merge(theirs.primary_latency_us);
     ours->dark_latency_us.Merge(theirs.dark_latency_us);
+    ours->latency_intervals.Merge(theirs.latency_intervals);
     for (const auto& [path, field] : theirs.fields) {
       FieldComparison* mine = FieldFor(*ours, path);
       if (mine == nullptr) {
@@ -221,6 +286,11 @@ std::vector<std::string> ComparisonReport::ReportedFields(std::string_view endpo
 }
 
 std::string ComparisonReport::ToJson() const {
+  // Bodies are cut at arbitrary bytes: replace invalid UTF-8 instead of throwing.
+  return ToJsonValue().dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Json ComparisonReport::ToJsonValue() const {
   Json root;
   root["thresholds"] = {{"relative_percent", options_.thresholds.relative_percent},
                         {"absolute_percent", options_.thresholds.absolute_percent}};
@@ -244,10 +314,14 @@ std::string ComparisonReport::ToJson() const {
 
     Json e;
     e["endpoint"] = key;
+    e["pairs"] = endpoint.pairs;
+    e["primary_failures"] = endpoint.primary_failures;
+    e["dark_failures"] = endpoint.dark_failures;
     e["total"] = endpoint.total;
     e["differences"] = endpoint.differences;
     e["noisy"] = endpoint.noisy;
     e["incomplete"] = endpoint.incomplete;
+    e["unsent"] = endpoint.unsent;
     e["truncated"] = endpoint.truncated;
     e["field_overflow"] = endpoint.field_overflow;
     Json reported = Json::array();
@@ -257,6 +331,11 @@ std::string ComparisonReport::ToJson() const {
     e["reported_fields"] = std::move(reported);
     e["latency_us"] = {{"primary", LatencyJson(endpoint.primary_latency_us)},
                        {"dark", LatencyJson(endpoint.dark_latency_us)}};
+    Json sets = Json::array();
+    for (const auto& [set, requests] : endpoint.difference_sets)
+      sets.push_back({{"fields", DifferenceSetFields(set)}, {"requests", requests}});
+    e["difference_sets"] = std::move(sets);
+    e["difference_set_overflow"] = endpoint.difference_set_overflow;
     Json fields = Json::array();
     for (const Row& row : rows) {
       Json f;
@@ -278,8 +357,7 @@ std::string ComparisonReport::ToJson() const {
     endpoints.push_back(std::move(e));
   }
   root["endpoints"] = std::move(endpoints);
-  // Bodies are cut at arbitrary bytes: replace invalid UTF-8 instead of throwing.
-  return root.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return root;
 }
 
 std::string RedactSecrets(std::string_view text) {

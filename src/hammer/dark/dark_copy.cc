@@ -48,11 +48,11 @@ void DarkCopy::OnResponseComplete(const http::ExchangeResult& result) {
   if (join_) {
     int64_t micros = (result.end - start_) / kMicrosecond;
     if (result.failure) {
-      cluster_ == nullptr ? join_->SecondaryFailed() : join_->DarkFailed();
+      cluster_ == nullptr ? join_->SecondaryFailed() : join_->DarkFailed(cluster_->index());
     } else if (cluster_ == nullptr) {
       join_->SetSecondary(status_, headers_.headers(), response_body_);
     } else {
-      join_->SetDark(status_, headers_.headers(), response_body_, micros);
+      join_->SetDark(cluster_->index(), status_, headers_.headers(), response_body_, micros);
     }
   }
   owner_->Finish(this);  // last: destroyed after this loop iteration
@@ -64,7 +64,7 @@ void DarkCopy::Abandon() {
     Drop(counters_->in_flight);
     cluster_->CopyAbandoned();
   }
-  if (join_) cluster_ == nullptr ? join_->SecondaryFailed() : join_->DarkFailed();
+  if (join_) cluster_ == nullptr ? join_->SecondaryFailed() : join_->DarkNotSent(cluster_->index());
 }
 
 }  // namespace hammer::dark

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/dark/verdict_rules.h"
 #include "hammer/http/tls.h"
 #include "hammer/http/tls_server.h"
 #include "hammer/http/url.h"
@@ -67,7 +68,9 @@ struct DarkOptions {
   std::vector<std::string> compare_headers;  // response headers compared besides status and body
   std::vector<std::string> compare_ignore;   // field path prefixes never reported
   size_t compare_max_body_bytes = 1u << 20;
-  uint64_t seed = 0;  // 0: random
+  VerdictRules verdict;              // how /hammer/dark/verdict judges the comparison (--judge)
+  Nanos verdict_interval = kSecond;  // latency_increase: intervals a slowdown must persist over
+  uint64_t seed = 0;                 // 0: random
 };
 
 }  // namespace hammer::dark

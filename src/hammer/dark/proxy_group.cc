@@ -1,13 +1,43 @@
 #include "hammer/dark/proxy_group.h"
 
+#include <algorithm>
+#include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "hammer/dark/admin_access.h"
 
 namespace hammer::dark {
 
-// The admin listener (first loop only): metrics, the comparison report, the membership view.
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The value of `name` in a query string ("a=1&cluster=canary"), as written; empty if absent.
+std::string_view QueryValue(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    std::string_view pair = query.substr(0, query.find('&'));
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
+      return pair.substr(name.size() + 1);
+    }
+    query.remove_prefix(std::min(query.size(), pair.size() + 1));
+  }
+  return {};
+}
+
+CanaryVerdict Judge(const std::vector<std::string>& names,
+                    const std::vector<ComparisonReport>& reports, const VerdictRules& rules) {
+  std::vector<ClusterReport> clusters;
+  for (size_t i = 0; i < names.size(); ++i)
+    clusters.push_back(ClusterReport{names[i], i < reports.size() ? &reports[i] : nullptr});
+  return JudgeCanary(clusters, rules);
+}
+
+}  // namespace
+
+// The admin listener (first loop only): metrics, the comparison report, the verdict, the
+// membership view.
 class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
  public:
   explicit AdminHandler(DarkProxyGroup* group) : group_(group) {}
@@ -23,48 +53,81 @@ class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
                         challenge);
       return;
     }
-    std::string_view path = request.head.target.substr(0, request.head.target.find('?'));
+    std::string_view target = request.head.target;
+    std::string_view path = target.substr(0, target.find('?'));
+    std::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : "";
     if (path == "/metrics") {
-      responder.Respond(200, "text/plain; version=0.0.4", group_->MetricsText());
+      Metrics(std::move(responder));
     } else if (path == "/hammer/dark/report") {
-      CollectReport(std::move(responder));
+      Report(std::move(responder), std::string(QueryValue(query, "cluster")));
+    } else if (path == "/hammer/dark/verdict") {
+      Verdict(std::move(responder));
     } else if (path == "/hammer/dark/membership") {
       responder.Respond(200, "application/json", group_->MembershipJson());
     } else {
       responder.Respond(404, "text/plain",
-                        "admin routes: /metrics /hammer/dark/report /hammer/dark/membership\n");
+                        "admin routes: /metrics /hammer/dark/report /hammer/dark/verdict "
+                        "/hammer/dark/membership\n");
     }
   }
 
  private:
-  // Each loop owns its report; copies are made on each loop's own thread and merged here.
-  void CollectReport(http::Responder responder) {
+  void Metrics(http::Responder responder) {
+    if (!group_->options_.compare) {
+      responder.Respond(200, "text/plain; version=0.0.4", group_->MetricsText());
+      return;
+    }
+    auto shared = std::make_shared<http::Responder>(std::move(responder));
+    DarkProxyGroup* group = group_;
+    group_->CollectReports(
+        [group, shared](std::vector<std::string> names, std::vector<ComparisonReport> reports) {
+          std::string text = group->MetricsText();
+          text += Judge(names, reports, group->options_.verdict).PrometheusText();
+          shared->Respond(200, "text/plain; version=0.0.4", text);
+        });
+  }
+
+  void Report(http::Responder responder, std::string wanted) {
     if (!group_->options_.compare) {
       responder.Respond(404, "text/plain", "comparison is off (start with --compare)\n");
       return;
     }
-    struct Gather {
-      ComparisonReport merged;
-      int remaining = 0;
-      http::Responder responder;
-    };
-    auto gather = std::make_shared<Gather>();
-    gather->responder = std::move(responder);
-    gather->remaining = group_->loops_.size();
-    net::EventLoop* home = group_->loops_.loop(0);
-    for (int i = 0; i < group_->loops_.size(); ++i) {
-      DarkProxyHandler* handler = group_->handlers_[static_cast<size_t>(i)].get();
-      auto collect = [handler, home, gather] {
-        auto copy = std::make_shared<ComparisonReport>(*handler->report());
-        home->Post([gather, copy] {
-          gather->merged.Merge(*copy);
-          if (--gather->remaining == 0) {
-            gather->responder.Respond(200, "application/json", gather->merged.ToJson());
-          }
+    auto shared = std::make_shared<http::Responder>(std::move(responder));
+    const VerdictRules* rules = &group_->options_.verdict;
+    group_->CollectReports([shared, rules, wanted](std::vector<std::string> names,
+                                                   std::vector<ComparisonReport> reports) {
+      size_t index = 0;
+      if (!wanted.empty()) {
+        index = static_cast<size_t>(std::find(names.begin(), names.end(), wanted) - names.begin());
+        if (index == names.size()) {
+          shared->Respond(404, "text/plain", "no dark cluster named '" + wanted + "'\n");
+          return;
+        }
+      }
+      Json body;
+      if (index < names.size()) {
+        body["cluster"] = names[index];
+        ClusterReport one{names[index], &reports[index]};
+        CanaryVerdict verdict = JudgeCanary({&one, 1}, *rules);
+        body.update(reports[index].ToJsonValue());
+        body["verdict"] = verdict.ClusterJson(verdict.clusters.front());
+      } else {
+        body = ComparisonReport().ToJsonValue();
+      }
+      body["clusters"] = names;
+      // Bodies are cut at arbitrary bytes: replace invalid UTF-8 instead of throwing.
+      shared->Respond(200, "application/json",
+                      body.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
+    });
+  }
+
+  void Verdict(http::Responder responder) {
+    auto shared = std::make_shared<http::Responder>(std::move(responder));
+    const VerdictRules* rules = &group_->options_.verdict;
+    group_->CollectReports(
+        [shared, rules](std::vector<std::string> names, std::vector<ComparisonReport> reports) {
+          shared->Respond(200, "application/json", Judge(names, reports, *rules).ToJson());
         });
-      };
-      group_->loops_.loop(i)->Post(collect);
-    }
   }
 
   DarkProxyGroup* group_;
@@ -245,6 +308,53 @@ std::string DarkProxyGroup::MetricsText() {
   std::optional<http::TlsServerStats> tls = listener_tls_stats();
   return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale,
                         tls ? &*tls : nullptr);
+}
+
+void DarkProxyGroup::CollectReports(ReportsDone done) {
+  struct Gather {
+    std::vector<std::string> names;
+    std::vector<ComparisonReport> merged;
+    int remaining = 0;
+    ReportsDone done;
+  };
+  auto gather = std::make_shared<Gather>();
+  gather->names = registry_.Names();
+  gather->merged.resize(options_.compare ? gather->names.size() : 0);
+  gather->remaining = loops_.size();
+  gather->done = std::move(done);
+  size_t clusters = gather->merged.size();
+  net::EventLoop* home = loops_.loop(0);
+  // Each loop owns its reports: they are copied on each loop's own thread and merged on the
+  // first one's.
+  for (int i = 0; i < loops_.size(); ++i) {
+    DarkProxyHandler* handler = handlers_[static_cast<size_t>(i)].get();
+    loops_.loop(i)->Post([handler, home, gather, clusters] {
+      auto copies = std::make_shared<std::vector<std::optional<ComparisonReport>>>(clusters);
+      for (size_t c = 0; c < clusters; ++c) {
+        if (const ComparisonReport* report = handler->report(c)) (*copies)[c] = *report;
+      }
+      home->Post([gather, copies] {
+        for (size_t c = 0; c < copies->size(); ++c) {
+          if ((*copies)[c]) gather->merged[c].Merge(*(*copies)[c]);
+        }
+        if (--gather->remaining == 0) {
+          gather->done(std::move(gather->names), std::move(gather->merged));
+        }
+      });
+    });
+  }
+}
+
+CanaryVerdict DarkProxyGroup::JudgeNow() {
+  if (stopped_) return JudgeCanary({}, options_.verdict);
+  std::promise<CanaryVerdict> promise;
+  std::future<CanaryVerdict> verdict = promise.get_future();
+  const VerdictRules* rules = &options_.verdict;
+  CollectReports(
+      [&promise, rules](std::vector<std::string> names, std::vector<ComparisonReport> reports) {
+        promise.set_value(Judge(names, reports, *rules));
+      });
+  return verdict.get();
 }
 
 std::string DarkProxyGroup::MembershipJson() const {

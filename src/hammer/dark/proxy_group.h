@@ -1,8 +1,10 @@
 // DarkProxyGroup: `hammer dark` as a library. N event loops, each with an SO_REUSEPORT
 // listener and its own DarkProxyHandler, all reading one Membership (static or ZooKeeper).
 // An optional admin listener on the first loop (loopback unless a bearer token protects it:
-// admin_access.h) serves `GET /metrics` (Prometheus text),
-// `GET /hammer/dark/report` (the comparison report, merged from every loop on request) and
+// admin_access.h) serves `GET /metrics` (Prometheus text, with the canary verdict under
+// --compare), `GET /hammer/dark/report[?cluster=NAME]` (one dark cluster's comparison report,
+// merged from every loop on request, with its verdict; the first cluster without ?cluster),
+// `GET /hammer/dark/verdict` (the canary verdict, canary_verdict.h) and
 // `GET /hammer/dark/membership` (what the proxy currently believes). Start() returns once every
 // listener is bound; the Membership must outlive the group.
 //
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "hammer/base/status.h"
+#include "hammer/dark/canary_verdict.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/dark_options.h"
 #include "hammer/dark/membership.h"
@@ -66,6 +69,16 @@ class DarkProxyGroup {
   // Prometheus text of every loop's counters and the current gauges (thread-safe).
   std::string MetricsText();
   std::string MembershipJson() const;
+
+  // Every loop's comparison reports merged per dark cluster (in registry order), handed to
+  // `done` on the first loop's thread. Any thread; --compare only (else `done` gets none).
+  using ReportsDone =
+      std::function<void(std::vector<std::string> names, std::vector<ComparisonReport> reports)>;
+  void CollectReports(ReportsDone done);
+  // The canary verdict now. Blocks the calling thread, which must not be one of the group's
+  // loops, until every loop has handed over its reports; an insufficient verdict without
+  // --compare or once the group has stopped.
+  CanaryVerdict JudgeNow();
 
  private:
   class AdminHandler;

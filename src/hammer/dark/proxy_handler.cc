@@ -29,7 +29,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
   upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   if (options->compare) {
-    report_ = std::make_unique<ComparisonReport>();
+    reports_.resize(counters_->clusters.size());
     JsonDiffOptions diff;
     diff.headers = options->compare_headers;
     diff.ignore = options->compare_ignore;
@@ -85,6 +85,11 @@ DarkCluster* DarkProxyHandler::ClusterFor(const DarkClusterMembership& cluster) 
   if (index >= counters_->clusters.size()) return nullptr;  // beyond what can be counted
   clusters_.push_back(
       std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_, client_options_));
+  if (options_->compare) {
+    ComparisonReportOptions report;
+    report.latency_interval = options_->verdict_interval;
+    reports_[index] = std::make_unique<ComparisonReport>(report);
+  }
   return clusters_.back().get();
 }
 
@@ -135,9 +140,9 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   const http::Url& upstream = options_->upstreams[next_upstream_++ % options_->upstreams.size()];
   bool eligible = eligibility_.Eligible(request.head);
   std::shared_ptr<ComparisonJoin> join;
-  if (eligible && report_ && !active_.empty()) {
+  if (eligible && options_->compare && !active_.empty()) {
     join = std::make_shared<ComparisonJoin>(
-        report_.get(), diff_.get(), EndpointKey(request.head.method, request.head.target),
+        diff_.get(), EndpointKey(request.head.method, request.head.target),
         std::string(request.head.method) + " " + std::string(request.head.target));
   }
   bool head_request = request.head.method == "HEAD";
@@ -180,10 +185,13 @@ void DarkProxyHandler::Fork(const http::IncomingRequest& request,
     uint32_t copies = cluster->CopiesFor(identical);
     Bump(counters.selected, copies);
     for (uint32_t i = 0; i < copies; ++i) {
-      // Only the first copy of the first cluster is compared (one dark answer per request).
-      if (join) join->ExpectDark();
-      SendCopy(*cluster, request.head, request.body, request.client_ip, std::move(join));
-      join = nullptr;
+      // The first copy to each cluster is compared (one answer per cluster and request).
+      std::shared_ptr<ComparisonJoin> compared;
+      if (join && i == 0) {
+        join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
+        compared = join;
+      }
+      SendCopy(*cluster, request.head, request.body, request.client_ip, std::move(compared));
     }
   }
 }
@@ -197,14 +205,15 @@ void DarkProxyHandler::SendCopy(DarkCluster& cluster, const http::RequestHead& h
     case CopyAdmission::kSend:
       break;
     case CopyAdmission::kNoInstances:
+      if (join) join->DarkNotSent(cluster.index());
       return;
     case CopyAdmission::kBudgetFull:
       Bump(counters.dropped);
-      if (join) join->DarkFailed();
+      if (join) join->DarkNotSent(cluster.index());
       return;
     case CopyAdmission::kBackingOff:
       Bump(counters.backed_off);
-      if (join) join->DarkFailed();
+      if (join) join->DarkFailed(cluster.index());
       return;
   }
   const http::Url& url = cluster.NextUrl();

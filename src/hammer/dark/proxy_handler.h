@@ -73,8 +73,11 @@ class DarkProxyHandler final : public http::RequestHandler {
   size_t requests_in_flight() const { return primaries_.size(); }
   size_t copies_in_flight() const { return copies_.size(); }
 
-  // This loop's comparison report (loop thread only); null without --compare.
-  const ComparisonReport* report() const { return report_.get(); }
+  // This loop's comparison report for the dark cluster with registry index `cluster` (loop
+  // thread only); null without --compare or before the cluster's first request here.
+  const ComparisonReport* report(size_t cluster) const {
+    return cluster < reports_.size() ? reports_[cluster].get() : nullptr;
+  }
 
  private:
   void SyncClusters();
@@ -99,7 +102,7 @@ class DarkProxyHandler final : public http::RequestHandler {
   size_t next_upstream_ = 0;
   bool draining_ = false;
   size_t next_secondary_ = 0;
-  std::unique_ptr<ComparisonReport> report_;
+  std::vector<std::unique_ptr<ComparisonReport>> reports_;  // by cluster index; --compare only
   std::unique_ptr<JsonDiff> diff_;
   // Declared before what they carry, so they are destroyed after it (the destructor cancels
   // what is in flight explicitly anyway).

@@ -1,0 +1,71 @@
+#include "hammer/dark/canary_evidence.h"
+
+#include <algorithm>
+
+#include "hammer/stats/significance.h"
+
+namespace hammer::dark {
+namespace {
+
+// Whether a difference set ("a\nb\nc", sorted) names one of `fields` (sorted).
+bool Names(std::string_view set, const std::vector<std::string>& fields) {
+  while (!set.empty()) {
+    size_t end = set.find('\n');
+    std::string_view path = set.substr(0, end);
+    if (std::binary_search(fields.begin(), fields.end(), path)) return true;
+    set.remove_prefix(end == std::string_view::npos ? set.size() : end + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+CanaryEvidence CanaryEvidence::ForEndpoint(const ComparisonReport& report,
+                                           const EndpointComparison& endpoint, double alpha) {
+  CanaryEvidence evidence;
+  evidence.pairs = endpoint.pairs;
+  evidence.primary_failures = endpoint.primary_failures;
+  evidence.dark_failures = endpoint.dark_failures;
+  evidence.compared = endpoint.total;
+  evidence.primary_latency_us = endpoint.primary_latency_us;
+  evidence.dark_latency_us = endpoint.dark_latency_us;
+  evidence.latency_intervals = endpoint.latency_intervals;
+  for (const auto& [path, field] : endpoint.fields) {  // sorted by path
+    if (field.raw == 0) continue;
+    bool real =
+        report.Judge(endpoint, field).reported &&
+        stats::FisherExactGreater(field.raw, endpoint.total, field.noise, endpoint.total) < alpha;
+    if (real) {
+      evidence.differing_fields.push_back(path);
+    } else {
+      ++evidence.noisy_fields;
+    }
+  }
+  if (evidence.differing_fields.empty()) return evidence;
+  for (const auto& [set, requests] : endpoint.difference_sets) {
+    if (Names(set, evidence.differing_fields)) evidence.differing += requests;
+  }
+  evidence.differing += endpoint.difference_set_overflow;
+  return evidence;
+}
+
+CanaryEvidence CanaryEvidence::ForCluster(const ComparisonReport& report, double alpha) {
+  CanaryEvidence total;
+  for (const auto& [key, endpoint] : report.endpoints()) {
+    CanaryEvidence one = ForEndpoint(report, endpoint, alpha);
+    total.pairs += one.pairs;
+    total.primary_failures += one.primary_failures;
+    total.dark_failures += one.dark_failures;
+    total.compared += one.compared;
+    total.differing += one.differing;
+    total.noisy_fields += one.noisy_fields;
+    for (const std::string& field : one.differing_fields)
+      total.differing_fields.push_back(key + " " + field);
+    total.primary_latency_us.Merge(one.primary_latency_us);
+    total.dark_latency_us.Merge(one.dark_latency_us);
+    total.latency_intervals.Merge(one.latency_intervals);
+  }
+  return total;
+}
+
+}  // namespace hammer::dark
