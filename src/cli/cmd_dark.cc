@@ -318,9 +318,9 @@ int DarkMain(int argc, char** argv) {
   app.add_option("--seed", options.seed, "random seed (0: random)");
   app.add_option("--duration", duration, "stop by itself after this long (then drain)");
   app.add_option("--drain-timeout", drain_timeout,
-                 "on SIGTERM/SIGINT (or the end of --duration): stop accepting, abandon the dark "
-                 "copies in flight, let the requests in flight finish for at most this long, then "
-                 "close what is left (counted); a second signal stops at once")
+                 "on SIGTERM/SIGINT (or the end of --duration or --verdict-after): stop accepting, "
+                 "abandon the dark copies in flight, let the requests in flight finish for at "
+                 "most this long, then close what is left (counted); a second signal stops at once")
       ->capture_default_str();
   try {
     app.parse(argc, argv);

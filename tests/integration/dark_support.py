@@ -6,11 +6,13 @@ moment `hammer load` exits: DarkProxy.settled_metrics() polls /metrics until eve
 an outcome (sent = succeeded + failed, and no copy in flight when the proxy exports
 hammer_dark_copies_in_flight).
 """
+import http.client
 import json
 import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -130,3 +132,31 @@ def drive(url, n, concurrency=20, method=""):
 def dark_received(*instances):
     """Requests carrying X-Hammer-Dark that `hammer serve` instances received."""
     return sum(s.stats()["by_header"]["X-Hammer-Dark"] for s in instances)
+
+
+class InFlight:
+    """`count` clients, each sending one GET through the proxy on its own connection."""
+
+    def __init__(self, proxy, path, count):
+        self.results = [None] * count
+        self.threads = [threading.Thread(target=self._one, args=(proxy, path, i), daemon=True)
+                        for i in range(count)]
+        for t in self.threads:
+            t.start()
+
+    def _one(self, proxy, path, i):
+        connection = http.client.HTTPConnection(proxy.host, proxy.port, timeout=30)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            self.results[i] = (response.status, response.getheader("Connection"),
+                               response.read())
+        except (OSError, http.client.HTTPException) as e:
+            self.results[i] = ("error", type(e).__name__, b"")
+        finally:
+            connection.close()
+
+    def join(self):
+        for t in self.threads:
+            t.join(timeout=60)
+        return self.results

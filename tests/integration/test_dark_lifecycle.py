@@ -3,17 +3,15 @@ in flight (each gets its real response), refuses new connections, abandons and c
 copies, prints its counters and exits 0; past --drain-timeout what is left is closed and
 counted; a second signal stops at once; and the proxy built with AddressSanitizer and
 LeakSanitizer, stopped under traffic, reports no leak."""
-import http.client
 import os
 import signal
 import socket
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from dark_support import DarkProxy
+from dark_support import DarkProxy, InFlight
 from harness import ROOT, HammerServe
 
 ASAN_HAMMER = os.environ.get("HAMMER_ASAN", str(ROOT / "build" / "asan" / "hammer"))
@@ -31,34 +29,6 @@ def servers():
     yield start
     for s in started:
         s.stop()
-
-
-class InFlight:
-    """`count` clients, each sending one GET through the proxy on its own connection."""
-
-    def __init__(self, proxy, path, count):
-        self.results = [None] * count
-        self.threads = [threading.Thread(target=self._one, args=(proxy, path, i), daemon=True)
-                        for i in range(count)]
-        for t in self.threads:
-            t.start()
-
-    def _one(self, proxy, path, i):
-        connection = http.client.HTTPConnection(proxy.host, proxy.port, timeout=30)
-        try:
-            connection.request("GET", path)
-            response = connection.getresponse()
-            self.results[i] = (response.status, response.getheader("Connection"),
-                               response.read())
-        except (OSError, http.client.HTTPException) as e:
-            self.results[i] = ("error", type(e).__name__, b"")
-        finally:
-            connection.close()
-
-    def join(self):
-        for t in self.threads:
-            t.join(timeout=60)
-        return self.results
 
 
 def refused(proxy):

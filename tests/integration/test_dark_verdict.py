@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from dark_support import DarkProxy
+from dark_support import DarkProxy, InFlight
 from harness import HAMMER, HammerServe, run_hammer
 
 REQUESTS = 2000
@@ -235,6 +235,33 @@ def test_pipeline_interrupted_before_the_verdict_is_not_a_pass(tmp_path):
     assert verdict["verdict"] == "insufficient"
     assert verdict["note"].startswith("interrupted by signal 15 after ")
     assert verdict["clusters"][0]["verdict"] == "pass"  # what the rules alone said
+
+
+def test_verdict_after_ends_the_run_with_a_drain(started, tmp_path):
+    """--verdict-after stops the proxy as SIGTERM does: judged first, then the users' requests in
+    flight get their real responses (Connection: close), the counters are printed, and the exit
+    status is the verdict's."""
+    serve, start_proxy = started
+    primary, dark = serve(), serve()
+    path = tmp_path / "verdict.json"
+    proxy = start_proxy("--upstream", f"http://{primary.address}",
+                        "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
+                        "--judge", "samples>=1000", "--verdict-after", "3s",
+                        "--verdict-json", str(path), "--drain-timeout", "20s")
+    drive(proxy, n=20, rate=200)
+    # Still waiting for their answers (6 s) when the verdict is due (3 s after the start).
+    clients = InFlight(proxy, "/delay/6000", 8)
+    proxy.wait_for_metric("hammer_dark_requests_total", lambda v: v == 28)
+    assert proxy.proc.wait(timeout=60) == 4  # insufficient: 20 samples of the 1,000 asked
+    results = clients.join()
+    proxy.stop()
+    assert results == [(200, "close", b"ok\n")] * 8, results
+    verdict = json.loads(path.read_text())
+    assert verdict["verdict"] == "insufficient"
+    assert verdict["clusters"][0]["deciding"][0]["rule"] == "samples>=1000"
+    assert "hammer dark: verdict insufficient" in proxy.stderr
+    assert "every request in flight was answered" in proxy.stderr, proxy.stderr
+    assert "requests 28, responses 28, requests abandoned 0" in proxy.stderr, proxy.stderr
 
 
 def test_usage_errors():
