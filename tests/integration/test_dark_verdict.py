@@ -15,7 +15,10 @@ from harness import HAMMER, HammerServe, run_hammer
 
 REQUESTS = 2000
 # latency_increase fails only when the canary is slower in most intervals; 2,000 requests at
-# 1,000 req/s span 2 s, i.e. 20 intervals of 100 ms.
+# 400 req/s span 5 s, i.e. 50 intervals of 100 ms. At 1,000 req/s on a loaded 2-core host the
+# proxy's own queueing (a p50 of 6 ms on both sides) hid the 5 ms added by the canary in more
+# than half of the intervals about once in ten runs.
+RATE = 400
 INTERVAL = ["--verdict-interval", "100ms"]
 
 
@@ -39,7 +42,7 @@ def started():
         p.stop()
 
 
-def drive(proxy, n=REQUESTS, rate=1000):
+def drive(proxy, n=REQUESTS, rate=RATE):
     """n requests for /json/0../json/49 through the proxy, open loop."""
     lines = "".join(proxy.url(f"/json/{i % 50}") + "\n" for i in range(n))
     r = run_hammer(["load", "-", "--rate", str(rate), "-c", "50", "--emit", "none", "-q"],
@@ -94,7 +97,8 @@ def test_verdict_per_canary(started, scenario):
     verdict = settled_verdict(proxy)
     cluster = verdict["clusters"][0]
     assert cluster["cluster"] == "canary"
-    assert verdict["verdict"] == expected, json.dumps(cluster["deciding"], indent=1)
+    why = "\n".join(r["message"] for r in cluster["overall"]["rules"])
+    assert verdict["verdict"] == expected, why
     assert cluster["verdict"] == expected
     overall = cluster["overall"]
     assert overall["samples"] == REQUESTS
@@ -119,7 +123,7 @@ def test_verdict_per_canary(started, scenario):
         assert diff["value"] == 0  # a 500 is a failure, never a difference
         assert diff["primary_samples"] == REQUESTS - errors["dark_failures"]
     if scenario == "added_latency":
-        assert latency["hodges_lehmann_us"] > 4000
+        assert latency["hodges_lehmann_us"] > 2500  # half the 5 ms added, twice the allowance
         assert latency["intervals"] >= 10
         assert latency["intervals_slower"] > latency["intervals"] / 2
         assert latency["p50_ratio"] > 2
