@@ -137,14 +137,14 @@ def test_verdict_in_metrics_and_report(started):
     proxy = start_proxy("--upstream", f"http://{primary.address}",
                         "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
                         "--compare-secondary", f"http://{secondary.address}",
-                        "--judge", "p99_ratio<100", *INTERVAL)  # --judge implies --compare
+                        "--judge", "max<60s", *INTERVAL)  # --judge implies --compare; max: the dark side's
     drive(proxy)
     settled_verdict(proxy)
     m = proxy.metrics()
     assert m['hammer_dark_verdict{cluster="canary",state="fail"}'] == 1
     assert m['hammer_dark_verdict{cluster="canary",state="pass"}'] == 0
     assert m['hammer_dark_verdict_rule{cluster="canary",rule="diff_rate<1%",state="fail"}'] == 1
-    assert m['hammer_dark_verdict_rule{cluster="canary",rule="p99_ratio<100",state="pass"}'] == 1
+    assert m['hammer_dark_verdict_rule{cluster="canary",rule="max<60s",state="pass"}'] == 1
     assert 2 < m['hammer_dark_verdict_rule_value{cluster="canary",rule="diff_rate<1%"}'] < 8
     assert m['hammer_dark_verdict_rule_value{cluster="canary",rule="samples>=500"}'] == REQUESTS
     assert m['hammer_dark_verdict_rule_p_value{cluster="canary",rule="error_increase<0.1%"}'] == 1
