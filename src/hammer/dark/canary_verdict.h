@@ -21,8 +21,9 @@
 //                     more than the margin (rounded down to the intervals' 1-2-5 ladder).
 //                     Requests are not independent samples of latency: a process descheduled for
 //                     a few hundred milliseconds slows every request of its stall, and on a
-//                     shared host such a stall covered most of a sub-second run of an identical
-//                     canary in 4 of 50 runs; persistence over time tells it from a regression.
+//                     shared host such a stall can cover most of a short run (the U test alone
+//                     failed identical canaries that way); persistence over time tells it from
+//                     a regression.
 //                     Significant but over fewer than 10 intervals is insufficient; significant
 //                     but in a minority of intervals passes (a passing spell). The U test runs
 //                     exactly on the two latency histograms' buckets (each bucket a group of
