@@ -1,0 +1,321 @@
+#include "hammer/dark/dark_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "hammer/base/duration.h"
+#include "hammer/base/signals.h"
+#include "hammer/dark/canary_verdict.h"
+#include "hammer/dark/listen_reservation.h"
+#include "hammer/dark/proxy_group.h"
+#include "hammer/dark/zk_membership.h"
+#include "hammer/http/url.h"
+
+namespace hammer::dark {
+
+namespace {
+
+// "a,b,c" -> {"a","b","c"}
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Result<std::vector<http::Url>> ParseUrls(const std::vector<std::string>& texts,
+                                         const std::string& flag) {
+  std::vector<http::Url> urls;
+  for (const std::string& text : texts) {
+    for (const std::string& item : SplitCommas(text)) {
+      Result<http::Url> url = http::ParseUrl(item);
+      if (!url.ok()) return Status::Error(flag + ": '" + item + "': " + url.status().message());
+      urls.push_back(*url);
+    }
+  }
+  return urls;
+}
+
+// "NAME=VALUE" flags, keyed by NAME.
+Result<std::map<std::string, std::string>> ParseNamed(const std::vector<std::string>& items,
+                                                      const std::string& flag) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      return Status::Error(flag + ": expected NAME=VALUE, got '" + item + "'");
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+Result<Nanos> DurationFlag(const std::string& text, const std::string& flag) {
+  Result<Nanos> d = ParseDuration(text);
+  if (!d.ok() || *d <= 0) return Status::Error(flag + ": invalid duration '" + text + "'");
+  return d;
+}
+
+// Static membership from the dark flags (and an optional JSON config file).
+Result<StaticMembershipOptions> StaticFromFlags(const std::string& config_file,
+                                                uint32_t regular_instances,
+                                                const std::vector<std::string>& dark_flags,
+                                                const std::vector<std::string>& instances_flags,
+                                                const std::vector<std::string>& multiplier_flags,
+                                                const std::vector<std::string>& strategy_flags,
+                                                const std::vector<std::string>& rate_flags,
+                                                const std::string& sampling) {
+  StaticMembershipOptions options;
+  if (!config_file.empty()) {
+    std::ifstream in(config_file);
+    if (!in) return Status::Error("--config: cannot read '" + config_file + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    Result<StaticMembershipOptions> parsed = ParseStaticMembershipConfig(text.str());
+    if (!parsed.ok()) return Status::Error("--config: " + parsed.status().message());
+    options = *parsed;
+  }
+  options.regular_instances = regular_instances;
+  auto darks = ParseNamed(dark_flags, "--dark");
+  auto instances = ParseNamed(instances_flags, "--dark-instances");
+  auto multipliers = ParseNamed(multiplier_flags, "--dark-multiplier");
+  auto strategies = ParseNamed(strategy_flags, "--dark-strategy");
+  auto rates = ParseNamed(rate_flags, "--dark-rate");
+  for (auto* r : {&darks, &instances, &multipliers, &strategies, &rates}) {
+    if (!r->ok()) return r->status();
+  }
+  for (const auto& [name, urls_text] : *darks) {
+    StaticDarkCluster cluster;
+    cluster.config.name = name;
+    cluster.config.sampling = sampling;
+    Result<std::vector<http::Url>> urls = ParseUrls({urls_text}, "--dark " + name);
+    if (!urls.ok()) return urls.status();
+    cluster.urls = *urls;
+    options.dark.push_back(std::move(cluster));
+  }
+  auto find = [&](const std::string& name, const std::string& flag) -> Result<StaticDarkCluster*> {
+    for (auto& c : options.dark) {
+      if (c.config.name == name) return &c;
+    }
+    return Status::Error(flag + ": no dark cluster named '" + name + "' (add --dark " + name +
+                         "=URL)");
+  };
+  for (const auto& [name, value] : *instances) {
+    auto c = find(name, "--dark-instances");
+    if (!c.ok()) return c.status();
+    char* end = nullptr;
+    long n = std::strtol(value.c_str(), &end, 10);
+    if (*end != '\0' || n < 0) return Status::Error("--dark-instances: bad count '" + value + "'");
+    (*c)->instances = static_cast<uint32_t>(n);
+  }
+  for (const auto& [name, value] : *multipliers) {
+    auto c = find(name, "--dark-multiplier");
+    if (!c.ok()) return c.status();
+    char* end = nullptr;
+    double m = std::strtod(value.c_str(), &end);
+    if (*end != '\0' || m < 0) return Status::Error("--dark-multiplier: bad value '" + value + "'");
+    (*c)->config.multiplier = m;
+  }
+  for (const auto& [name, value] : *strategies) {
+    auto c = find(name, "--dark-strategy");
+    if (!c.ok()) return c.status();
+    if (value != "relative" && value != "identical" && value != "constant-qps") {
+      return Status::Error("--dark-strategy: expected relative, identical or constant-qps, got '" +
+                           value + "'");
+    }
+    (*c)->config.strategy = value;
+  }
+  for (const auto& [name, value] : *rates) {
+    auto c = find(name, "--dark-rate");
+    if (!c.ok()) return c.status();
+    char* end = nullptr;
+    double r = std::strtod(value.c_str(), &end);
+    if (*end != '\0' || r < 0) return Status::Error("--dark-rate: bad value '" + value + "'");
+    (*c)->config.target_rate = r;
+  }
+  for (const auto& c : options.dark) {
+    if (c.config.strategy == "constant-qps" && c.config.target_rate <= 0) {
+      return Status::Error("--dark-strategy " + c.config.name + "=constant-qps needs --dark-rate " +
+                           c.config.name + "=R");
+    }
+  }
+  return options;
+}
+
+// --verdict-json: FILE, or "-" for stdout (after the address lines).
+Status WriteVerdict(const CanaryVerdict& verdict, const std::string& path) {
+  std::string json = verdict.ToJson();
+  if (path == "-") {
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    std::fflush(stdout);
+    return Status::Ok();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << json;
+  out.close();
+  if (!out) return Status::Error("--verdict-json: cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
+  DarkCommand command;
+  DarkOptions& options = command.options_;
+  options = flags.run;
+  Result<std::vector<http::Url>> upstream_urls = ParseUrls(flags.upstreams, "--upstream");
+  if (!upstream_urls.ok()) return upstream_urls.status();
+  if (upstream_urls->empty()) return Status::Error("--upstream: at least one URL is required");
+  options.upstreams = *upstream_urls;
+  Result<std::vector<http::Url>> secondary_urls =
+      ParseUrls(flags.compare_secondary, "--compare-secondary");
+  if (!secondary_urls.ok()) return secondary_urls.status();
+  options.compare_secondary = *secondary_urls;
+  if (flags.sampling != "accumulator" && flags.sampling != "bernoulli") {
+    return Status::Error("--dark-sampling: expected accumulator or bernoulli");
+  }
+  options.bernoulli = flags.sampling == "bernoulli";
+  options.forwarded_for = !flags.no_forwarded_for;
+  for (auto [text, target, flag] :
+       {std::tuple{&flags.upstream_timeout, &options.upstream_timeout, "--upstream-timeout"},
+        std::tuple{&flags.dark_timeout, &options.dark_timeout, "--dark-timeout"},
+        std::tuple{&flags.connect_timeout, &options.connect_timeout, "--connect-timeout"},
+        std::tuple{&flags.drain_timeout, &options.drain_timeout, "--drain-timeout"}}) {
+    Result<Nanos> d = DurationFlag(*text, flag);
+    if (!d.ok()) return d.status();
+    *target = *d;
+  }
+  if (!flags.duration.empty()) {
+    Result<Nanos> d = DurationFlag(flags.duration, "--duration");
+    if (!d.ok()) return d.status();
+    command.run_for_ = *d;
+  }
+  if (!flags.verdict_after.empty()) {
+    if (!flags.duration.empty()) {
+      return Status::Error("--verdict-after stops the proxy: leave out --duration");
+    }
+    Result<Nanos> d = DurationFlag(flags.verdict_after, "--verdict-after");
+    if (!d.ok()) return d.status();
+    command.run_for_ = command.judge_after_ = *d;
+    command.verdict_after_text_ = flags.verdict_after;
+  }
+  Result<Nanos> interval = DurationFlag(flags.verdict_interval, "--verdict-interval");
+  if (!interval.ok()) return interval.status();
+  options.verdict_interval = *interval;
+  Result<VerdictRules> rules =
+      VerdictRules::Make(flags.judges, !flags.no_default_judges, flags.verdict_alpha);
+  if (!rules.ok()) return rules.status();
+  options.verdict = *rules;
+  command.verdict_json_ = flags.verdict_json;
+  command.judging_ =
+      command.judge_after_ > 0 || !flags.verdict_json.empty() || !flags.judges.empty();
+  if (command.judging_) options.compare = true;
+
+  command.membership_ = flags.membership;
+  command.regular_cluster_ = flags.regular_cluster;
+  if (flags.membership == "static") {
+    auto static_options = StaticFromFlags(flags.config_file, options.regular_instances, flags.dark,
+                                          flags.dark_instances, flags.dark_multipliers,
+                                          flags.dark_strategies, flags.dark_rates, flags.sampling);
+    if (!static_options.ok()) return static_options.status();
+    command.static_membership_ = *static_options;
+  } else if (flags.membership.rfind("zk://", 0) != 0) {
+    return Status::Error("--membership: expected static or zk://HOST:PORT/PATH, got '" +
+                         flags.membership + "'");
+  }
+  return command;
+}
+
+Result<DarkOutcome> DarkCommand::Run() {
+  // Port 0 is resolved now, so a ZooKeeper registration can carry the real address.
+  Result<ListenReservation> reservation = ListenReservation::Reserve(options_.listen);
+  if (!reservation.ok()) return reservation.status();
+  options_.listen = reservation->address();
+
+  const bool tls = options_.listener_tls.enabled();
+  BlockShutdownSignals(/*reload=*/tls);
+  std::unique_ptr<Membership> source;
+  if (membership_ == "static") {
+    source = std::make_unique<StaticMembership>(static_membership_);
+  } else {
+    ZkMembershipOptions zk;
+    zk.regular_cluster = regular_cluster_;
+    zk.register_url = (tls ? "https://" : "http://") + options_.listen;
+    zk.start_timeout = 10 * kSecond;
+    auto started = ZkMembership::Start(membership_, zk);
+    if (!started.ok()) return Status::Error("--membership: " + started.status().message());
+    source = std::move(*started);
+  }
+  auto group = DarkProxyGroup::Start(options_, source.get());
+  if (!group.ok()) return group.status();
+  reservation->Release();
+  std::printf("%s\n", (*group)->address().ToString().c_str());
+  if (!options_.admin_listen.empty()) {
+    std::printf("%s\n", (*group)->admin_address().ToString().c_str());
+  }
+  std::fflush(stdout);
+  DarkProxyGroup* proxy = group->get();
+  auto reload = [proxy] {
+    Result<std::string> reloaded = proxy->ReloadTls();
+    if (!reloaded.ok()) {
+      std::fprintf(stderr, "hammer dark: TLS reload failed, keeping the previous certificate: %s\n",
+                   reloaded.status().message().c_str());
+      return;
+    }
+    std::fprintf(stderr, "hammer dark: TLS certificate reloaded: %s\n", reloaded->c_str());
+  };
+  MonoNanos started = MonoNow();
+  int signal = WaitForShutdownSignal(run_for_, tls ? std::function<void()>(reload) : nullptr);
+  DarkOutcome outcome = DarkOutcome::kStopped;
+  if (judging_) {
+    // Judged before draining: the drain abandons the dark copies in flight.
+    CanaryVerdict verdict = proxy->JudgeNow();
+    if (judge_after_ > 0 && signal != 0) {
+      verdict.CutShort("interrupted by signal " + std::to_string(signal) + " after " +
+                       FormatDuration(MonoNow() - started) + ", before --verdict-after " +
+                       verdict_after_text_);
+    }
+    std::fputs(("hammer dark: verdict " + std::string(VerdictStateName(verdict.state)) + "\n" +
+                verdict.Summary())
+                   .c_str(),
+               stderr);
+    if (!verdict_json_.empty()) {
+      if (Status written = WriteVerdict(verdict, verdict_json_); !written.ok()) {
+        proxy->Stop();
+        std::fprintf(stderr, "hammer dark: %s\n", written.message().c_str());
+        return DarkOutcome::kVerdictNotWritten;
+      }
+    }
+    if (judge_after_ > 0) {
+      switch (verdict.state) {
+        case VerdictState::kPass:
+          outcome = DarkOutcome::kVerdictPass;
+          break;
+        case VerdictState::kFail:
+          outcome = DarkOutcome::kVerdictFail;
+          break;
+        case VerdictState::kInsufficient:
+          outcome = DarkOutcome::kVerdictInsufficient;
+          break;
+      }
+    }
+  }
+  bool drained = proxy->Drain(options_.drain_timeout, [] {
+    return WaitForShutdownSignal(10 * kMillisecond) != 0;  // a second signal: stop at once
+  });
+  std::fprintf(stderr, "hammer dark: %s\n%s",
+               drained ? "stopped: every request in flight was answered"
+                       : "stopped: requests still in flight were abandoned",
+               proxy->Summary().c_str());
+  return outcome;
+}
+
+}  // namespace hammer::dark
