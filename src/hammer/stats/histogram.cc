@@ -68,7 +68,11 @@ Histogram::Histogram(const Histogram& other)
     : total_count_(other.total_count_),
       saturated_(other.saturated_),
       min_index_(other.min_index_),
-      max_index_(other.max_index_) {
+      max_index_(other.max_index_),
+      paged_(other.paged_),
+      sparse_size_(other.sparse_size_),
+      sparse_index_(other.sparse_index_),
+      sparse_count_(other.sparse_count_) {
   for (int page = 0; page < kPageCount; ++page) {
     if (other.pages_[page]) pages_[page] = std::make_unique<Page>(*other.pages_[page]);
   }
@@ -88,6 +92,41 @@ uint64_t& Histogram::CounterAt(int index) {
   return (*page)[index & (kPageSize - 1)];
 }
 
+void Histogram::UsePages() {
+  if (paged_) return;
+  paged_ = 1;
+  for (int i = 0; i < sparse_size_; ++i)
+    CounterAt(sparse_index_[i]) = sparse_count_[i];
+  sparse_size_ = 0;
+  sparse_index_ = {};
+  sparse_count_ = {};
+}
+
+void Histogram::AddAt(int index, uint64_t count) {
+  if (!paged_) {
+    // Few entries: a linear scan beats a binary search, and keeps them sorted on insertion.
+    int i = 0;
+    while (i < sparse_size_ && sparse_index_[i] < index)
+      ++i;
+    if (i < sparse_size_ && sparse_index_[i] == index) {
+      sparse_count_[i] += count;
+      return;
+    }
+    if (sparse_size_ < kSparseBuckets) {
+      for (int j = sparse_size_; j > i; --j) {
+        sparse_index_[j] = sparse_index_[j - 1];
+        sparse_count_[j] = sparse_count_[j - 1];
+      }
+      sparse_index_[i] = static_cast<uint16_t>(index);
+      sparse_count_[i] = count;
+      ++sparse_size_;
+      return;
+    }
+    UsePages();
+  }
+  CounterAt(index) += count;
+}
+
 void Histogram::RecordN(int64_t value, uint64_t count) {
   assert(value >= 0);
   if (count == 0) return;
@@ -97,7 +136,7 @@ void Histogram::RecordN(int64_t value, uint64_t count) {
     saturated_ += count;
   }
   int index = CountsIndex(value);
-  CounterAt(index) += count;
+  AddAt(index, count);
   total_count_ += count;
   if (index < min_index_) min_index_ = index;
   if (index > max_index_) max_index_ = index;
@@ -105,6 +144,20 @@ void Histogram::RecordN(int64_t value, uint64_t count) {
 
 void Histogram::Merge(const Histogram& other) {
   if (other.total_count_ == 0) return;
+  if (other.sparse()) {
+    for (int i = 0; i < other.sparse_size_; ++i)
+      AddAt(other.sparse_index_[i], other.sparse_count_[i]);
+  } else {
+    UsePages();
+    MergePages(other);
+  }
+  total_count_ += other.total_count_;
+  saturated_ += other.saturated_;
+  min_index_ = std::min(min_index_, other.min_index_);
+  max_index_ = std::max(max_index_, other.max_index_);
+}
+
+void Histogram::MergePages(const Histogram& other) {
   for (int page = 0; page < kPageCount; ++page) {
     if (!other.pages_[page]) continue;
     if (!pages_[page]) {
@@ -116,10 +169,6 @@ void Histogram::Merge(const Histogram& other) {
     for (int i = 0; i < kPageSize; ++i)
       mine[i] += theirs[i];
   }
-  total_count_ += other.total_count_;
-  saturated_ += other.saturated_;
-  min_index_ = std::min(min_index_, other.min_index_);
-  max_index_ = std::max(max_index_, other.max_index_);
 }
 
 void Histogram::Clear() {
@@ -177,34 +226,54 @@ void Histogram::ValuesAtPercentiles(std::span<const double> percentiles,
     return static_cast<uint64_t>(std::max<int64_t>(JavaDoubleToLong(std::ceil(fp_count)), 1));
   };
   size_t next = 0;
-  uint64_t target = percentiles.empty() ? 0 : target_of(percentiles[0]);
+  if (percentiles.empty()) return;
+  uint64_t target = target_of(percentiles[0]);
   uint64_t running = 0;
-  for (int page = 0; page < kPageCount && next < percentiles.size(); ++page) {
-    if (!pages_[page]) continue;
-    const Page& counts = *pages_[page];
-    for (int i = 0; i < kPageSize; ++i) {
-      running += counts[i];
-      while (running >= target) {
-        int64_t value = ValueFromIndex(page * kPageSize + i);
-        values[next] =
-            percentiles[next] == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
-        if (++next == percentiles.size()) return;
-        target = target_of(percentiles[next]);
-      }
+  // Empty buckets never reach a target (it is at least 1 and running is below it), so only
+  // the non-empty ones need visiting.
+  VisitCounts([&](int index, uint64_t count) {
+    running += count;
+    while (running >= target) {
+      int64_t value = ValueFromIndex(index);
+      values[next] = percentiles[next] == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
+      if (++next == percentiles.size()) return false;
+      target = target_of(percentiles[next]);
     }
-  }
+    return true;
+  });
   for (; next < values.size(); ++next)
     values[next] = 0;
 }
 
 uint64_t Histogram::CountAtValue(int64_t value) const {
   int index = std::min(CountsIndex(value), kCountsLength - 1);
+  if (sparse()) {
+    for (int i = 0; i < sparse_size_; ++i) {
+      if (sparse_index_[i] == index) return sparse_count_[i];
+    }
+    return 0;
+  }
   const std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
   return page ? (*page)[index & (kPageSize - 1)] : 0;
 }
 
 bool Histogram::operator==(const Histogram& other) const {
   if (total_count_ != other.total_count_) return false;
+  if (sparse() || other.sparse()) {
+    // The sparse side has at most kSparseBuckets buckets: walk the other side against them.
+    const Histogram& few = sparse() ? *this : other;
+    const Histogram& any = sparse() ? other : *this;
+    int matched = 0;
+    bool same = any.VisitCounts([&](int index, uint64_t count) {
+      if (matched >= few.sparse_size_ || few.sparse_index_[matched] != index ||
+          few.sparse_count_[matched] != count) {
+        return false;
+      }
+      ++matched;
+      return true;
+    });
+    return same && matched == few.sparse_size_;
+  }
   for (int page = 0; page < kPageCount; ++page) {
     const Page* mine = pages_[page].get();
     const Page* theirs = other.pages_[page].get();

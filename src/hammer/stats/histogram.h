@@ -7,12 +7,21 @@
 // percentiles follow its definitions exactly.
 //
 // Written by hand because Debian packages no HdrHistogram for C++ and because counters are
-// stored in lazily allocated 1024-counter pages: a histogram whose values span a few octaves
-// costs tens of kilobytes instead of HdrHistogram's flat 184 KiB, while the bound stays
-// constant (23 pages) whatever the run length. Values above kHighest are clamped and counted in
-// saturated(). Negative values are a caller bug (asserted) and are recorded as 0.
+// stored in two forms, each far smaller than HdrHistogram's flat 184 KiB:
+//   sparse  up to kSparseBuckets (counts index, count) pairs inside the object, sorted by index:
+//           a key with a handful of samples (a run over millions of distinct URLs has
+//           millions of those) costs no allocation at all;
+//   paged   lazily allocated 1024-counter pages: a histogram whose values span a few octaves
+//           costs tens of kilobytes, and the bound stays constant (23 pages) whatever the run
+//           length.
+// A histogram starts sparse and turns paged when a (kSparseBuckets+1)-th distinct bucket
+// arrives (or a paged histogram is merged in), never back. The form is invisible: every
+// figure, the encoding and operator== are the same for the same counts. Values above kHighest
+// are clamped and counted in saturated(). Negative values are a caller bug (asserted) and are
+// recorded as 0.
 //
-// A value type: copyable, mergeable (exactly: Merge is addition of counters), comparable.
+// A value type: copyable, mergeable (exactly: Merge is addition of counters; its cost is the
+// other histogram's non-empty buckets or pages, never the whole range), comparable.
 // Not thread-safe; keep one per thread and merge at the end.
 #pragma once
 
@@ -41,6 +50,7 @@ class Histogram {
   static constexpr int kPageSize = static_cast<int>(kSubBucketHalfCount);
   static constexpr int kPageCount = kBucketCount + 1;
   static constexpr int kCountsLength = kPageCount * kPageSize;  // 23552, as HdrHistogram
+  static constexpr int kSparseBuckets = 8;
 
   Histogram() = default;
   Histogram(const Histogram& other);
@@ -51,7 +61,8 @@ class Histogram {
 
   void Record(int64_t value) {
     // Inline the common case (a value in range whose counter page exists): `hammer stats`
-    // records millions of values a second.
+    // records millions of values a second. A sparse histogram has no pages, so it takes the
+    // out-of-line path, and costs nothing here.
     if (value >= 0 && value <= kHighest) {
       int index = CountsIndex(value);
       if (Page* page = pages_[index >> kSubBucketHalfCountMagnitude].get()) {
@@ -89,15 +100,11 @@ class Histogram {
   // Visits each non-empty bucket in value order: f(lowest_equivalent, highest_equivalent, count).
   template <typename F>
   void ForEachBucket(F&& f) const {
-    for (int page = 0; page < kPageCount; ++page) {
-      if (!pages_[page]) continue;
-      const Page& counts = *pages_[page];
-      for (int i = 0; i < kPageSize; ++i) {
-        if (counts[i] == 0) continue;
-        int64_t value = ValueFromIndex(page * kPageSize + i);
-        f(LowestEquivalent(value), HighestEquivalent(value), counts[i]);
-      }
-    }
+    VisitCounts([&f](int index, uint64_t count) {
+      int64_t value = ValueFromIndex(index);
+      f(LowestEquivalent(value), HighestEquivalent(value), count);
+      return true;
+    });
   }
 
   // HdrHistogram V2 compressed encoding ("HISTFAAA..." once base64ed), as produced by
@@ -129,8 +136,14 @@ class Histogram {
   // and the values it counts are already in the top bucket.
   bool operator==(const Histogram& other) const;
 
-  // Bytes of counter storage now allocated (for memory-bound tests and reports).
+  // Bytes of counter storage allocated outside the object (0 while sparse; for memory-bound
+  // tests and reports).
   size_t allocated_bytes() const;
+  // True while the counts live inside the object (see the top of this file).
+  bool sparse() const { return paged_ == 0; }
+  // Moves the counts into pages now instead of at the (kSparseBuckets+1)-th bucket. Nothing
+  // observable changes; tests use it to compare both forms.
+  void UsePages();
 
   // HdrHistogram bucket arithmetic, exposed for tests and report writers.
   static int CountsIndex(int64_t value) {
@@ -153,12 +166,42 @@ class Histogram {
            std::countl_zero(static_cast<uint64_t>(value) | (kSubBucketCount - 1));
   }
   uint64_t& CounterAt(int index);
+  // Adds `count` at counts index `index` in whichever form the histogram has (counters only).
+  void AddAt(int index, uint64_t count);
+  // Both paged: adds the other's pages to these.
+  void MergePages(const Histogram& other);
 
+  // Calls f(index, count) for each non-empty counts index in ascending order until f returns
+  // false; returns false when f stopped it.
+  template <typename F>
+  bool VisitCounts(F&& f) const {
+    if (sparse()) {
+      for (int i = 0; i < sparse_size_; ++i) {
+        if (!f(static_cast<int>(sparse_index_[i]), sparse_count_[i])) return false;
+      }
+      return true;
+    }
+    for (int page = 0; page < kPageCount; ++page) {
+      if (!pages_[page]) continue;
+      const Page& counts = *pages_[page];
+      for (int i = 0; i < kPageSize; ++i) {
+        if (counts[i] != 0 && !f(page * kPageSize + i, counts[i])) return false;
+      }
+    }
+    return true;
+  }
+
+  // Paged form: the pages (absent ones all zero); all null while sparse.
   std::array<std::unique_ptr<Page>, kPageCount> pages_;
   uint64_t total_count_ = 0;
   uint64_t saturated_ = 0;
   int min_index_ = kCountsLength;  // smallest / largest non-empty counts index
   int max_index_ = -1;
+  // Sparse form: sparse_size_ buckets, ascending indices (kCountsLength < 2^16).
+  uint8_t paged_ = 0;
+  uint8_t sparse_size_ = 0;
+  std::array<uint16_t, kSparseBuckets> sparse_index_{};
+  std::array<uint64_t, kSparseBuckets> sparse_count_{};
 };
 
 }  // namespace hammer::stats

@@ -218,8 +218,10 @@ Deflater& DeflaterFor(int level) {
 std::string Histogram::EncodeCompressed(int zlib_level) const {
   zlib_level = std::clamp(zlib_level, -1, 9);
   std::string plain;
-  int relevant_length = max_index_ <= 0 ? 1 : max_index_ + 1;
-  plain.reserve(kHeaderSize + 2 * static_cast<size_t>(relevant_length) + 16);  // usually enough
+  // Usually enough: a sparse histogram writes at most two numbers per bucket (a zero run, a
+  // count), a paged one about two bytes per index.
+  size_t expected = sparse() ? 2 * kSparseBuckets * 9 : 2 * static_cast<size_t>(max_index_ + 1);
+  plain.reserve(kHeaderSize + expected + 16);
   PutBigEndian32(plain, kV2EncodingCookieBase | kLeb128WordSizeFlag);
   PutBigEndian32(plain, 0);  // payload length, patched below
   PutBigEndian32(plain, 0);  // normalizingIndexOffset
@@ -228,22 +230,18 @@ std::string Histogram::EncodeCompressed(int zlib_level) const {
   PutBigEndian64(plain, kHighest);
   PutBigEndian64(plain, std::bit_cast<uint64_t>(1.0));  // integerToDoubleValueConversionRatio
 
-  auto count_at = [this](int index) -> int64_t {
-    const std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
-    return page ? static_cast<int64_t>((*page)[index & (kPageSize - 1)]) : 0;
-  };
-  for (int index = 0; index < relevant_length;) {
-    int64_t count = count_at(index++);
-    int64_t zeros = 0;
-    if (count == 0) {
-      zeros = 1;
-      while (index < relevant_length && count_at(index) == 0) {
-        ++zeros;
-        ++index;
-      }
-    }
-    PutZigZag(plain, zeros > 1 ? -zeros : count);
-  }
+  // Every index up to the largest non-empty one (at least index 0): a lone zero count is
+  // written as 0, a run of zeros as -length. The last written index is max_index_, so no run
+  // trails.
+  int previous = -1;
+  VisitCounts([&](int index, uint64_t count) {
+    int zeros = index - previous - 1;
+    if (zeros > 0) PutZigZag(plain, zeros == 1 ? 0 : -int64_t{zeros});
+    PutZigZag(plain, static_cast<int64_t>(count));
+    previous = index;
+    return true;
+  });
+  if (previous < 0) PutZigZag(plain, 0);  // empty: the one count of index 0
   uint32_t payload_length = static_cast<uint32_t>(plain.size() - kHeaderSize);
   for (int i = 0; i < 4; ++i)
     plain[4 + i] = static_cast<char>((payload_length >> (24 - 8 * i)) & 0xff);
