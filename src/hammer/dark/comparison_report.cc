@@ -77,26 +77,6 @@ double Percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-bool LooksLikeId(std::string_view segment) {
-  if (IsDigits(segment)) return true;
-  if (segment.size() == 36) {  // 8-4-4-4-12
-    for (size_t i = 0; i < 36; ++i) {
-      bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-      if (dash ? segment[i] != '-' : !IsHex(segment[i])) return false;
-    }
-    return true;
-  }
-  return segment.size() >= 16 && std::all_of(segment.begin(), segment.end(), IsHex);
-}
-
 }  // namespace
 
 ComparisonReport::ComparisonReport(ComparisonReportOptions options) : options_(options) {}
@@ -370,31 +350,6 @@ std::string RedactSecrets(std::string_view text) {
   re2::RE2::GlobalReplace(&out, kJsonMember, "\\1\"[redacted]\"");
   re2::RE2::GlobalReplace(&out, kHeaderLine, "\\1 [redacted]");
   return out;
-}
-
-std::string EndpointKey(std::string_view method, std::string_view target) {
-  constexpr size_t kMaxKeyBytes = 256;
-  size_t end = target.find_first_of("?#");
-  std::string_view path = target.substr(0, end);
-  if (size_t scheme = path.find("://"); scheme != std::string_view::npos && path[0] != '/') {
-    size_t slash = path.find('/', scheme + 3);
-    path = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
-  }
-  std::string key(method);
-  key += ' ';
-  if (path.empty()) path = "/";
-  while (!path.empty() && key.size() < kMaxKeyBytes) {
-    size_t next = path.find('/', 1);
-    std::string_view segment = path.substr(0, next);  // "/name" (or "name" if no leading '/')
-    bool slash = segment.front() == '/';
-    std::string_view name = slash ? segment.substr(1) : segment;
-    if (slash) key += '/';
-    key += LooksLikeId(name) ? std::string_view("{id}") : name;
-    if (next == std::string_view::npos) break;
-    path.remove_prefix(next);
-  }
-  if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
-  return key;
 }
 
 }  // namespace hammer::dark

@@ -62,7 +62,7 @@ struct ComparisonReportOptions {
 // One forked request whose responses were compared. Views are copied (truncated) only into
 // samples, and only while there is room for samples.
 struct ComparedExchange {
-  std::string_view endpoint;  // grouping key, e.g. EndpointKey(method, target)
+  std::string_view endpoint;  // grouping key, e.g. stats::EndpointKey(method, target)
   std::string_view request;   // shown in samples, e.g. "GET /items/7?verbose=1"
   std::string_view primary_body;
   std::string_view dark_body;
@@ -173,11 +173,5 @@ class ComparisonReport {
 // "[redacted]" as value. Samples in the report are redacted so (the admin listener serves
 // production bodies); so are the values of differences at such a field path.
 std::string RedactSecrets(std::string_view text);
-
-// A grouping key for an endpoint: "<method> <path>" without the query, with path segments
-// that look like identifiers — all digits, a UUID, or 16+ hex digits — replaced by "{id}", so
-// that /items/7 and /items/8 share one endpoint. Absolute-form targets lose their scheme and
-// authority. At most 256 bytes.
-std::string EndpointKey(std::string_view method, std::string_view target);
 
 }  // namespace hammer::dark

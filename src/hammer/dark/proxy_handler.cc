@@ -6,6 +6,7 @@
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/forwarding.h"
 #include "hammer/http/request_writer.h"
+#include "hammer/stats/key_template.h"
 
 namespace hammer::dark {
 
@@ -142,7 +143,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   std::shared_ptr<ComparisonJoin> join;
   if (eligible && options_->compare && !active_.empty()) {
     join = std::make_shared<ComparisonJoin>(
-        diff_.get(), EndpointKey(request.head.method, request.head.target),
+        diff_.get(), stats::EndpointKey(request.head.method, request.head.target),
         std::string(request.head.method) + " " + std::string(request.head.target));
   }
   bool head_request = request.head.method == "HEAD";

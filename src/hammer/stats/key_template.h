@@ -1,0 +1,31 @@
+// Key templates: one key for the many URLs of one endpoint, so that a report over millions of
+// distinct URLs (every item, user and query has its own) still has a row per endpoint.
+//
+// A path segment that looks like an identifier becomes "{id}": all digits ("81237"), a UUID
+// ("3f2504e0-4f89-11d3-9a0c-0305e82c3301"), 16 or more hex digits, or one of those followed by
+// an extension ("81237.jpg" -> "{id}.jpg"). Other segments ("v2", "search") stay. The same
+// inference serves `hammer dark`'s comparison report (EndpointKey) and the key budget of
+// `hammer load` and `hammer stats` (KeyTemplate, key_table.h). Pure functions; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hammer::stats {
+
+// An identifier-like path segment (see above), without its slash.
+bool LooksLikeId(std::string_view segment);
+
+// "<method> <path>" of a request target, without the query, identifier segments replaced by
+// "{id}", so that /items/7 and /items/8 share one endpoint. Absolute-form targets lose their
+// scheme and authority. At most 256 bytes.
+std::string EndpointKey(std::string_view method, std::string_view target);
+
+// The template of a load or stats key (load_options' --key modes: a URL, "METHOD /path", a
+// path, a host, or a --key-pattern name): what comes before the path (scheme and authority, or
+// the method) stays, identifier segments of the path become "{id}", every query value becomes
+// "{id}" ("?ref=abc&x" -> "?ref={id}&x"), and a fragment is dropped. A key without a path is
+// its own template. Idempotent: KeyTemplate(KeyTemplate(k)) == KeyTemplate(k).
+std::string KeyTemplate(std::string_view key);
+
+}  // namespace hammer::stats

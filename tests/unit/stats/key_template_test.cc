@@ -1,0 +1,55 @@
+#include "hammer/stats/key_template.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hammer::stats {
+namespace {
+
+TEST(EndpointKeyTest, NormalizesIdentifiers) {
+  EXPECT_EQ(EndpointKey("GET", "/items/7?verbose=1"), "GET /items/{id}");
+  EXPECT_EQ(EndpointKey("GET", "/users/42/orders/123456"), "GET /users/{id}/orders/{id}");
+  EXPECT_EQ(EndpointKey("GET", "/u/3f2504e0-4f89-11d3-9a0c-0305e82c3301/x"), "GET /u/{id}/x");
+  EXPECT_EQ(EndpointKey("GET", "/blob/0123456789abcdef0123"), "GET /blob/{id}");
+  EXPECT_EQ(EndpointKey("GET", "/v2/search"), "GET /v2/search");
+  EXPECT_EQ(EndpointKey("POST", "http://host:8080/a/1?x"), "POST /a/{id}");
+  EXPECT_EQ(EndpointKey("GET", "http://host"), "GET /");
+  EXPECT_EQ(EndpointKey("GET", ""), "GET /");
+  EXPECT_EQ(EndpointKey("GET", "/a//b/"), "GET /a//b/");
+  EXPECT_EQ(EndpointKey("GET", "*"), "GET *");
+  EXPECT_LE(EndpointKey("GET", "/" + std::string(1000, 'a')).size(), 256u);
+}
+
+TEST(KeyTemplateTest, UrlsKeepOriginAndLoseIdentifiersAndQueryValues) {
+  EXPECT_EQ(KeyTemplate("http://127.0.0.1:8080/item/81237?ref=abc&x"),
+            "http://127.0.0.1:8080/item/{id}?ref={id}&x");
+  EXPECT_EQ(KeyTemplate("https://h/u/3f2504e0-4f89-11d3-9a0c-0305e82c3301/orders/7"),
+            "https://h/u/{id}/orders/{id}");
+  EXPECT_EQ(KeyTemplate("http://h/img/12345.jpg#top"), "http://h/img/{id}.jpg");
+  EXPECT_EQ(KeyTemplate("http://h/v2/search?q=shoes&page=2"),
+            "http://h/v2/search?q={id}&page={id}");
+  EXPECT_EQ(KeyTemplate("http://h/?123456"), "http://h/?{id}");
+  EXPECT_EQ(KeyTemplate("http://h"), "http://h");
+  EXPECT_EQ(KeyTemplate("http://h?id=7"), "http://h?id={id}");
+}
+
+TEST(KeyTemplateTest, EveryKeyModeAndNames) {
+  EXPECT_EQ(KeyTemplate("GET /json/42"), "GET /json/{id}");            // method-path
+  EXPECT_EQ(KeyTemplate("/item/42?a=1"), "/item/{id}?a={id}");         // path
+  EXPECT_EQ(KeyTemplate("127.0.0.1:8080"), "127.0.0.1:8080");          // host
+  EXPECT_EQ(KeyTemplate("/item/:id"), "/item/:id");                    // a --key-pattern name
+  EXPECT_EQ(KeyTemplate("not a url \\x00..."), "not a url \\x00...");  // an invalid line
+  EXPECT_EQ(KeyTemplate("GET http://h/a/1"), "GET http://h/a/{id}");
+}
+
+TEST(KeyTemplateTest, IsIdempotent) {
+  for (const char* key : {"http://h/item/81237?ref=abc&x", "GET /json/42", "/a/1.png?7",
+                          "http://h/a//b/", "/x/0123456789abcdef0123/y?k=v&k2=&k3"}) {
+    std::string once = KeyTemplate(key);
+    EXPECT_EQ(KeyTemplate(once), once) << key;
+  }
+}
+
+}  // namespace
+}  // namespace hammer::stats
