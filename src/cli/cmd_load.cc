@@ -92,6 +92,11 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--key-pattern", f.key_patterns,
                  "REGEX=NAME: a key matching REGEX becomes NAME (\\1 refers to groups), e.g. "
                  "'/item/[0-9]+=/item/:id'");
+  app.add_option("--max-keys", f.run.max_keys,
+                 "rows of the summary table, --summary-json, --html and --emit partials: past N "
+                 "distinct keys, keys are grouped by path template (/item/{id}?q={id}), the rest "
+                 "go to an (other) row; records keep every URL (0: no limit)")
+      ->capture_default_str();
   app.add_option("--threshold", f.thresholds,
                  "pass/fail rule, e.g. 'p99<250ms', 'errors<1%', 'rps>1000', "
                  "'p99<100ms@KEY'; any failure exits 3 (except in Hadoop mode)");

@@ -51,6 +51,13 @@ constexpr const char* kFooter =
     "                  one V2-compressed histogram per time bucket (1 s, coarser for long runs),\n"
     "                  for HistogramLogProcessor and the HdrHistogram plotters.\n"
     "\n"
+    "Many distinct keys (a URL per item or user): the report modes and --html keep --max-keys\n"
+    "rows (default 10000). Past that, keys are grouped by path template (numeric, UUID and\n"
+    "long hex path segments and every query value become {id}), and keys of templates beyond\n"
+    "the budget go to an (other) row, so the rows still add up to the TOTAL; stderr (and the\n"
+    "table) say how many distinct keys were folded into how many rows. --reducer and --combine\n"
+    "stay exact per key.\n"
+    "\n"
     "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
     "FILE.";
 
@@ -77,6 +84,12 @@ int StatsMain(int argc, char** argv) {
   app.add_flag("--unsorted", unsorted,
                "input is not sorted by key: aggregate in memory (otherwise detected)");
   app.add_option("--key", only_key, "output this key only");
+  size_t max_keys = stats::kDefaultMaxKeys;
+  app.add_option("--max-keys", max_keys,
+                 "report modes and --html: keep at most N key rows; past N, keys are grouped by "
+                 "path template (/item/{id}) and the rest go to an (other) row (0: no limit; "
+                 "never applies to --reducer and --combine)")
+      ->capture_default_str();
   app.add_option("--rows", rows, "--table: keys to list before '... N more keys' (0: all)")
       ->capture_default_str();
   app.add_option("FILE", inputs, "inputs, '-' for stdin (default: stdin)");
@@ -110,6 +123,7 @@ int StatsMain(int argc, char** argv) {
   options.order = unsorted ? stats::Reducer::Order::kUnsorted : stats::Reducer::Order::kDetect;
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
+  options.max_keys = max_keys;
   if (app.count("--html") > 0) options.html_path = html_path;
   if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
   options.html_title = title;

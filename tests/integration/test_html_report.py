@@ -303,3 +303,35 @@ def test_screenshots_show_every_chart_series(report):
             # A 2-pixel stroke or a bar: at least a few dozen pixels of its own colour.
             painted = png_pixels.count_near(pixels, colour, 24)
             assert painted >= 30, (chart_id, colour, painted)
+
+
+def test_many_distinct_keys_fold_into_template_rows_and_the_page_loads(tmp_path):
+    """200,000 distinct URLs (an id per item, a query value per user) and 100 distinct pages:
+    with --max-keys 50 the items share one template row, 49 pages get rows, the other 51 go to
+    (other); the rows add up to the TOTAL, the page says what was folded, and Chromium renders it
+    without a script error."""
+    lines = []
+    for i in range(200_000):
+        lines.append(f"http://127.0.0.1:8080/item/{i}?user=u{i % 997}\t0.{1000 + i % 9000:06d}")
+        if i % 2000 == 1999:
+            lines.append(f"http://127.0.0.1:8080/page-{chr(97 + i // 2000 % 26)}"
+                         f"{chr(97 + i // 52000)}\t")
+    src = tmp_path / "records.tsv"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "report.html"
+    proc = subprocess.run([HAMMER, "stats", "--html", str(out), "--max-keys", "50", str(src)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "exceeded --max-keys 50: grouped by path template into 50 rows" in proc.stderr, \
+        proc.stderr
+    dom = chromium(["--virtual-time-budget=5000", "--dump-dom", out.as_uri()],
+                   tmp_path / "profile")
+    body = body_attributes(dom)
+    assert body.get("data-ready") == "1", f"the report script did not finish: {body}"
+    assert "data-errors" not in body, f"script errors: {body.get('data-errors')}"
+    rows = {row[0][1]: (int(row[1][0]), int(row[2][0])) for row in table_rows(dom, "key-table")}
+    assert rows["http://127.0.0.1:8080/item/{id}?user={id}"] == (200_000, 0)
+    assert rows["(other)"] == (0, 51)
+    assert len(rows) == 51
+    assert sum(ok + failed for ok, failed in rows.values()) == len(lines)
+    assert "exceeded --max-keys 50" in dom

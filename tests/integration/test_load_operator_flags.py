@@ -1,5 +1,5 @@
 """`hammer load`'s operator flags: --dry-run, --verbose (secrets redacted), --start-at,
---key-pattern."""
+--key-pattern, --max-keys."""
 import collections
 import time
 
@@ -88,3 +88,28 @@ def test_key_pattern_collapses_ids_into_one_key(serve, tmp_path):
                    input_text=text)
     assert collections.Counter(rec.split("\t")[0] for rec in r.records) == \
         {"/item/:id": 5, serve.url("/other"): 1}
+
+
+def test_max_keys_groups_urls_by_template_and_records_keep_every_url(serve, tmp_path):
+    # 300 distinct item URLs (one template) and 30 distinct pages (30 templates), over two
+    # threads, with room for 20 rows: the items share one row, the pages fill the rest and the
+    # quietest go to (other); the rows add up to every request, and records keep each URL.
+    summary = tmp_path / "s.json"
+    lines = []
+    for i in range(300):
+        lines.append(serve.url(f"/item/{1000 + i}?ref=r{i}"))
+        if i % 10 == 0:
+            lines.append(serve.url(f"/page-{chr(97 + i // 10)}"))
+    r = run_hammer(["load", "-", "-c", "4", "-t", "2", "--max-keys", "20",
+                    "--summary-json", str(summary)], input_text=url_lines(*lines))
+    assert r.returncode == 0, r.stderr
+    assert len(set(rec.split("\t")[0] for rec in r.records)) == 330
+    s = summary_of(summary)
+    rows = {k["key"]: k["count"] + k["errors"] for k in s["keys"]}
+    assert rows[serve.url("/item/{id}?ref={id}")] == 300
+    assert "(other)" in rows
+    assert len(rows) <= 21
+    assert sum(rows.values()) == s["requests"] == 330
+    folding = s["key_folding"]
+    assert folding["max_keys"] == 20 and folding["rows"] == len(rows) - 1
+    assert "exceeded --max-keys 20" in r.stderr and "(other)" in r.stderr, r.stderr

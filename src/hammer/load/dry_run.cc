@@ -15,10 +15,7 @@ Status PrintDryRun(const LoadOptions& options, LoadInput input, std::FILE* out) 
   http::HttpClient client(&loop, &resolver, http::ClientOptions{});
   SharedRunState shared;
   shared.requests_left = static_cast<int64_t>(options.max_requests ? options.max_requests : 10);
-  stats::KeyStats unused;
-  RequestFeed feed(
-      &options, input.lines.get(), input.specs.get(), &shared, &client,
-      [&unused](const std::string&) { return &unused; }, 1);
+  RequestFeed feed(&options, input.lines.get(), input.specs.get(), &shared, &client, 1);
   PreparedRequest scratch;
   int shown = 0;
   while (const PreparedRequest* r = feed.Next(&scratch)) {

@@ -39,8 +39,9 @@ struct LoadOptions {
   std::string body;                    // sent with every request that has no body of its own
   std::string method;                  // overrides the method of every line when set
   size_t max_prepared_targets = 8192;  // per thread; distinct lines beyond this are re-parsed
-  // Per thread; more keys share one "(other keys)" row in the summary (and in partials).
-  size_t max_summary_keys = 100000;
+  // Key rows of the summary, reports and partials (stats/key_table.h): past it keys are grouped
+  // by path template, then into "(other)". 0: every key exact. Records always keep the key.
+  size_t max_keys = 10000;
   http::TlsOptions tls;
   KeyMapper keys;             // what records and statistics group by (--key, --key-pattern)
   bool har_timing = false;    // send request-file entries at their recorded offsets

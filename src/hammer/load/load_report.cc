@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "hammer/stats/report/html.h"
@@ -95,6 +96,7 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out += fmt::format("  skipped      {} request-file entries: {}\n", n, reason);
   }
   if (!s.source_warning.empty()) out += "  warning: " + s.source_warning + "\n";
+  if (s.key_folding.folded) out += "  keys         " + s.key_folding.Describe() + "\n";
   if (with_table && !s.keys.empty()) out += "\n" + stats::FormatKeyTable(s.keys, max_rows);
   return out;
 }
@@ -130,6 +132,13 @@ std::string LoadSummaryJson(const LoadSummary& s) {
                       {"tls_resumed", s.tls_resumed},
                       {"redirects", s.redirects},
                       {"keys", keys}};
+  if (s.key_folding.folded) {
+    j["key_folding"] = {{"max_keys", s.key_folding.max_keys},
+                        {"distinct_keys_estimate", s.key_folding.distinct_keys},
+                        {"rows", s.key_folding.rows},
+                        {"other_requests", s.key_folding.other_requests},
+                        {"text", s.key_folding.Describe()}};
+  }
   if (s.succeeded > 0) j["latency"] = PercentileJson(s.total.histogram);
   if (s.open_loop && s.succeeded > 0) j["uncorrected"] = PercentileJson(s.uncorrected);
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -151,6 +160,11 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
                                 s.target_rate));
   }
   if (!s.source_warning.empty()) input.notes.push_back(s.source_warning);
+  if (s.key_folding.folded) {
+    std::string sentence = s.key_folding.Describe();
+    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+    input.notes.push_back(sentence + " (raise --max-keys for more rows).");
+  }
   input.keys = s.keys;
   input.total = s.total;
   for (size_t i = 0; i < kFailureCount; ++i) {

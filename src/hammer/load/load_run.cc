@@ -1,7 +1,5 @@
 #include "hammer/load/load_run.h"
 
-#include <map>
-
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
 #include "hammer/load/load_progress.h"
@@ -51,13 +49,10 @@ bool DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& share
 // The run's figures from the workers' merged result: keys sorted, those without requests left
 // out, every key merged into the total.
 void Summarize(WorkerResult run, LoadSummary* summary) {
-  std::map<std::string, stats::KeyStats> keys;
-  for (auto& [key, stats] : run.keys) {
+  summary->key_folding = run.keys.Folding();
+  for (auto& [key, stats] : run.keys.TakeRows()) {
     summary->total.Merge(stats);
-    keys.emplace(key, std::move(stats));
-  }
-  for (auto& [key, stats] : keys) {
-    if (stats.total() > 0) summary->keys.emplace_back(key, std::move(stats));
+    if (stats.total() > 0) summary->keys.emplace_back(std::move(key), std::move(stats));
   }
   summary->succeeded = summary->total.count;
   summary->failed = summary->total.errors;
@@ -142,6 +137,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     summary.skipped = input.specs->skipped();
   }
   WorkerResult run;
+  run.keys = stats::KeyTable(options.max_keys);
   for (auto& worker : workers)
     run.Merge(std::move(worker->result()));
   Summarize(std::move(run), &summary);

@@ -18,6 +18,7 @@
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/key_table.h"
 #include "hammer/stats/threshold.h"
 #include "hammer/stats/timeline.h"
 
@@ -37,6 +38,7 @@ struct LoadSummary {
   stats::KeyStats total;                                      // every key merged
   stats::Histogram uncorrected;                               // open loop only
   std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key
+  stats::KeyFolding key_folding;  // what --max-keys grouped (folded == false: nothing)
   std::vector<std::string> failure_examples[kFailureCount];
   http::ClientCounters client;
   std::string source_warning;

@@ -37,13 +37,12 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       monitor_(monitor),
       shared_(shared),
       client_(MakeClient(loop, resolver, *options)),
-      feed_(
-          options, lines, specs, shared, client_.get(),
-          [this](const std::string& key) { return StatsFor(key); },
-          ShareOf(static_cast<uint64_t>(options->concurrency), workers, index)),
+      feed_(options, lines, specs, shared, client_.get(),
+            ShareOf(static_cast<uint64_t>(options->concurrency), workers, index)),
       pace_timer_(loop, [this] { OnPaceTimer(); }),
       interval_timer_(loop, [this] { ReportInterval(); }),
       stop_timer_(loop, [this] { MaybeFinish(); }) {
+  result_.keys = stats::KeyTable(options->max_keys);
   slot_options_.timeout = options->timeout;
   slot_options_.max_redirects = options->max_redirects;
   slot_options_.cookies = options->cookies;
@@ -137,13 +136,13 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
   return WallNowMicros() / 1000;
 }
 
-stats::KeyStats* LoadWorker::StatsFor(const std::string& key) {
-  auto it = result_.keys.find(key);
-  if (it != result_.keys.end()) return &it->second;
-  // The summary keeps a bounded number of keys; records always carry the real key.
-  if (result_.keys.size() >= options_->max_summary_keys)
-    return &result_.keys[std::string(kOtherKeys)];
-  return &result_.keys[key];
+stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
+  // A cached request keeps its row until the table folds; records always carry the real key.
+  if (request.stats_generation != result_.keys.generation()) {
+    request.stats = result_.keys.StatsFor(request.key);
+    request.stats_generation = result_.keys.generation();
+  }
+  return request.stats;
 }
 
 void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) {
@@ -171,7 +170,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
 
 void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
                                int64_t uncorrected_micros) {
-  target.stats->RecordSuccess(micros);
+  StatsOf(target)->RecordSuccess(micros);
   if (scheduled()) result_.uncorrected.Record(uncorrected_micros);
   ++interval_.succeeded;
   interval_.latency.Record(micros);
@@ -183,7 +182,7 @@ void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
 
 void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
                                std::string_view detail) {
-  target.stats->RecordFailure(failure);
+  StatsOf(target)->RecordFailure(failure);
   result_.failures.Add(failure);
   ++interval_.failed;
   interval_.failures.Add(failure);

@@ -41,9 +41,6 @@ struct SharedRunState {
   std::atomic<int64_t> verbose_left{0};
 };
 
-// The summary row that collects keys beyond LoadOptions::max_summary_keys.
-inline constexpr std::string_view kOtherKeys = "(other keys)";
-
 class LoadWorker final : public RequestSlot::Owner {
  public:
   LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolver* resolver,
@@ -76,7 +73,8 @@ class LoadWorker final : public RequestSlot::Owner {
   void ReportInterval();
   void MaybeFinish();
   bool stopping() const;
-  stats::KeyStats* StatsFor(const std::string& key);
+  // The row of `request`'s key in result_.keys (see PreparedRequest::stats).
+  stats::KeyStats* StatsOf(const PreparedRequest& request);
   // --timestamps: the record's third field, when the request ended (Unix ms).
   std::optional<int64_t> RecordTimestamp() const;
 

@@ -23,7 +23,11 @@ struct PreparedRequest {
   std::string_view body;  // body_storage, or a body shared by every request of the run
   const http::Origin* origin = nullptr;
   bool idempotent = true;
-  stats::KeyStats* stats = nullptr;    // the key's statistics (owned by the worker)
+  // The key's row in its worker's KeyTable, resolved by the worker when stats_generation is
+  // not the table's (rows move when the table folds). A cache: loop thread only.
+  mutable stats::KeyStats* stats = nullptr;
+  mutable uint64_t stats_generation = kUnresolved;
+  static constexpr uint64_t kUnresolved = ~uint64_t{0};
   std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
 };
 

@@ -29,15 +29,13 @@ std::string PrintableKey(std::string_view text, bool oversized) {
 }
 
 RequestFeed::RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
-                         SharedRunState* shared, http::HttpClient* client, StatsFor stats_for,
-                         size_t slots)
+                         SharedRunState* shared, http::HttpClient* client, size_t slots)
     : batch_size_(std::clamp<size_t>(slots, 1, 256)),
       options_(options),
       lines_(lines),
       specs_(specs),
       shared_(shared),
-      client_(client),
-      stats_for_(std::move(stats_for)) {}
+      client_(client) {}
 
 bool RequestFeed::TakeTicket() {
   if (shared_->requests_left.load(std::memory_order_relaxed) == INT64_MAX) return true;
@@ -100,7 +98,7 @@ const PreparedRequest* RequestFeed::FromLine(const SourceLine& line, PreparedReq
     PrepareRequest(method, *url, options_->headers, options_->body, client_, target);
     target->key = options_->keys.KeyFor(method, *url, parsed.url);
   }
-  target->stats = stats_for_(target->key);
+  target->stats_generation = PreparedRequest::kUnresolved;
   return target;
 }
 
@@ -110,7 +108,7 @@ const PreparedRequest* RequestFeed::FromSpec(const RequestSpec& spec, PreparedRe
   if (!url.ok()) {
     target->key = PrintableKey(spec.url, false);
     target->invalid = spec.where + ": " + url.status().message();
-    target->stats = stats_for_(target->key);
+    target->stats_generation = PreparedRequest::kUnresolved;
     return target;
   }
   // The entry's own headers win; global -H headers fill in what it does not set.
@@ -126,7 +124,7 @@ const PreparedRequest* RequestFeed::FromSpec(const RequestSpec& spec, PreparedRe
   target->body_storage = spec.body.empty() ? options_->body : spec.body;
   PrepareRequest(method, *url, merged_headers_, target->body_storage, client_, target);
   target->key = options_->keys.KeyFor(method, *url, spec.url);
-  target->stats = stats_for_(target->key);
+  target->stats_generation = PreparedRequest::kUnresolved;
   return target;
 }
 

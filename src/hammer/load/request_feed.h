@@ -8,7 +8,6 @@
 // one LoadWorker; loop thread only.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,12 +26,10 @@ struct SharedRunState;
 
 class RequestFeed {
  public:
-  using StatsFor = std::function<stats::KeyStats*(const std::string& key)>;
-
   // `slots`: this worker's in-flight slots. Batches are no larger, so a short input is shared
   // among the workers instead of going whole to the first one.
   RequestFeed(const LoadOptions* options, TargetSource* lines, SpecSource* specs,
-              SharedRunState* shared, http::HttpClient* client, StatsFor stats_for, size_t slots);
+              SharedRunState* shared, http::HttpClient* client, size_t slots);
 
   // The next request, prepared (cached, or into `scratch`); nullptr at the end of the input or
   // of the --requests budget.
@@ -54,7 +51,6 @@ class RequestFeed {
   SpecSource* specs_;
   SharedRunState* shared_;
   http::HttpClient* client_;
-  StatsFor stats_for_;
   std::vector<SourceLine> line_batch_;
   std::vector<RequestSpec> spec_batch_;
   size_t next_ = 0;

@@ -146,6 +146,7 @@ bool RequestSlot::FollowRedirect(RequestOutcome& outcome) {
                  hop_.body_storage, client_, &hop_);
   hop_.key = request_->key;
   hop_.stats = request_->stats;
+  hop_.stats_generation = request_->stats_generation;
   SendHop(hop_);
   return true;
 }

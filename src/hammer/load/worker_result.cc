@@ -5,8 +5,7 @@
 namespace hammer::load {
 
 void WorkerResult::Merge(WorkerResult&& other) {
-  for (const auto& [key, stats] : other.keys)
-    keys[key].Merge(stats);
+  keys.Merge(other.keys);
   uncorrected.Merge(other.uncorrected);
   failures.Merge(other.failures);
   for (size_t i = 0; i < kFailureCount; ++i) {

@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "hammer/base/failure.h"
@@ -16,6 +15,7 @@
 #include "hammer/http/tls.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/key_table.h"
 
 namespace hammer::load {
 
@@ -23,7 +23,7 @@ namespace hammer::load {
 inline constexpr size_t kFailureExamples = 3;
 
 struct WorkerResult {
-  std::unordered_map<std::string, stats::KeyStats> keys;
+  stats::KeyTable keys;          // bounded by LoadOptions::max_keys (set by whoever creates it)
   stats::Histogram uncorrected;  // open loop: latency from the actual send time
   FailureCounts failures;
   std::array<std::vector<std::string>, kFailureCount> failure_examples;

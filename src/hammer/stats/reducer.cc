@@ -3,58 +3,16 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <unordered_map>
 #include <utility>
 
 #include "hammer/stats/partial.h"
 
 namespace hammer::stats {
 
-// Keys of unsorted input. Lookups take string_views (no allocation per line) and remember the
-// last entry found, since consecutive lines often share a key.
-class Reducer::KeyMap {
- public:
-  KeyStats* Find(std::string_view key) {
-    if (last_ != nullptr && last_->first == key) return &last_->second;
-    auto it = map_.find(key);
-    if (it == map_.end()) return nullptr;
-    last_ = &*it;
-    return &it->second;
-  }
-
-  KeyStats* Insert(std::string_view key) {
-    auto it = map_.try_emplace(std::string(key)).first;
-    last_ = &*it;  // element addresses survive rehashing
-    return &it->second;
-  }
-
-  void EmitSorted(KeySink* sink) {
-    std::vector<const Entry*> entries;
-    entries.reserve(map_.size());
-    for (const Entry& entry : map_)
-      entries.push_back(&entry);
-    std::sort(entries.begin(), entries.end(),
-              [](const Entry* a, const Entry* b) { return a->first < b->first; });
-    for (const Entry* entry : entries)
-      sink->OnKey(entry->first, entry->second);
-  }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
-  };
-  using Map = std::unordered_map<std::string, KeyStats, Hash, std::equal_to<>>;
-  using Entry = Map::value_type;
-
-  Map map_;
-  Entry* last_ = nullptr;
-};
-
 Reducer::Reducer(Options options, KeySink* sink, Timeline* timeline)
     : options_(std::move(options)), sink_(sink), timeline_(timeline) {
-  if (options_.order == Order::kUnsorted) {
-    map_ = std::make_unique<KeyMap>();
+  if (options_.order == Order::kUnsorted || options_.max_keys > 0) {
+    map_ = std::make_unique<KeyTable>(options_.max_keys);
     unsorted_ = true;
     window_open_ = false;
   }
@@ -77,8 +35,9 @@ void Reducer::OnOverlongLine() {
 template <typename Fits>
 KeyStats* Reducer::StatsFor(std::string_view key, Fits fits) {
   if (map_) {
-    if (KeyStats* stats = map_->Find(key)) return fits(*stats) ? stats : nullptr;
-    return map_->Insert(key);
+    // A new row is empty, so it always fits.
+    KeyStats* stats = map_->StatsFor(key);
+    return fits(*stats) ? stats : nullptr;
   }
   if (has_current_) {
     int order = key.compare(current_key_);
@@ -205,22 +164,24 @@ void Reducer::CloseWindow() {
 void Reducer::SwitchToMap() {
   if (!window_open_) late_unsorted_line_ = lines_;
   unsorted_ = true;
-  map_ = std::make_unique<KeyMap>();
+  map_ = std::make_unique<KeyTable>(options_.max_keys);
   for (auto& [key, stats] : held_)
-    *map_->Insert(key) = std::move(stats);
+    map_->Add(key, stats);
   held_ = {};
   held_bytes_ = 0;
   window_open_ = false;
   if (has_current_) {
-    *map_->Insert(current_key_) = std::move(current_);
+    map_->Add(current_key_, current_);
     has_current_ = false;
   }
 }
 
 void Reducer::Finish() {
   if (map_) {
-    map_->EmitSorted(sink_);
-    map_ = std::make_unique<KeyMap>();
+    key_folding_ = map_->Folding();
+    map_->ForEachSorted(
+        [this](std::string_view key, const KeyStats& stats) { sink_->OnKey(key, stats); });
+    map_ = std::make_unique<KeyTable>(options_.max_keys);
     return;
   }
   if (has_current_) CompleteCurrent();

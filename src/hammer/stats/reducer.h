@@ -14,6 +14,11 @@
 // keys emitted before may be emitted again, and late_unsorted_line() says so. Order::kUnsorted
 // skips the streaming attempt.
 //
+// Options::max_keys > 0 (reports; never the Hadoop reducer, whose output must stay exact)
+// aggregates every key in a KeyTable of that many rows (key_table.h): keys beyond it are
+// grouped by path template, then into "(other)". It implies Order::kUnsorted: memory is
+// bounded by the table, sorted or not.
+//
 // Timestamped records (record.h) also go to a Timeline when one is given: every valid success
 // and failure record carrying EPOCH_MS, of every key or only of Options::timeline_key. Partials
 // carry no time and only reach the keys' figures.
@@ -34,6 +39,7 @@
 
 #include "hammer/base/line_reader.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/key_table.h"
 #include "hammer/stats/record.h"
 #include "hammer/stats/timeline.h"
 
@@ -54,6 +60,7 @@ class Reducer : public LineHandler {
     size_t window_keys = 4096;
     size_t window_bytes = 4 << 20;
     std::optional<std::string> timeline_key;  // only this key's records go to the timeline
+    size_t max_keys = 0;                      // 0: every key exact
   };
 
   // `sink` and `timeline` (optional) must outlive the reducer.
@@ -80,10 +87,10 @@ class Reducer : public LineHandler {
   bool sorted() const { return !unsorted_; }
   // Line number where unsorted input was found after the detection window; 0 otherwise.
   uint64_t late_unsorted_line() const { return late_unsorted_line_; }
+  // What the key table folded (Options::max_keys); valid after Finish().
+  const KeyFolding& key_folding() const { return key_folding_; }
 
  private:
-  class KeyMap;
-
   void Malformed(std::string_view reason);
   // The stats `key` accumulates into, switching keys (and detecting order) as needed; nullptr
   // when the line must be rejected because `fits` says its figures would overflow.
@@ -114,7 +121,8 @@ class Reducer : public LineHandler {
   size_t held_bytes_ = 0;
 
   // Map state, once unsorted.
-  std::unique_ptr<KeyMap> map_;
+  std::unique_ptr<KeyTable> map_;
+  KeyFolding key_folding_;
 };
 
 }  // namespace hammer::stats

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <condition_variable>
 #include <ctime>
@@ -289,6 +290,9 @@ std::string StatsJobSummary::StderrText() const {
               first_malformed + ")\n";
     }
   }
+  if (key_folding.folded && mode != StatsMode::kTable) {  // the table says it itself
+    text += "hammer stats: " + key_folding.Describe() + "\n";
+  }
   if (hdr_log_written && timestamped == 0) {
     text += "hammer stats: no record carries a timestamp; the HdrHistogram log has no intervals\n";
   }
@@ -343,6 +347,9 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   Reducer::Options reducer_options;
   reducer_options.order = options_.order;
   reducer_options.timeline_key = options_.only_key;
+  const bool exact_lines =
+      options_.mode == StatsMode::kReducer || options_.mode == StatsMode::kCombine;
+  if (!exact_lines && !options_.only_key) reducer_options.max_keys = options_.max_keys;
   Reducer reducer(reducer_options, &sink, files ? &timeline : nullptr);
   LineRouter router(options_, &reducer, &writer);
   LineReader::Options reader_options;
@@ -369,6 +376,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.late_unsorted = router.late_unsorted();
   summary.timestamped = timeline.requests();
   summary.hdr_log_written = options_.hdr_log_path.has_value();
+  summary.key_folding = reducer.key_folding();
 
   std::string& out = writer.buffer();
   switch (options_.mode) {
@@ -377,6 +385,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
       break;
     case StatsMode::kTable:
       out += FormatKeyTable(sink.rows(), options_.table_rows);
+      if (summary.key_folding.folded) out += summary.key_folding.Describe() + "\n";
       if (summary.malformed > 0) {
         out += std::to_string(summary.malformed) +
                (summary.malformed == 1 ? " malformed input line" : " malformed input lines") +
@@ -428,6 +437,11 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
   if (!summary.late_unsorted.empty()) {
     input.notes.push_back("The input stopped being sorted by key at " + summary.late_unsorted +
                           "; a key may be listed twice (use --unsorted).");
+  }
+  if (summary.key_folding.folded) {
+    std::string sentence = summary.key_folding.Describe();
+    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+    input.notes.push_back(sentence + " (raise --max-keys for more rows).");
   }
   if (timeline.empty()) {
     input.notes.push_back(

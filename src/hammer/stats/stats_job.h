@@ -10,6 +10,10 @@
 //   html_path     report/html.h: the busiest kHtmlMaxKeys keys, the total of all, and charts
 //                 over time when records carry timestamps (record.h);
 //   hdr_log_path  report/hdr_log.h: the timestamped records' HdrHistogram interval log.
+// Every mode but kReducer and kCombine (whose lines feed another stage and stay exact per key)
+// keeps at most max_keys key rows (reducer.h, key_table.h): past that, keys are grouped by
+// path template and then into "(other)", so memory does not grow with the number of distinct
+// keys; the summary says what was folded.
 // Usage: Open(inputs), then Run(out_fd) once. Not thread-safe.
 #pragma once
 
@@ -31,6 +35,8 @@ enum class StatsMode : uint8_t { kReducer, kCombine, kCsv, kJson, kTable, kHdr, 
 
 // Keys the HTML report lists at most (all are in its TOTAL).
 inline constexpr size_t kHtmlMaxKeys = 1000;
+// --max-keys' default: rows a report keeps before grouping keys by template.
+inline constexpr size_t kDefaultMaxKeys = 10000;
 
 struct StatsJobOptions {
   StatsMode mode = StatsMode::kReducer;
@@ -40,6 +46,8 @@ struct StatsJobOptions {
   std::optional<std::string> html_path;
   std::string html_title = "hammer stats";
   std::optional<std::string> hdr_log_path;
+  // Key rows of the report modes (see above); 0: every key exact. Not applied with only_key.
+  size_t max_keys = kDefaultMaxKeys;
 };
 
 struct StatsJobSummary {
@@ -51,6 +59,7 @@ struct StatsJobSummary {
   std::string late_unsorted;    // "<input>:<line>" when order broke after the detection window
   uint64_t timestamped = 0;     // records with a timestamp (counted when a file output wants them)
   bool hdr_log_written = false;
+  KeyFolding key_folding;  // what --max-keys folded (folded == false: nothing)
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.

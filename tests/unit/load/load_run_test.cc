@@ -289,6 +289,42 @@ TEST_F(LoadRunTest, EmitNoneWritesNoRecords) {
   EXPECT_TRUE(records.Lines().empty());
 }
 
+// More distinct URLs than --max-keys: the summary groups them by path template, its rows
+// still add up to the total, and every record keeps its exact URL.
+TEST_F(LoadRunTest, MaxKeysGroupsDistinctUrlsByTemplateAndRecordsStayExact) {
+  for (int threads : {1, 2}) {
+    std::string input;
+    for (int i = 0; i < 60; ++i)
+      input += Url("/item/" + std::to_string(1000 + i) + "?ref=r" + std::to_string(i)) + "\n";
+    for (int i = 0; i < 5; ++i)
+      input += Url("/status/500") + "\n";
+    RecordsFile records;
+    LoadOptions options = Options(threads, 3);
+    options.max_keys = 10;
+    Result<LoadSummary> summary = RunLoad(options, Lines(input, {}), records.fd(), {});
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    EXPECT_EQ(summary->requests(), 65u);
+    std::map<std::string, std::pair<uint64_t, uint64_t>> by_key;  // key -> (count, errors)
+    uint64_t rows_total = 0;
+    for (const auto& [key, stats] : summary->keys) {
+      by_key[key] = {stats.count, stats.errors};
+      rows_total += stats.total();
+    }
+    EXPECT_EQ(by_key, (std::map<std::string, std::pair<uint64_t, uint64_t>>{
+                          {Url("/item/{id}?ref={id}"), {60, 0}}, {Url("/status/{id}"), {0, 5}}}))
+        << threads << " threads";
+    EXPECT_EQ(rows_total, summary->total.total());
+    EXPECT_EQ(summary->total.histogram.total_count(), 60u);
+    EXPECT_TRUE(summary->key_folding.folded);
+    EXPECT_EQ(summary->key_folding.rows, 2u);
+    // HyperLogLog estimate of 61 distinct keys: exact-looking at this size.
+    EXPECT_NEAR(static_cast<double>(summary->key_folding.distinct_keys), 61.0, 2.0);
+    RecordCounts counts = CountRecords(records.Lines());
+    EXPECT_EQ(counts.successes.size(), 60u);  // one record key per distinct URL
+    EXPECT_EQ(counts.successes.count(Url("/item/1007?ref=r7")), 1u);
+  }
+}
+
 // Threshold rules (stats/threshold.h) judge a load run through LoadSummary::threshold_inputs().
 stats::KeyStats ThresholdStats(const std::vector<int64_t>& micros, uint64_t errors) {
   stats::KeyStats stats;

@@ -121,6 +121,36 @@ TEST(ReducerTest, UnsortedAfterTheWindowIsReported) {
   EXPECT_EQ(Names(collect.keys), (std::vector<std::string>{"a", "b", "c", "a", "d"}));
 }
 
+// Options::max_keys: sorted or not, more distinct keys than the budget come out grouped by
+// template, with every record still counted.
+TEST(ReducerTest, MaxKeysGroupsKeysByTemplateWhateverTheOrder) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 50; ++i)
+    lines.push_back("/item/" + std::to_string(100 + i) + "\t0.00" + std::to_string(i % 10));
+  lines.push_back("/search\t");
+  for (bool shuffled : {false, true}) {
+    std::vector<std::string> input = lines;
+    if (shuffled) std::shuffle(input.begin(), input.end(), std::mt19937(7));
+    Reducer::Options options;
+    options.max_keys = 4;
+    Collect collect;
+    Reducer reducer(options, &collect);
+    for (const std::string& line : input)
+      reducer.OnLine(line);
+    reducer.Finish();
+    ASSERT_EQ(collect.keys.size(), 2u);
+    EXPECT_EQ(collect.keys[0].first, "/item/{id}");
+    EXPECT_EQ(collect.keys[0].second.count, 50u);
+    EXPECT_EQ(collect.keys[0].second.histogram.total_count(), 50u);
+    EXPECT_EQ(collect.keys[1].first, "/search");
+    EXPECT_EQ(collect.keys[1].second.errors, 1u);
+    EXPECT_TRUE(reducer.key_folding().folded);
+    EXPECT_EQ(reducer.key_folding().rows, 2u);
+  }
+  // Without a budget every key stays.
+  EXPECT_EQ(Reduce(lines).size(), 51u);
+}
+
 TEST(ReducerTest, MalformedLinesNeverChangeFigures) {
   Collect collect;
   Reducer reducer({}, &collect);
