@@ -125,6 +125,7 @@ bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
       continue;
     }
     ++in_flight_;
+    ++target->in_flight;
     slot->Start(target, intended);
     return true;
   }
@@ -154,6 +155,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
     RecordSuccess(request, (outcome.end - outcome.intended) / kMicrosecond,
                   (outcome.end - outcome.sent) / kMicrosecond);
   }
+  --request.in_flight;  // the feed may reuse it from here on
   if (outcome.connect_time > 0) result_.connect_time.Record(outcome.connect_time / kMicrosecond);
   if (outcome.handshake_time > 0) {
     result_.handshake_time.Record(outcome.handshake_time / kMicrosecond);

@@ -28,6 +28,8 @@ struct PreparedRequest {
   mutable stats::KeyStats* stats = nullptr;
   mutable uint64_t stats_generation = kUnresolved;
   static constexpr uint64_t kUnresolved = ~uint64_t{0};
+  // Slots sending it now; the RequestFeed's cache never reuses a request in flight.
+  mutable uint32_t in_flight = 0;
   std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
 };
 

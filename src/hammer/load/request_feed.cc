@@ -72,14 +72,42 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     if (!line.request() && !line.oversized) continue;
     if (!TakeTicket()) break;
     auto it = cache_.find(line.text);
-    if (it != cache_.end()) return it->second.get();
-    if (cache_.size() >= options_->max_prepared_targets) return FromLine(line, scratch);
-    auto owned = std::make_unique<PreparedRequest>();
-    PreparedRequest* target = owned.get();
-    cache_.emplace(line.text, std::move(owned));
+    if (it != cache_.end()) {
+      it->second.referenced = true;
+      return it->second.request.get();
+    }
+    if (cache_.size() < options_->max_prepared_targets) {
+      auto entry = cache_.try_emplace(line.text).first;
+      entry->second.request = std::make_unique<PreparedRequest>();
+      clock_.push_back(&*entry);
+      return FromLine(line, entry->second.request.get());
+    }
+    Cache::value_type* victim = Victim();
+    if (victim == nullptr) return FromLine(line, scratch);
+    // The same node under the new line's text: no allocation, and clock_ still points at it.
+    Cache::node_type node = cache_.extract(cache_.find(victim->first));
+    node.key() = line.text;
+    node.mapped().referenced = false;
+    PreparedRequest* target = node.mapped().request.get();
+    cache_.insert(std::move(node));
     return FromLine(line, target);
   }
   exhausted_ = true;
+  return nullptr;
+}
+
+RequestFeed::Cache::value_type* RequestFeed::Victim() {
+  // Two turns at most: the first clears every referenced bit it passes.
+  for (size_t step = 0; step < 2 * clock_.size(); ++step) {
+    Cache::value_type* entry = clock_[hand_];
+    hand_ = hand_ + 1 == clock_.size() ? 0 : hand_ + 1;
+    if (entry->second.request->in_flight > 0) continue;
+    if (entry->second.referenced) {
+      entry->second.referenced = false;
+      continue;
+    }
+    return entry;
+  }
   return nullptr;
 }
 

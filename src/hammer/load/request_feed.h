@@ -3,7 +3,10 @@
 // It pulls batches from the shared TargetSource (URL lines) or SpecSource (request files),
 // skips comments, takes one ticket of the --requests budget per request, applies --method,
 // global headers and body, and the key mapping, and keeps prepared requests for repeated lines
-// in a bounded cache (a line cycled millions of times is parsed once). Lines that are not
+// in a bounded cache (a line cycled millions of times is parsed once). The cache holds
+// LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place of one
+// not used since the clock hand last passed it (CLOCK, second chance) and not in flight, so
+// repeated lines stay free however many distinct lines stream by. Lines that are not
 // valid URLs come back prepared as invalid (an invalid_url failure), never dropped. Owned by
 // one LoadWorker; loop thread only.
 #pragma once
@@ -55,7 +58,17 @@ class RequestFeed {
   std::vector<RequestSpec> spec_batch_;
   size_t next_ = 0;
   bool exhausted_ = false;
-  std::unordered_map<std::string, std::unique_ptr<PreparedRequest>> cache_;
+  struct CachedRequest {
+    std::unique_ptr<PreparedRequest> request;
+    bool referenced = false;  // used since the clock hand passed
+  };
+  using Cache = std::unordered_map<std::string, CachedRequest>;
+  // A cached request to reuse for another line (none when every one is in flight).
+  Cache::value_type* Victim();
+
+  Cache cache_;
+  std::vector<Cache::value_type*> clock_;  // every entry, in insertion order (nodes never move)
+  size_t hand_ = 0;
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
 };
 

@@ -1,0 +1,84 @@
+// RequestFeed's cache of prepared requests: bounded, repeated lines stay cached however many
+// distinct lines stream by, and a request in flight is never reused for another line.
+#include "hammer/load/request_feed.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hammer/load/load_worker.h"
+#include "hammer/net/event_loop.h"
+#include "hammer/net/resolver.h"
+
+namespace hammer::load {
+namespace {
+
+class RequestFeedTest : public ::testing::Test {
+ protected:
+  RequestFeedTest() : resolver_(0), client_(&loop_, &resolver_, http::ClientOptions{}) {
+    options_.max_prepared_targets = 4;
+  }
+
+  // The feed over `text` (it must outlive the feed).
+  RequestFeed Feed(const std::string& text) {
+    source_ = TargetSource::FromText(text, options_.source);
+    return RequestFeed(&options_, source_.get(), nullptr, &shared_, &client_, 1);
+  }
+
+  LoadOptions options_;
+  SharedRunState shared_;
+  net::EventLoop loop_;
+  net::Resolver resolver_;
+  http::HttpClient client_;
+  std::unique_ptr<TargetSource> source_;
+};
+
+TEST_F(RequestFeedTest, RepeatedLineStaysCachedWhileDistinctLinesStreamBy) {
+  const std::string hot = "http://127.0.0.1:1/hot";
+  std::string text;
+  for (int i = 0; i < 200; ++i)
+    text += hot + "\nhttp://127.0.0.1:1/item/" + std::to_string(i) + "\n";
+  RequestFeed feed = Feed(text);
+  PreparedRequest scratch;
+  const PreparedRequest* hot_request = nullptr;
+  int requests = 0;
+  while (const PreparedRequest* r = feed.Next(&scratch)) {
+    ++requests;
+    EXPECT_NE(r, &scratch) << "a free cache entry was there to reuse";
+    if (r->key == hot) {
+      if (hot_request == nullptr) hot_request = r;
+      EXPECT_EQ(r, hot_request) << "the repeated line was evicted and prepared again";
+    } else {
+      EXPECT_EQ(r->key.rfind("http://127.0.0.1:1/item/", 0), 0u) << r->key;
+    }
+  }
+  EXPECT_EQ(requests, 400);
+}
+
+TEST_F(RequestFeedTest, RequestsInFlightAreNeverReused) {
+  std::string text;
+  for (int i = 0; i < 50; ++i)
+    text += "http://127.0.0.1:1/item/" + std::to_string(i) + "\n";
+  RequestFeed feed = Feed(text);
+  PreparedRequest scratch;
+  // The first four fill the cache and stay in flight: every later line must use the scratch
+  // request, and the four keep their lines.
+  const PreparedRequest* held[4];
+  for (int i = 0; i < 4; ++i) {
+    held[i] = feed.Next(&scratch);
+    ASSERT_NE(held[i], nullptr);
+    ++held[i]->in_flight;
+  }
+  for (int i = 4; i < 50; ++i) {
+    const PreparedRequest* r = feed.Next(&scratch);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r, &scratch);
+    EXPECT_EQ(r->key, "http://127.0.0.1:1/item/" + std::to_string(i));
+  }
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(held[i]->key, "http://127.0.0.1:1/item/" + std::to_string(i));
+  EXPECT_EQ(feed.Next(&scratch), nullptr);
+}
+
+}  // namespace
+}  // namespace hammer::load
