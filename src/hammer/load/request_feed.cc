@@ -71,11 +71,16 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     const SourceLine& line = line_batch_[next_++];
     if (!line.request() && !line.oversized) continue;
     if (!TakeTicket()) break;
+    const bool bypass = misses_since_hit_ > kBypassTurnovers * options_->max_prepared_targets;
+    if (bypass && ++bypassed_ < kBypassProbe) return FromLine(line, scratch);
+    bypassed_ = 0;
     auto it = cache_.find(line.text);
     if (it != cache_.end()) {
       it->second.referenced = true;
+      misses_since_hit_ = 0;
       return it->second.request.get();
     }
+    ++misses_since_hit_;
     if (cache_.size() < options_->max_prepared_targets) {
       auto entry = cache_.try_emplace(line.text).first;
       entry->second.request = std::make_unique<PreparedRequest>();

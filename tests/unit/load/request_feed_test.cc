@@ -80,5 +80,37 @@ TEST_F(RequestFeedTest, RequestsInFlightAreNeverReused) {
   EXPECT_EQ(feed.Next(&scratch), nullptr);
 }
 
+// All-distinct input: after the cache has turned over a few times without a hit, lines skip it
+// (the scratch request), and a line that repeats again is cached again once a probe finds it.
+TEST_F(RequestFeedTest, DistinctStreamBypassesTheCacheUntilALineRepeats) {
+  std::string text;
+  for (int i = 0; i < 100; ++i)
+    text += "http://127.0.0.1:1/item/" + std::to_string(i) + "\n";
+  const std::string hot = "http://127.0.0.1:1/hot";
+  for (int i = 0; i < 1000; ++i)
+    text += hot + "\n";
+  RequestFeed feed = Feed(text);
+  PreparedRequest scratch;
+  int from_scratch = 0;
+  for (int i = 0; i < 100; ++i) {
+    const PreparedRequest* r = feed.Next(&scratch);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->key, "http://127.0.0.1:1/item/" + std::to_string(i));
+    from_scratch += r == &scratch;
+  }
+  EXPECT_GT(from_scratch, 50) << "a stream of distinct lines should bypass the cache";
+  const PreparedRequest* last = nullptr;
+  int cached_in_a_row = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const PreparedRequest* r = feed.Next(&scratch);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->key, hot);
+    cached_in_a_row = r != &scratch && r == last ? cached_in_a_row + 1 : 0;
+    last = r;
+  }
+  EXPECT_GT(cached_in_a_row, 500) << "the repeated line never became cached again";
+  EXPECT_EQ(feed.Next(&scratch), nullptr);
+}
+
 }  // namespace
 }  // namespace hammer::load
