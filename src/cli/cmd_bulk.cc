@@ -1,7 +1,9 @@
 // hammer bulk: shard-aware bulk writer for Elasticsearch and OpenSearch.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/search/bulk_command.h"
 
@@ -79,11 +81,7 @@ int BulkMain(int argc, char** argv) {
   CLI::App app{kDescription, "hammer bulk"};
   search::BulkFlags flags;
   AddBulkFlags(app, flags);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "bulk")) return *exit;
   Result<search::BulkCommand> command = search::BulkCommand::Create(flags);
   if (!command.ok()) return Complain("bulk", command.status().message(), kExitUsage);
   Result<search::BulkVerdict> verdict = command->Run();

@@ -1,6 +1,8 @@
 // hammer dark: the dark-canary forking proxy. Declares the flags; dark::DarkCommand does the rest.
 #include <CLI/CLI.hpp>
+#include <optional>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/dark/dark_command.h"
 
@@ -140,11 +142,7 @@ int DarkMain(int argc, char** argv) {
                  "abandon the dark copies in flight, let the requests in flight finish for at "
                  "most this long, then close what is left (counted); a second signal stops at once")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;
   Result<dark::DarkCommand> command = dark::DarkCommand::Create(flags);
   if (!command.ok()) return Complain("dark", command.status().message(), kExitUsage);
   Result<dark::DarkOutcome> outcome = command->Run();

@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
+#include "hammer/base/output_file.h"
 #include "hammer/base/progress.h"
 #include "hammer/base/signals.h"
 #include "hammer/load/body_matcher.h"
@@ -46,11 +49,7 @@ int DemoMain(int argc, char** argv) {
   std::string html = "hammer-demo-report.html";
   app.add_option("--html", html, "where to write the HTML report ('' for none)")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "demo")) return *exit;
   Result<Nanos> duration = ParseDuration(duration_text);
   if (!duration.ok() || *duration <= 0 || *duration > 600 * kSecond) {
     std::fprintf(stderr, "hammer demo: --duration must be between 0 and 10m\n");
@@ -105,20 +104,21 @@ int DemoMain(int argc, char** argv) {
   std::printf("\nthe server counted %llu requests received\n",
               static_cast<unsigned long long>((*server)->counts().requests()));
   if (!summary_json.empty()) {
-    std::ofstream out(summary_json);
-    out << load::LoadSummaryJson(*summary);
+    Status written =
+        WriteOutputFile("--summary-json", summary_json, load::LoadSummaryJson(*summary, "demo"));
+    if (!written.ok()) return Complain("demo", written.message(), kExitFailure);
   }
   if (!html.empty()) {
-    std::ofstream out(html);
-    out << load::LoadSummaryHtml(
-        *summary, "hammer demo",
-        {{"target", "hammer serve on " + base}, {"input", "weighted list of 9 routes, shuffled"}});
-    if (!out) {
-      std::fprintf(stderr, "hammer demo: cannot write '%s'\n", html.c_str());
-      return kExitUsage;
-    }
+    Status written =
+        WriteOutputFile("--html", html,
+                        load::LoadSummaryHtml(*summary, "hammer demo",
+                                              {{"target", "hammer serve on " + base},
+                                               {"input", "weighted list of 9 routes, shuffled"}}));
+    if (!written.ok()) return Complain("demo", written.message(), kExitFailure);
     char resolved[PATH_MAX];
-    std::printf("HTML report: %s\n", realpath(html.c_str(), resolved) ? resolved : html.c_str());
+    if (html != kStdoutPath) {
+      std::printf("HTML report: %s\n", realpath(html.c_str(), resolved) ? resolved : html.c_str());
+    }
   }
   return kExitOk;
 }

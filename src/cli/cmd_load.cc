@@ -1,7 +1,9 @@
 // hammer load: the load generator and Hadoop Streaming mapper.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/load/load_command.h"
 
@@ -11,18 +13,26 @@ namespace {
 
 constexpr const char* kDescription =
     "Send the requests of a URL list and record every latency.\n\n"
-    "Input (FILE or - for stdin): one URL per line, or 'METHOD URL'; blank lines and #\n"
-    "comments are skipped; Hadoop's 'OFFSET<TAB>URL' is accepted. Repeat a line to weight it.\n"
-    "Output (stdout): one record per request, 'URL<TAB>SECONDS' on success and 'URL<TAB>' on\n"
-    "failure (the Hadoop Streaming mapper format). Summary and progress go to stderr.\n\n"
+    "Input: URLs given as arguments, and/or FILEs (- for stdin, the default) with one URL per\n"
+    "line, or 'METHOD URL'; blank lines and # comments are skipped; Hadoop's 'OFFSET<TAB>URL'\n"
+    "is accepted. Repeat a line to weight it. With --duration the list is replayed until then.\n"
+    "Output (stdout, when it is a file or a pipe; --records on a terminal): one record per\n"
+    "request, 'URL<TAB>SECONDS' on success and 'URL<TAB>' on failure (the Hadoop Streaming\n"
+    "mapper format). Summary and progress go to stderr. A run stopped by Ctrl-C (SIGINT) or\n"
+    "SIGTERM prints its summary and exits 130 or 143; a second signal abandons the requests\n"
+    "in flight. Exit 2: usage error, 3: a --threshold failed.\n\n"
     "Examples:\n"
+    "  hammer load http://127.0.0.1:8080/ -d 10s         one URL for 10 seconds\n"
     "  hammer load urls.txt -c 100                      closed loop, 100 in flight\n"
     "  hammer load urls.txt --loop --rate 2000 -d 60s   open loop at 2000 req/s for a minute\n"
     "  hammer load urls.txt | hammer stats --table     per-URL report";
 
 // Every flag, in the order --help lists them.
 void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
-  app.add_option("file", f.input, "URL list (default: standard input)");
+  app.add_option("input", f.inputs,
+                 "URLs (http://..., https://...), URL list FILEs, or - for standard input "
+                 "(default)")
+      ->type_name("URL|FILE");
   app.add_option("-c,--concurrency", f.run.concurrency,
                  "requests in flight (closed loop); the in-flight cap with --rate")
       ->capture_default_str()
@@ -47,7 +57,10 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_flag("--no-error-pattern", f.no_error_pattern, "do not look at response bodies");
   app.add_flag("--empty-body-is-error", f.run.empty_body_is_error,
                "count an empty 2xx/3xx body as errorlike_content (the seed's rule)");
-  app.add_option("--emit", f.emit, "records (default) | partials | none")->capture_default_str();
+  app.add_option("--emit", f.emit,
+                 "records | partials | none (default: records when stdout is a file or pipe, "
+                 "none on a terminal)");
+  app.add_flag("--records", f.records, "write records even when stdout is a terminal");
   app.add_option("-H,--header", f.headers, "header 'Name: value' added to every request");
   app.add_option("--method", f.run.method, "method for every request (overrides the lines)");
   app.add_option("--body", f.body, "request body: text, or @FILE");
@@ -61,10 +74,18 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_flag("--timestamps", f.run.timestamps,
                "records get a third field, the request's end time in Unix ms (for hammer stats "
                "--html timelines; the seed's Ruby reducer misreads such failure lines)");
+  app.add_flag("--failure-types", f.run.failure_types,
+               "failure records get the failure type as a third column ('URL<TAB><TAB>timeout'; "
+               "after the time with --timestamps), which hammer stats reports by type; the "
+               "seed's Ruby reducer counts such lines as 0 s successes");
   app.add_flag("--table", f.table, "print the per-URL table at the end (default on a terminal)");
   app.add_flag("--no-table", f.no_table, "do not print the per-URL table");
   app.add_flag("--hadoop", f.hadoop,
-               "write reporter:counter/status lines (automatic in Hadoop tasks and pipes)");
+               "Hadoop mode outside a detected Hadoop task: reporter: lines, and a failed "
+               "--threshold or a signal still exits 0");
+  app.add_flag("--hadoop-counters", f.hadoop_counters,
+               "write Hadoop Streaming reporter:counter/status lines on stderr (automatic "
+               "inside a Hadoop task)");
   app.add_flag("-q,--quiet", f.quiet, "no summary on stderr");
   app.add_option("--start-at", f.start_at,
                  "wait until this time before the first request: RFC 3339 "
@@ -117,17 +138,21 @@ int LoadMain(int argc, char** argv) {
   CLI::App app{kDescription, "hammer load"};
   load::LoadFlags flags;
   AddLoadFlags(app, flags);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "load")) return *exit;
   Result<load::LoadCommand> command = load::LoadCommand::Create(flags);
   if (!command.ok()) return Complain("load", command.status().message(), kExitUsage);
   // Requests that fail are results, not errors: a Hadoop task must not be retried for them.
   Result<load::LoadVerdict> verdict = command->Run();
   if (!verdict.ok()) return Complain("load", verdict.status().message(), kExitUsage);
-  return *verdict == load::LoadVerdict::kThresholdsFailed ? kExitThreshold : kExitOk;
+  switch (*verdict) {
+    case load::LoadVerdict::kThresholdsFailed:
+      return kExitThreshold;
+    case load::LoadVerdict::kInterrupted:
+      return kExitSignalBase + command->signal();  // 130 for SIGINT, 143 for SIGTERM
+    case load::LoadVerdict::kDone:
+      break;
+  }
+  return kExitOk;
 }
 
 }  // namespace hammer::cli

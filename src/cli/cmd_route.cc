@@ -2,8 +2,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/search/route_command.h"
 
@@ -72,11 +74,7 @@ int RouteMain(int argc, char** argv) {
   CLI::App app{kDescription, "hammer route"};
   search::RouteFlags flags;
   AddRouteFlags(app, flags);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "route")) return *exit;
   Result<search::RouteCommand> command = search::RouteCommand::Create(flags);
   if (!command.ok()) return Complain("route", command.status().message(), kExitUsage);
   Status run = command->Run(STDOUT_FILENO);

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
@@ -53,11 +55,7 @@ int ServeMain(int argc, char** argv) {
   app.add_option("--mutate", mutate,
                  "FIELD=RATE: /json/N answers change FIELD (id, name, price) in this fraction of "
                  "responses, to play a dark canary with a regression");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "serve")) return *exit;
   Result<serve::LatencyDistribution> dist = serve::LatencyDistribution::Parse(latency);
   if (!dist.ok()) {
     std::fprintf(stderr, "hammer serve: %s\n", dist.status().message().c_str());

@@ -3,9 +3,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/stats/stats_job.h"
 
@@ -34,8 +36,9 @@ constexpr const char* kFooter =
     "               cat run1.partial run2.partial | hammer stats --table\n"
     "  --csv      the --reducer columns as CSV with a header; also converts --reducer output.\n"
     "               hadoop fs -cat out/part-* | hammer stats --csv > stats.csv\n"
-    "  --json     one JSON document: per key and total, times in microseconds.\n"
-    "               hammer stats --json records.tsv | jq '.total.p99_us'\n"
+    "  --json     one JSON document (schema hammer.summary.v1, as load --summary-json): the\n"
+    "             total and per key, times in microseconds.\n"
+    "               hammer stats --json records.tsv | jq '.latency.p99_us'\n"
     "  --table    aligned table in milliseconds, busiest keys first, with a TOTAL row.\n"
     "               hammer load urls.txt | hammer stats --table\n"
     "  --hdr      HdrHistogram percentile distribution (ms) per key, for HdrHistogram's plotter.\n"
@@ -94,13 +97,7 @@ int StatsMain(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("FILE", inputs, "inputs, '-' for stdin (default: stdin)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "hammer stats: %s (try 'hammer stats --help')\n", e.what());
-    return kExitUsage;
-  }
+  if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "stats")) return *exit;
   int modes = reducer + combine + csv + json + table + hdr;
   bool files = app.count("--html") > 0 || app.count("--hdr-log") > 0;
   if (modes > 1) {

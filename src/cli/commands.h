@@ -14,6 +14,9 @@ inline constexpr int kExitUsage = 2;         // bad flag or bad input: a one-lin
 inline constexpr int kExitThreshold = 3;     // a --threshold failed (standalone mode only), or a
                                              // hammer dark --verdict-after verdict failed
 inline constexpr int kExitInsufficient = 4;  // hammer dark --verdict-after: not enough to judge
+// A run ended early by a signal exits 128 + its number, as a shell reports a process killed by
+// it: 130 for SIGINT, 143 for SIGTERM (the summary of what was done is printed first).
+inline constexpr int kExitSignalBase = 128;
 
 // Prints "hammer <command>: <message>" on stderr and returns `status`.
 int Complain(const char* command, const std::string& message, int status);

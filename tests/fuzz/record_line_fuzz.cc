@@ -10,7 +10,8 @@
 //   - a success has a negative time or one at or above 1e12 s, or a timestamp outside
 //     [0, kMaxEpochMs];
 //   - a partial's fields are not the bytes after "#hp1 ";
-//   - writing a parsed success or failure back (AppendSuccessRecord / AppendFailureRecord)
+//   - writing a parsed success or failure (typed or not) back (AppendSuccessRecord /
+//     AppendFailureRecord)
 //     and parsing that gives another kind, time or timestamp, or a key other than the
 //     sanitized key;
 //   - ParseSeconds accepts a text and AppendSeconds of the result does not parse back to the
@@ -48,7 +49,7 @@ void CheckRoundTrip(const stats::ParsedRecord& record) {
   if (record.kind == stats::RecordKind::kSuccess) {
     stats::AppendSuccessRecord(line, record.key, record.micros, epoch_ms);
   } else {
-    stats::AppendFailureRecord(line, record.key, epoch_ms);
+    stats::AppendFailureRecord(line, record.key, epoch_ms, record.failure);
   }
   Require(!line.empty() && line.back() == '\n');
   line.pop_back();
@@ -58,6 +59,7 @@ void CheckRoundTrip(const stats::ParsedRecord& record) {
   Require(again.has_epoch_ms == record.has_epoch_ms);
   if (record.has_epoch_ms) Require(again.epoch_ms == record.epoch_ms);
   if (record.kind == stats::RecordKind::kSuccess) Require(again.micros == record.micros);
+  Require(again.failure == record.failure);
 }
 
 void CheckSeconds(std::string_view text) {

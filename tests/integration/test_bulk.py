@@ -18,12 +18,15 @@ import time
 from collections import Counter
 from urllib.parse import quote
 
+import jsonschema
 import pytest
 
 from bulk_support import (bulk_lines, counter_delta, locality, node_counters, routing_docs,
                           synthetic_corpus)
-from harness import HAMMER
+from harness import HAMMER, ROOT
 from opensearch import opensearch_cluster  # noqa: F401  (session fixture)
+
+SUMMARY_SCHEMA = json.loads((ROOT / "docs" / "summary.schema.json").read_text())
 
 
 def ok(cluster, method, path, body=None, expect=(200, 201), node=None):
@@ -61,7 +64,11 @@ def bulk(cluster, index, args, input_text=None, path=None, tmp_path=None):
         cmd.append(str(path))
     proc = hammer(cmd, input_text)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(summary.read_text()), proc.stderr
+    document = json.loads(summary.read_text())
+    # The summary schema every hammer command shares (docs/summary.schema.json).
+    jsonschema.validate(document, SUMMARY_SCHEMA)
+    assert document["requests"] == document["succeeded"] + document["failed"]
+    return document, proc.stderr
 
 
 def route_keys(cluster, index, text, *extra):

@@ -81,7 +81,7 @@ def test_key_pattern_collapses_ids_into_one_key(serve, tmp_path):
     assert r.returncode == 0, r.stderr
     assert collections.Counter(rec.split("\t")[0] for rec in r.records) == \
         {"/item/:id": 5, "/other": 1}
-    assert {k["key"]: k["count"] for k in summary_of(summary)["keys"]} == \
+    assert {k["key"]: k["succeeded"] for k in summary_of(summary)["keys"]} == \
         {"/item/:id": 5, "/other": 1}
     # With --key url the pattern matches inside the URL and the whole key becomes NAME.
     r = run_hammer(["load", "-", "-c", "2", "-t", "1", "--key-pattern", "/item/[0-9]+=/item/:id"],
@@ -105,7 +105,7 @@ def test_max_keys_groups_urls_by_template_and_records_keep_every_url(serve, tmp_
     assert r.returncode == 0, r.stderr
     assert len(set(rec.split("\t")[0] for rec in r.records)) == 330
     s = summary_of(summary)
-    rows = {k["key"]: k["count"] + k["errors"] for k in s["keys"]}
+    rows = {k["key"]: k["requests"] for k in s["keys"]}
     assert rows[serve.url("/item/{id}?ref={id}")] == 300
     assert "(other)" in rows
     assert len(rows) <= 21

@@ -17,13 +17,13 @@ def test_redirects_followed_with_a_count_per_request(serve, tmp_path):
 
 
 def test_redirect_loop_and_too_many_redirects(serve, tmp_path):
-    r = run_hammer(["load", "-", "-c", "1", "-t", "1"],
+    r = run_hammer(["load", "--hadoop-counters", "-", "-c", "1", "-t", "1"],
                    input_text=url_lines(serve.url("/redirect-loop"), serve.url("/redirect-loop")))
     assert r.returncode == 0, r.stderr
     assert r.error_counter("redirect_loop") == 2 and not r.successes()
     assert "redirect cycle back to " + serve.url("/redirect-loop") in r.stderr
     # A chain longer than --max-redirects fails the same way.
-    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--max-redirects", "2"],
+    r = run_hammer(["load", "--hadoop-counters", "-", "-c", "1", "-t", "1", "--max-redirects", "2"],
                    input_text=url_lines(serve.url("/redirect/3")))
     assert r.failures() == [serve.url("/redirect/3") + "\t"]
     assert r.error_counter("redirect_loop") == 1

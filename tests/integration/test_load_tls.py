@@ -58,7 +58,7 @@ def test_tls_sessions_resume_after_the_server_closes(start_nginx, pki, tmp_path,
 def test_tls_certificate_for_another_name_is_a_tls_failure(start_nginx, pki, tmp_path, host,
                                                            reason):
     server = TlsNginx(start_nginx, pki, tmp_path)
-    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--cacert", str(pki.ca)],
+    r = run_hammer(["load", "--hadoop-counters", "-", "-c", "1", "-t", "1", "--cacert", str(pki.ca)],
                    input_text=url_lines(*[server.other_url(host)] * 3))
     assert r.returncode == 0, r.stderr
     assert r.failures() == [server.other_url(host) + "\t"] * 3
@@ -67,7 +67,7 @@ def test_tls_certificate_for_another_name_is_a_tls_failure(start_nginx, pki, tmp
     assert server.log.entries() == []  # no request got through
 
     # --insecure: no verification at all, so the same certificate is accepted.
-    r = run_hammer(["load", "-", "-c", "1", "-t", "1", "--insecure"],
+    r = run_hammer(["load", "--hadoop-counters", "-", "-c", "1", "-t", "1", "--insecure"],
                    input_text=url_lines(*[server.other_url(host)] * 3))
     assert r.returncode == 0, r.stderr
     assert len(r.successes()) == 3 and r.counters.get(("error", "tls"), 0) == 0, r.stderr
@@ -77,7 +77,7 @@ def test_tls_certificate_for_another_name_is_a_tls_failure(start_nginx, pki, tmp
 def test_tls_unknown_ca_without_cacert_is_a_tls_failure(start_nginx, pki, tmp_path):
     server = TlsNginx(start_nginx, pki, tmp_path)
     urls = [server.url("127.0.0.1"), server.url("localhost")]
-    r = run_hammer(["load", "-", "-c", "1", "-t", "1"], input_text=url_lines(*urls))
+    r = run_hammer(["load", "--hadoop-counters", "-", "-c", "1", "-t", "1"], input_text=url_lines(*urls))
     assert r.returncode == 0, r.stderr
     assert r.error_counter("tls") == 2 and not r.successes()
     assert "certificate verification failed: unable to get local issuer certificate" in r.stderr

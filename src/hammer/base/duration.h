@@ -9,7 +9,8 @@
 
 namespace hammer {
 
-// Parses a non-negative duration. A bare number is seconds. Units: ns, us (or µs), ms, s, m, h.
+// Parses a non-negative duration: one or more NUMBER UNIT parts ("1m30s", "1h2m", "1.5m",
+// "250ms"; units ns, us (or µs), ms, s, m, h), or a bare number of seconds ("30").
 Result<Nanos> ParseDuration(std::string_view text);
 
 // "1.25s", "250ms", "80us": a short human form.

@@ -1,6 +1,7 @@
 #include "hammer/base/line_reader.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +107,16 @@ bool LineReader::Rewind() {
   return true;
 }
 
+bool LineReader::WaitReadable() const {
+  constexpr int kSliceMillis = 50;  // how late an interrupt may be noticed
+  while (!options_.interrupt->load(std::memory_order_relaxed)) {
+    pollfd p{fd_, POLLIN, 0};
+    int ready = ::poll(&p, 1, kSliceMillis);
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return true;  // read(2) tells what it is
+  }
+  return false;
+}
+
 Status LineReader::Fill() {
   if (in_memory_) {
     eof_ = true;
@@ -121,6 +132,12 @@ Status LineReader::Fill() {
   // buffer_ only grows (to at most max_line_bytes + block_bytes + 2): no zero-filling per read.
   if (buffer_.size() < end_ + options_.block_bytes) buffer_.resize(end_ + options_.block_bytes);
   while (true) {
+    if (options_.interrupt != nullptr && !WaitReadable()) {
+      eof_ = true;
+      begin_ = scanned_ = end_ = complete_ = 0;
+      skipping_ = false;
+      return Status::Error("read " + name_ + ": interrupted");
+    }
     ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
     if (n > 0) {
       const char* data = buffer_.data() + end_;

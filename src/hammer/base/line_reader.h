@@ -18,6 +18,7 @@
 // threads needs the caller's lock, as TargetSource has).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,6 +51,11 @@ class LineReader {
     size_t block_bytes = 64 * 1024;  // bytes asked of each read(2), at least
     bool strip_cr = false;           // drop one '\r' before '\n' (CRLF files)
     bool overlong_is_error = false;  // else overlong lines are cut (Line::overlong)
+    // When set, reads wait for input in short slices and, once *interrupt is true, end with
+    // the error "read <name>: interrupted": a signal handled on another thread can stop a
+    // reader blocked on an idle pipe or a terminal, or one skipping an endless line
+    // (/dev/zero). Not owned; must outlive the reader.
+    const std::atomic<bool>* interrupt = nullptr;
   };
 
   // The options of inputs read record by record (request files, NDJSON documents): a CRLF line
@@ -103,6 +109,7 @@ class LineReader {
 
   LineReader(int fd, bool owns_fd, std::string name, const Options& options);
   Step NextLine(Line* line);
+  bool WaitReadable() const;  // false once options_.interrupt is set
   Status Fill();  // compacts, then reads one more block; sets eof_ at the end of the input
   void Close();
 

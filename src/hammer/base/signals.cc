@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace hammer {
@@ -33,8 +34,8 @@ int WaitForShutdownSignal(Nanos timeout, const std::function<void()>& on_reload)
     if (timeout < 0) {
       if (sigwait(&set, &sig) != 0) continue;
     } else {
-      Nanos left = deadline - MonoNow();
-      if (left <= 0) return 0;
+      // A timeout of 0 still takes a signal already pending.
+      Nanos left = std::max<Nanos>(0, deadline - MonoNow());
       timespec ts{static_cast<time_t>(left / kSecond), static_cast<long>(left % kSecond)};
       sig = sigtimedwait(&set, nullptr, &ts);
       if (sig < 0) {

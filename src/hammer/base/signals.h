@@ -13,9 +13,10 @@ namespace hammer {
 // Blocks SIGINT and SIGTERM; with `reload`, SIGHUP as well (otherwise SIGHUP keeps its default
 // action and ends the process).
 void BlockShutdownSignals(bool reload = false);
-// Waits up to `timeout` (forever when timeout < 0) for SIGINT or SIGTERM. Returns the signal
-// number, or 0 on timeout. With `on_reload`, each SIGHUP calls it (on this thread) and the wait
-// goes on; SIGHUP must then have been blocked with BlockShutdownSignals(true).
+// Waits up to `timeout` (forever when timeout < 0; 0: only takes one already pending) for
+// SIGINT or SIGTERM. Returns the signal number, or 0 on timeout. With `on_reload`, each SIGHUP
+// calls it (on this thread) and the wait goes on; SIGHUP must then have been blocked with
+// BlockShutdownSignals(true).
 int WaitForShutdownSignal(Nanos timeout, const std::function<void()>& on_reload = nullptr);
 
 }  // namespace hammer

@@ -13,6 +13,8 @@
 
 #include "hammer/base/duration.h"
 #include "hammer/base/hadoop_reporter.h"
+#include "hammer/base/open_file_limit.h"
+#include "hammer/base/output_file.h"
 #include "hammer/base/signals.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/tls.h"
@@ -27,6 +29,10 @@ namespace hammer::load {
 namespace {
 
 constexpr size_t kSummaryTableRows = 50;
+// Descriptors a run needs besides one per connection: per event-loop thread (epoll, eventfd,
+// timers) and for the process (stdio, the resolver, the input, reports).
+constexpr uint64_t kDescriptorsPerThread = 4;
+constexpr uint64_t kSpareDescriptors = 32;
 
 // RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
 // microseconds since the epoch.
@@ -42,10 +48,11 @@ Result<int64_t> ParseStartAt(const std::string& text) {
                        text + "'");
 }
 
-// A positive duration flag ("30s", "250ms").
-Status ParsePositiveDuration(const std::string& text, Nanos* out, const std::string& error) {
+// A positive duration flag ("30s", "250ms", "1m30s"); errors start with `flag`.
+Status ParsePositiveDuration(const std::string& text, Nanos* out, const std::string& flag) {
   Result<Nanos> d = ParseDuration(text);
-  if (!d.ok() || *d == 0) return Status::Error(error);
+  if (!d.ok()) return Status::Error(flag + ": " + d.status().message());
+  if (*d == 0) return Status::Error(flag + ": must be more than 0, got '" + text + "'");
   *out = *d;
   return Status::Ok();
 }
@@ -92,23 +99,24 @@ Status LoadCommand::CheckRunFlags() {
     }
   }
   if (!flags_.duration.empty()) {
-    Status ok = ParsePositiveDuration(flags_.duration, &options_.duration,
-                                      "--duration: invalid duration '" + flags_.duration + "'");
+    Status ok = ParsePositiveDuration(flags_.duration, &options_.duration, "--duration");
     if (!ok.ok()) return ok;
   }
-  if (Status ok = ParsePositiveDuration(flags_.timeout, &options_.timeout,
-                                        "--timeout: invalid '" + flags_.timeout + "'");
-      !ok.ok()) {
+  if (Status ok = ParsePositiveDuration(flags_.timeout, &options_.timeout, "--timeout"); !ok.ok()) {
     return ok;
   }
-  if (Status ok =
-          ParsePositiveDuration(flags_.connect_timeout, &options_.connect_timeout,
-                                "--connect-timeout: invalid '" + flags_.connect_timeout + "'");
+  if (Status ok = ParsePositiveDuration(flags_.connect_timeout, &options_.connect_timeout,
+                                        "--connect-timeout");
       !ok.ok()) {
     return ok;
   }
   if (options_.source.loop && options_.duration == 0 && options_.max_requests == 0) {
     return Status::Error("--loop needs --duration or --requests to end the run");
+  }
+  if (options_.duration > 0 && !options_.source.loop && !options_.har_timing) {
+    // As wrk and vegeta do: a duration means "for that long", whatever the list's length.
+    options_.source.loop = true;
+    replay_notice_ = true;
   }
   return Status::Ok();
 }
@@ -120,7 +128,11 @@ Status LoadCommand::CheckRequestFlags() {
     if (!pattern.ok()) return pattern.status();
     options_.error_pattern = *pattern;
   }
-  if (flags_.emit == "records") {
+  if (flags_.emit.empty()) {
+    // One record per request would flood a terminal; a file or a pipe is where they belong.
+    const bool to_terminal = isatty(STDOUT_FILENO) != 0 && !flags_.records;
+    options_.emit = to_terminal ? EmitMode::kNone : EmitMode::kRecords;
+  } else if (flags_.emit == "records") {
     options_.emit = EmitMode::kRecords;
   } else if (flags_.emit == "partials") {
     options_.emit = EmitMode::kPartials;
@@ -132,6 +144,16 @@ Status LoadCommand::CheckRequestFlags() {
   Result<http::HeaderList> headers = http::ParseHeaderFlags(flags_.headers);
   if (!headers.ok()) return Status::Error("--header: " + headers.status().message());
   options_.headers = std::move(*headers);
+  if (!options_.method.empty() && !http::IsMethodName(options_.method)) {
+    // A space, CR or LF would put a second request line or header on the wire.
+    return Status::Error("--method: '" + http::EscapeControls(options_.method) +
+                         "' is not a method name (letters, digits and !#$%&'*+-.^_`|~)");
+  }
+  if (flags_.body.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    return Status::Error(
+        "--body: CR, LF or NUL in an inline body; for a body with line "
+        "breaks or binary bytes use --body @FILE");
+  }
   if (!flags_.body.empty() && flags_.body[0] == '@') {
     std::ifstream file(flags_.body.substr(1), std::ios::binary);
     if (!file) return Status::Error("--body: cannot read '" + flags_.body.substr(1) + "'");
@@ -151,6 +173,19 @@ Status LoadCommand::CheckWorkerFlags() {
   }
   options_.threads = std::min(options_.threads, options_.concurrency);
   if (options_.source.seed == 0) options_.source.seed = std::random_device{}();
+  // Every request in flight holds a connection, a descriptor: check they fit before sending.
+  const OpenFileLimit limit = RaiseOpenFileLimit();
+  const uint64_t needed = static_cast<uint64_t>(options_.concurrency) +
+                          kDescriptorsPerThread * static_cast<uint64_t>(options_.threads) +
+                          kSpareDescriptors;
+  if (limit.soft > 0 && limit.soft < needed) {
+    return Status::Error(
+        "-c " + std::to_string(options_.concurrency) + " needs about " + std::to_string(needed) +
+        " open files, but the open-file limit is " + std::to_string(limit.soft) + " (hard limit " +
+        std::to_string(limit.hard) + ", already raised to it): lower -c, or " +
+        "raise the hard limit ('ulimit -Hn " + std::to_string(needed) + "' as root, " +
+        "LimitNOFILE= in a systemd unit, nofile in /etc/security/limits.conf)");
+  }
   if (flags_.rate_total > 0) {
     Status ok = SplitTotalRate(flags_.rate_total, flags_.workers, flags_.worker_index, identity_,
                                &options_);
@@ -158,7 +193,8 @@ Status LoadCommand::CheckWorkerFlags() {
   }
   progress_.label = identity_.label;
   progress_.live_line = stderr_is_terminal_ && !flags_.quiet;
-  progress_.hadoop_reporter = flags_.hadoop || identity_.in_hadoop() || !stderr_is_terminal_;
+  // reporter: lines only where Hadoop reads them: CI logs and `2>file` stay clean.
+  progress_.hadoop_reporter = flags_.hadoop || flags_.hadoop_counters || identity_.in_hadoop();
   if (!flags_.start_at.empty()) {
     Result<int64_t> at_micros = ParseStartAt(flags_.start_at);
     if (!at_micros.ok()) return Status::Error("--start-at: " + at_micros.status().message());
@@ -192,8 +228,13 @@ Status LoadCommand::CheckReportFlags() {
 Status LoadCommand::OpenInput() {
   Result<TargetsFormat> format = ParseTargetsFormat(flags_.targets_format);
   if (!format.ok()) return Status::Error("--targets-format: " + format.status().message());
-  input_name_ = flags_.input;
+  std::vector<std::string> inputs = flags_.inputs;
+  if (inputs.empty()) inputs.push_back("-");
+  input_name_.clear();
+  for (const std::string& input : inputs)
+    input_name_ += (input_name_.empty() ? "" : " ") + input;
   if (!flags_.har.empty()) {
+    if (!flags_.inputs.empty()) return Status::Error("--har FILE replaces the URL/FILE arguments");
     format = TargetsFormat::kHar;
     input_name_ = flags_.har;
   }
@@ -203,10 +244,17 @@ Status LoadCommand::OpenInput() {
     options_.threads = 1;  // one schedule, in recorded order
   }
   if (*format == TargetsFormat::kLines) {
-    auto source = TargetSource::Open(input_name_, options_.source);
+    auto source = TargetSource::Open(inputs, options_.source);
     if (!source.ok()) return source.status();
     input_.lines = std::move(*source);
   } else {
+    if (inputs.size() > 1 || TargetSource::IsUrl(inputs[0])) {
+      return Status::Error("--targets-format " + flags_.targets_format +
+                           " reads one request FILE (or - for stdin)");
+    }
+    if (flags_.har.empty()) input_name_ = inputs[0];
+    // A request file given with only --duration is replayed like a URL list; stdin cannot be.
+    if (replay_notice_ && input_name_ == "-") options_.source.loop = replay_notice_ = false;
     auto specs = SpecSource::Open(input_name_, *format, options_.source.loop);
     if (!specs.ok()) return specs.status();
     input_.specs = std::move(*specs);
@@ -220,35 +268,64 @@ Result<LoadVerdict> LoadCommand::Run() {
     return LoadVerdict::kDone;
   }
   BlockShutdownSignals();
+  if (!flags_.quiet) AnnounceInput();
   Result<LoadSummary> summary = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_);
   if (!summary.ok()) return summary.status();
   const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
   if (!flags_.quiet) {
     std::fputs(FormatLoadSummary(*summary, with_table, kSummaryTableRows).c_str(), stderr);
   }
-  if (Status ok = WriteReports(*summary); !ok.ok()) return ok;
-  return JudgeThresholds(*summary);
+  std::vector<stats::ThresholdResult> results;
+  if (!thresholds_.empty()) {
+    results = stats::EvaluateThresholds(thresholds_, summary->threshold_inputs());
+  }
+  if (Status ok = WriteReports(*summary, results); !ok.ok()) return ok;
+  LoadVerdict verdict = JudgeThresholds(results);
+  // In a Hadoop task a stopped mapper's records are still its output: the task succeeds.
+  if (summary->signal != 0 && !flags_.hadoop && !identity_.in_hadoop()) {
+    signal_ = summary->signal;
+    return LoadVerdict::kInterrupted;
+  }
+  return verdict;
 }
 
-Status LoadCommand::WriteReports(const LoadSummary& summary) const {
+// What the run will read, when it would otherwise surprise: a terminal waiting for URLs, or a
+// finite list replayed for --duration.
+void LoadCommand::AnnounceInput() const {
+  if (flags_.inputs.empty() && flags_.har.empty() && isatty(STDIN_FILENO) != 0) {
+    std::fputs(
+        "hammer load: reading URLs from the terminal, one per line (Ctrl-D ends, Ctrl-C "
+        "stops); usually: hammer load URL... or FILE... (--help)\n",
+        stderr);
+  }
+  if (replay_notice_) {
+    std::fprintf(stderr,
+                 "hammer load: replaying the input for %s (--duration; as wrk and vegeta do, "
+                 "the list is sent again from its start when it ends)\n",
+                 FormatDuration(options_.duration).c_str());
+  }
+}
+
+Status LoadCommand::WriteReports(const LoadSummary& summary,
+                                 const std::vector<stats::ThresholdResult>& thresholds) const {
   if (!flags_.summary_json.empty()) {
-    std::ofstream out(flags_.summary_json);
-    out << LoadSummaryJson(summary);
-    if (!out) return Status::Error("--summary-json: cannot write '" + flags_.summary_json + "'");
+    Status written = WriteOutputFile("--summary-json", flags_.summary_json,
+                                     LoadSummaryJson(summary, "load", thresholds));
+    if (!written.ok()) return written;
   }
   if (!flags_.html.empty()) {
-    std::ofstream out(flags_.html);
-    out << LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}});
-    if (!out) return Status::Error("--html: cannot write '" + flags_.html + "'");
-    if (!flags_.quiet) std::fprintf(stderr, "  report       %s\n", flags_.html.c_str());
+    Status written = WriteOutputFile(
+        "--html", flags_.html, LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}}));
+    if (!written.ok()) return written;
+    if (!flags_.quiet && flags_.html != kStdoutPath) {
+      std::fprintf(stderr, "  report       %s\n", flags_.html.c_str());
+    }
   }
   return Status::Ok();
 }
 
-LoadVerdict LoadCommand::JudgeThresholds(const LoadSummary& summary) const {
-  if (thresholds_.empty()) return LoadVerdict::kDone;
-  std::vector<stats::ThresholdResult> results =
-      stats::EvaluateThresholds(thresholds_, summary.threshold_inputs());
+LoadVerdict LoadCommand::JudgeThresholds(const std::vector<stats::ThresholdResult>& results) const {
+  if (results.empty()) return LoadVerdict::kDone;
   size_t failed = 0;
   for (const stats::ThresholdResult& r : results) {
     failed += r.passed ? 0 : 1;

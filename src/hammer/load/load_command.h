@@ -34,15 +34,16 @@ namespace hammer::load {
 struct LoadFlags {
   LoadFlags() { run.threads = 0; }
 
-  std::string input = "-";
-  LoadOptions run;  // threads 0: one per CPU
+  std::vector<std::string> inputs;  // URLs, files, "-" (stdin); none: stdin
+  LoadOptions run;                  // threads 0: one per CPU
   std::string rate;
   std::string duration;
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string error_pattern{kSeedErrorPattern};
   bool no_error_pattern = false;
-  std::string emit = "records";
+  std::string emit;  // empty: records unless stdout is a terminal
+  bool records = false;
   std::vector<std::string> headers;  // "Name: value"
   std::string body;                  // text, or @FILE
   std::string summary_json;
@@ -50,6 +51,7 @@ struct LoadFlags {
   bool table = false;
   bool no_table = false;
   bool hadoop = false;
+  bool hadoop_counters = false;
   bool quiet = false;
   std::string start_at;
   std::string targets_format = "lines";
@@ -66,6 +68,7 @@ struct LoadFlags {
 enum class LoadVerdict : uint8_t {
   kDone,              // the run ended (its failed requests are in the records and summary)
   kThresholdsFailed,  // a --threshold did not pass (never in Hadoop mode: there it is a counter)
+  kInterrupted,       // SIGINT or SIGTERM ended the run early (never in Hadoop mode); signal()
 };
 
 // --rate-total: sets options->rate and options->schedule_offset for this worker. The count is
@@ -85,6 +88,8 @@ class LoadCommand {
 
   const LoadOptions& options() const { return options_; }
   const ProgressOptions& progress() const { return progress_; }
+  // After Run: the signal that ended the run (kInterrupted), else 0.
+  int signal() const { return signal_; }
 
  private:
   explicit LoadCommand(const LoadFlags& flags) : flags_(flags) {}
@@ -93,17 +98,22 @@ class LoadCommand {
   Status CheckWorkerFlags();
   Status CheckReportFlags();
   Status OpenInput();
-  Status WriteReports(const LoadSummary& summary) const;
-  LoadVerdict JudgeThresholds(const LoadSummary& summary) const;
+  void AnnounceInput() const;
+  Status WriteReports(const LoadSummary& summary,
+                      const std::vector<stats::ThresholdResult>& thresholds) const;
+  // Prints each result; kThresholdsFailed when one failed (outside Hadoop mode).
+  LoadVerdict JudgeThresholds(const std::vector<stats::ThresholdResult>& results) const;
 
   LoadFlags flags_;
   LoadOptions options_;
   ProgressOptions progress_;
   WorkerIdentity identity_;
   bool stderr_is_terminal_ = false;
+  bool replay_notice_ = false;  // --duration on a list without --loop: it is replayed
   std::vector<stats::Threshold> thresholds_;
   std::string input_name_;
   LoadInput input_;
+  int signal_ = 0;
 };
 
 }  // namespace hammer::load

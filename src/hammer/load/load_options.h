@@ -43,12 +43,13 @@ struct LoadOptions {
   // by path template, then into "(other)". 0: every key exact. Records always keep the key.
   size_t max_keys = 10000;
   http::TlsOptions tls;
-  KeyMapper keys;             // what records and statistics group by (--key, --key-pattern)
-  bool har_timing = false;    // send request-file entries at their recorded offsets
-  int verbose = 0;            // print this many request/response pairs (secrets redacted)
-  bool timestamps = false;    // records get a third field: when the request ended (Unix ms)
-  Nanos schedule_offset = 0;  // open loop: this worker's schedule starts this much later
-  MonoNanos start_at = 0;     // 0: now; else wait until then (synchronised start, --start-at)
+  KeyMapper keys;              // what records and statistics group by (--key, --key-pattern)
+  bool har_timing = false;     // send request-file entries at their recorded offsets
+  int verbose = 0;             // print this many request/response pairs (secrets redacted)
+  bool timestamps = false;     // records get a third field: when the request ended (Unix ms)
+  bool failure_types = false;  // failure records carry their type (stats::AppendFailureRecord)
+  Nanos schedule_offset = 0;   // open loop: this worker's schedule starts this much later
+  MonoNanos start_at = 0;      // 0: now; else wait until then (synchronised start, --start-at)
 };
 
 }  // namespace hammer::load

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "hammer/stats/report/html.h"
+#include "hammer/stats/report/json.h"
 #include "hammer/stats/report/table.h"
 
 namespace hammer::load {
@@ -22,14 +24,6 @@ std::string Percentiles(const stats::Histogram& h) {
                      Ms(h.ValueAtPercentile(99.9)), Ms(h.max()));
 }
 
-nlohmann::json PercentileJson(const stats::Histogram& h) {
-  return {{"p50_ms", h.ValueAtPercentile(50) / 1000.0},
-          {"p90_ms", h.ValueAtPercentile(90) / 1000.0},
-          {"p99_ms", h.ValueAtPercentile(99) / 1000.0},
-          {"p999_ms", h.ValueAtPercentile(99.9) / 1000.0},
-          {"max_ms", h.max() / 1000.0}};
-}
-
 }  // namespace
 
 std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_rows) {
@@ -38,7 +32,14 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
       "hammer load: {} requests sent = {} succeeded + {} failed, in {:.2f} s: "
       "{:.1f} req/s{}\n",
       s.requests(), s.succeeded, s.failed, s.seconds, s.rps(),
-      s.interrupted ? " (interrupted)" : "");
+      s.interrupted
+          ? (s.signal == SIGTERM ? " (interrupted by SIGTERM)" : " (interrupted by SIGINT)")
+          : "");
+  if (s.aborted > 0) {
+    out += fmt::format(
+        "  aborted      {} requests in flight, abandoned at a second signal (not counted above)\n",
+        s.aborted);
+  }
   for (size_t i = 0; i < kFailureCount; ++i) {
     uint64_t n = s.total.failures.by_type[i];
     if (n == 0) continue;
@@ -101,47 +102,47 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
   return out;
 }
 
-std::string LoadSummaryJson(const LoadSummary& s) {
-  nlohmann::json failures = nlohmann::json::object();
-  for (size_t i = 0; i < kFailureCount; ++i) {
-    if (s.total.failures.by_type[i] > 0) {
-      failures[std::string(kFailureNames[i])] = s.total.failures.by_type[i];
-    }
+std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
+                            const std::vector<stats::ThresholdResult>& thresholds) {
+  nlohmann::ordered_json j = stats::SummaryHeader(command);
+  j.update(stats::OutcomeJson(s.total));
+  j["thresholds"] = stats::ThresholdsJson(thresholds);
+  j["seconds"] = s.seconds;
+  j["rps"] = s.rps();
+  j["open_loop"] = s.open_loop;
+  if (s.open_loop) {
+    j["target_rate"] = s.target_rate;
+    j["uncorrected_latency"] = stats::LatencyJson(s.uncorrected);  // from the actual send time
   }
-  nlohmann::json keys = nlohmann::json::array();
+  j["late"] = s.late_no_slot + s.late_behind;
+  j["late_no_slot"] = s.late_no_slot;
+  j["late_behind"] = s.late_behind;
+  j["dropped"] = s.dropped;
+  j["interrupted"] = s.interrupted;
+  j["signal"] = s.signal == SIGTERM ? "SIGTERM" : s.signal == SIGINT ? "SIGINT" : "";
+  j["aborted"] = s.aborted;
+  j["connections_opened"] = s.client.connections_opened;
+  j["tls_handshakes"] = s.tls_handshakes;
+  j["tls_resumed"] = s.tls_resumed;
+  j["redirects"] = s.redirects;
+  nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   for (const auto& [key, stats] : s.keys) {
-    nlohmann::json row = {{"key", key}, {"count", stats.count}, {"errors", stats.errors}};
-    if (stats.count > 0) row["latency"] = PercentileJson(stats.histogram);
+    nlohmann::ordered_json row;
+    row["key"] = key;
+    row.update(stats::OutcomeJson(stats));
     keys.push_back(std::move(row));
   }
-  nlohmann::json j = {{"requests", s.requests()},
-                      {"sent", s.requests()},
-                      {"succeeded", s.succeeded},
-                      {"failed", s.failed},
-                      {"seconds", s.seconds},
-                      {"rps", s.rps()},
-                      {"open_loop", s.open_loop},
-                      {"late", s.late_no_slot + s.late_behind},
-                      {"late_no_slot", s.late_no_slot},
-                      {"late_behind", s.late_behind},
-                      {"dropped", s.dropped},
-                      {"interrupted", s.interrupted},
-                      {"failures", failures},
-                      {"connections_opened", s.client.connections_opened},
-                      {"tls_handshakes", s.tls_handshakes},
-                      {"tls_resumed", s.tls_resumed},
-                      {"redirects", s.redirects},
-                      {"keys", keys}};
+  j["keys"] = std::move(keys);
   if (s.key_folding.folded) {
-    j["key_folding"] = {{"max_keys", s.key_folding.max_keys},
-                        {"distinct_keys_estimate", s.key_folding.distinct_keys},
-                        {"rows", s.key_folding.rows},
-                        {"other_requests", s.key_folding.other_requests},
-                        {"text", s.key_folding.Describe()}};
+    nlohmann::ordered_json folding;
+    folding["max_keys"] = s.key_folding.max_keys;
+    folding["distinct_keys_estimate"] = s.key_folding.distinct_keys;
+    folding["rows"] = s.key_folding.rows;
+    folding["other_requests"] = s.key_folding.other_requests;
+    folding["text"] = s.key_folding.Describe();
+    j["key_folding"] = std::move(folding);
   }
-  if (s.succeeded > 0) j["latency"] = PercentileJson(s.total.histogram);
-  if (s.open_loop && s.succeeded > 0) j["uncorrected"] = PercentileJson(s.uncorrected);
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return stats::DumpJson(j, /*pretty=*/true) + "\n";
 }
 
 std::string LoadSummaryHtml(const LoadSummary& s, std::string title,

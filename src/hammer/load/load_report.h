@@ -4,10 +4,12 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "hammer/load/load_run.h"
+#include "hammer/stats/threshold.h"
 
 namespace hammer::load {
 
@@ -15,8 +17,10 @@ namespace hammer::load {
 // when `with_table` (at most `max_rows` keys).
 std::string FormatLoadSummary(const LoadSummary& summary, bool with_table, size_t max_rows);
 
-// The same summary as a JSON document (for scripts and benchmarks).
-std::string LoadSummaryJson(const LoadSummary& summary);
+// The same summary as a JSON document of the schema hammer.summary.v1 (stats/report/json.h),
+// with the --threshold results and the run's own fields (seconds, rps, the open-loop figures).
+std::string LoadSummaryJson(const LoadSummary& summary, std::string_view command = "load",
+                            const std::vector<stats::ThresholdResult>& thresholds = {});
 
 // The self-contained HTML report of a run (the stats module's renderer); `metadata` lines are
 // shown under the title (command, target, ...).

@@ -19,31 +19,44 @@ constexpr size_t kPartialsFlushBytes = 64 * 1024;
 
 using Workers = std::vector<std::unique_ptr<LoadWorker>>;
 
-// --start-at: waits until then. False when a signal came first.
-bool WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
+// --start-at: waits until then. Returns the signal that came first, 0 when none did.
+int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
   Nanos wait = start_at - MonoNow();
-  if (wait <= 0) return true;
-  progress.hadoop().Status("hammer load: waiting " + FormatDuration(wait) + " for --start-at");
-  return WaitForShutdownSignal(wait) == 0;
+  if (wait <= 0) return 0;
+  const std::string waiting = "hammer load: waiting " + FormatDuration(wait) + " for --start-at";
+  progress.Say(waiting);
+  progress.hadoop().Status(waiting);
+  return WaitForShutdownSignal(wait);
 }
 
 // Run control, on the calling thread: reports progress until every loop has stopped. The first
-// signal asks the workers to finish what is in flight; a second one stops them sending even
-// mid-batch. True when a signal came.
-bool DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared,
-                  ProgressReporter& progress) {
-  bool interrupted = false;
+// signal asks the workers to finish what is in flight and ends the input (a worker blocked on an
+// idle pipe or an endless line returns); a second one abandons the requests in flight. Returns
+// the first signal, 0 when none came.
+int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
+                 ProgressReporter& progress) {
+  int first_signal = 0;
   while (!loops.WaitUntilStopped(0)) {
-    if (WaitForShutdownSignal(kTick) != 0) {
-      if (interrupted) shared.stop.store(true);
-      interrupted = true;
-      for (auto& worker : workers)
-        worker->RequestStop();
-      progress.Say("hammer load: stopping, waiting for requests in flight");
+    if (int signal = WaitForShutdownSignal(kTick); signal != 0) {
+      if (first_signal != 0) {
+        shared.stop.store(true);
+        for (auto& worker : workers)
+          worker->AbortInFlight();
+        progress.Say("hammer load: second signal, abandoning the requests in flight");
+      } else {
+        first_signal = signal;
+        if (input.lines) input.lines->Interrupt();
+        for (auto& worker : workers)
+          worker->RequestStop();
+        progress.Say(
+            "hammer load: stopping, waiting for requests in flight (signal again to abandon them)");
+      }
     }
     progress.Poll(MonoNow());
   }
-  return interrupted;
+  // A signal that came as the last worker stopped still marks the run as interrupted.
+  if (first_signal == 0) first_signal = WaitForShutdownSignal(0);
+  return first_signal;
 }
 
 // The run's figures from the workers' merged result: keys sorted, those without requests left
@@ -60,6 +73,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->late_no_slot = run.late_no_slot;
   summary->late_behind = run.late_behind;
   summary->dropped = run.dropped;
+  summary->aborted = run.aborted;
   summary->client = run.client;
   summary->connect_time = std::move(run.connect_time);
   summary->handshake_time = std::move(run.handshake_time);
@@ -107,9 +121,10 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   }
   LoadProgress report(&monitor);
   ProgressReporter progress("hammer load", progress_options, LoadProgress::kSchedule, &report);
-  if (options.start_at > 0 && !WaitForStart(options.start_at, progress)) {
+  if (int signal = options.start_at > 0 ? WaitForStart(options.start_at, progress) : 0) {
     LoadSummary summary;
     summary.interrupted = true;
+    summary.signal = signal;
     return summary;
   }
 
@@ -119,7 +134,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     worker->Start(start);
   progress.Begin(start);
   progress.Status("started");
-  const bool interrupted = DriveWorkers(loops, workers, shared, progress);
+  const int signal = DriveWorkers(loops, workers, shared, input, progress);
   loops.Join();
   const MonoNanos end = MonoNow();
   progress.End();
@@ -129,7 +144,8 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   summary.open_loop = options.rate > 0;
   summary.target_rate = options.rate;
   summary.concurrency = options.concurrency;
-  summary.interrupted = interrupted;
+  summary.interrupted = signal != 0;
+  summary.signal = signal;
   if (input.lines) summary.source_warning = input.lines->warning();
   if (input.specs) {
     summary.input_error = input.specs->error();

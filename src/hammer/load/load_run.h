@@ -35,7 +35,9 @@ struct LoadSummary {
   uint64_t late_behind = 0;
   uint64_t dropped = 0;
   bool interrupted = false;
-  stats::KeyStats total;                                      // every key merged
+  int signal = 0;         // the first SIGINT/SIGTERM that stopped the run, 0 if none
+  uint64_t aborted = 0;   // in flight when a second signal abandoned them (not in requests())
+  stats::KeyStats total;  // every key merged
   stats::Histogram uncorrected;                               // open loop only
   std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key
   stats::KeyFolding key_folding;  // what --max-keys grouped (folded == false: nothing)

@@ -73,6 +73,20 @@ void LoadWorker::RequestStop() {
   });
 }
 
+void LoadWorker::AbortInFlight() {
+  loop_->Post([this] {
+    stop_requested_ = true;
+    if (finished_) return;
+    client_->CancelAll();  // no slot is called back after this
+    result_.aborted += in_flight_;
+    in_flight_ = 0;
+    free_slots_.clear();
+    for (auto& slot : slots_)
+      free_slots_.push_back(slot.get());
+    MaybeFinish();
+  });
+}
+
 bool LoadWorker::stopping() const {
   return stop_requested_ || shared_->stop.load(std::memory_order_relaxed) ||
          (stop_at_ != 0 && loop_->now() >= stop_at_);
@@ -197,7 +211,9 @@ void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
     if (!seen) examples.push_back(std::move(example));
   }
   if (options_->emit == EmitMode::kRecords) {
-    stats::AppendFailureRecord(records_, target.key, RecordTimestamp());
+    stats::AppendFailureRecord(
+        records_, target.key, RecordTimestamp(),
+        options_->failure_types ? std::optional<Failure>(failure) : std::nullopt);
     FlushRecords(false);
   }
 }

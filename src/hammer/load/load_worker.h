@@ -52,6 +52,9 @@ class LoadWorker final : public RequestSlot::Owner {
   void Start(MonoNanos start);
   // Asks the worker to stop sending and finish what is in flight. Thread-safe.
   void RequestStop();
+  // Stops at once: the requests in flight are abandoned (their connections closed, no record
+  // written) and counted in result().aborted. Thread-safe.
+  void AbortInFlight();
 
   // Valid after the loop has returned.
   WorkerResult& result() { return result_; }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <optional>
 #include <utility>
@@ -13,11 +14,28 @@ namespace hammer::load {
 
 namespace {
 
-LineReader::Options ReaderOptions(const SourceOptions& options) {
+LineReader::Options ReaderOptions(const SourceOptions& options,
+                                  const std::atomic<bool>* interrupt = nullptr) {
   LineReader::Options reader;
   reader.max_line_bytes = options.max_line_bytes;
   reader.block_bytes = TargetSource::kBlockBytes;
+  reader.interrupt = interrupt;
   return reader;  // a CR is the parser's business; an overlong line is cut and marked
+}
+
+Result<int> OpenInputFd(const std::string& path) {
+  int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("cannot open '" + path + "'", errno);
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    return Status::Error("'" + path + "' is a directory, not a URL list");
+  }
+  return fd;
+}
+
+std::string InputName(const std::string& path) {
+  return path == "-" ? "standard input" : path;
 }
 
 }  // namespace
@@ -49,19 +67,60 @@ TargetLine SourceLine::target() const {
 
 Result<std::unique_ptr<TargetSource>> TargetSource::Open(const std::string& path,
                                                          const SourceOptions& options) {
-  int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("cannot open '" + path + "'", errno);
-  struct stat st {};
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    close(fd);
-    return Status::Error("'" + path + "' is a directory, not a URL list");
-  }
-  LineReader reader = LineReader::FromFd(
-      fd, /*owns_fd=*/true, path == "-" ? "standard input" : path, ReaderOptions(options));
+  Result<int> fd = OpenInputFd(path);
+  if (!fd.ok()) return fd.status();
+  std::unique_ptr<TargetSource> source(
+      new TargetSource(LineReader::FromString(std::string(), "", ReaderOptions(options)), options));
+  source->reader_ = LineReader::FromFd(*fd, /*owns_fd=*/true, InputName(path),
+                                       ReaderOptions(options, &source->interrupted_));
   // With --loop the first pass keeps what it reads: a short list cycled millions of times must
   // not cost a read and an lseek per pass, and a pipe can only be read once.
-  if (options.loop) reader.KeepCopy(kMaxReplayBytes);
-  return std::unique_ptr<TargetSource>(new TargetSource(std::move(reader), options));
+  if (options.loop) source->reader_.KeepCopy(kMaxReplayBytes);
+  return source;
+}
+
+bool TargetSource::IsUrl(const std::string& input) {
+  // SCHEME "://" something (RFC 3986 scheme characters): an unsupported scheme is then sent as
+  // a URL and counted as invalid_url, not looked for as a file.
+  const size_t colon = input.find("://");
+  if (colon == 0 || colon == std::string::npos || colon + 3 >= input.size()) return false;
+  if (!std::isalpha(static_cast<unsigned char>(input[0]))) return false;
+  for (size_t i = 1; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(input[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+Result<std::unique_ptr<TargetSource>> TargetSource::Open(const std::vector<std::string>& inputs,
+                                                         const SourceOptions& options) {
+  if (inputs.empty()) return Open("-", options);
+  std::vector<Part> parts;
+  for (const std::string& input : inputs) {
+    if (IsUrl(input)) {
+      // Consecutive URLs make one part; a URL is one line, never a line break smuggled in.
+      if (input.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+        return Status::Error("a URL argument may not contain CR, LF or NUL");
+      }
+      if (parts.empty() || !parts.back().path.empty()) parts.emplace_back();
+      parts.back().text.append(input).append("\n");
+      continue;
+    }
+    if (input == "-" && inputs.size() > 1 && options.loop) {
+      return Status::Error(
+          "standard input can be replayed (--loop, --duration) only as the sole input");
+    }
+    Result<int> fd = OpenInputFd(input);  // a missing file is an error now, not mid-run
+    if (!fd.ok()) return fd.status();
+    close(*fd);
+    parts.push_back(Part{input, ""});
+  }
+  if (parts.size() == 1 && !parts[0].path.empty()) return Open(parts[0].path, options);
+  std::unique_ptr<TargetSource> source(
+      new TargetSource(LineReader::FromString(std::string(), "", ReaderOptions(options)), options));
+  source->parts_ = std::move(parts);
+  if (!source->OpenPart(0)) return Status::Error(source->warning_);
+  return source;
 }
 
 std::unique_ptr<TargetSource> TargetSource::FromText(std::string text,
@@ -72,6 +131,23 @@ std::unique_ptr<TargetSource> TargetSource::FromText(std::string text,
 
 TargetSource::TargetSource(LineReader reader, const SourceOptions& options)
     : reader_(std::move(reader)), options_(options), rng_(options.seed) {}
+
+bool TargetSource::OpenPart(size_t index) {
+  part_ = index;
+  const Part& part = parts_[index];
+  if (part.path.empty()) {
+    reader_ = LineReader::FromString(part.text, "arguments", ReaderOptions(options_));
+    return true;
+  }
+  Result<int> fd = OpenInputFd(part.path);
+  if (!fd.ok()) {
+    warning_ = fd.status().message() + "; the inputs after it were not read";
+    return false;
+  }
+  reader_ = LineReader::FromFd(*fd, /*owns_fd=*/true, InputName(part.path),
+                               ReaderOptions(options_, &interrupted_));
+  return true;
+}
 
 uint64_t TargetSource::lines_read() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -122,6 +198,12 @@ bool TargetSource::ReadLine(SourceLine& line) {
       if (line.oversized || line.request()) ++requests_this_pass_;
       return true;
     }
+    if (interrupted_.load()) return false;
+    // The next of several inputs.
+    if (part_ + 1 < parts_.size()) {
+      if (!OpenPart(part_ + 1)) return false;
+      continue;
+    }
     // End of this pass (a read error ends the input too). A pass without any request line
     // (empty, or only comments) would make --loop spin: stop instead.
     if (!options_.loop || requests_this_pass_ == 0 || !Rewind()) return false;
@@ -130,6 +212,7 @@ bool TargetSource::ReadLine(SourceLine& line) {
 }
 
 bool TargetSource::Rewind() {
+  if (!parts_.empty()) return OpenPart(0);  // several inputs: read them all again
   // Inputs up to kMaxReplayBytes are replayed from the copy the first pass kept; larger files
   // are read again.
   if (!replaying_) {

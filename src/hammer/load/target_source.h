@@ -11,6 +11,7 @@
 // once per batch.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -61,25 +62,49 @@ class TargetSource {
   // `path` "-" is standard input.
   static Result<std::unique_ptr<TargetSource>> Open(const std::string& path,
                                                     const SourceOptions& options);
+  // Several inputs read one after the other: each is a URL ("SCHEME://...", sent as it is; a
+  // scheme other than http and https fails as invalid_url), a file, or "-" (standard input). Every
+  // file is opened now (errors name it); a later one is read when the one before it ends. With
+  // --loop the whole sequence is repeated; standard input may then only be the sole input (it
+  // cannot be read twice).
+  static Result<std::unique_ptr<TargetSource>> Open(const std::vector<std::string>& inputs,
+                                                    const SourceOptions& options);
+  // True for an input that Open reads as a URL rather than a file name.
+  static bool IsUrl(const std::string& input);
   // A source over fixed text (tests, `hammer demo`).
   static std::unique_ptr<TargetSource> FromText(std::string text, const SourceOptions& options);
 
   // Fills `out` (resized, storage reused) with up to `max` lines. Returns false at the end.
   bool NextBatch(std::vector<SourceLine>& out, size_t max);
 
+  // Ends the input as soon as possible, from any thread: a worker blocked reading an idle pipe
+  // or a terminal, or skipping an endless line, returns within ~50 ms (LineReader's interrupt).
+  void Interrupt() { interrupted_.store(true); }
+
   uint64_t lines_read() const;
   // Set when --loop could not replay standard input; a message for the summary.
   std::string warning() const;
 
  private:
+  // One of several inputs: a file to open when its turn comes, or URLs given as arguments.
+  struct Part {
+    std::string path;  // empty: `text` holds the lines
+    std::string text;
+  };
+
   TargetSource(LineReader reader, const SourceOptions& options);
   bool ReadLine(SourceLine& line);  // next line in input order
   bool Rewind();
+  bool OpenPart(size_t index);  // false (with warning_ set) when the file cannot be opened
+
+  std::atomic<bool> interrupted_{false};
 
   mutable std::mutex mutex_;
   LineReader reader_;
   SourceOptions options_;
-  bool replaying_ = false;  // reader_ reads the copy of the input kept by the first pass
+  bool replaying_ = false;   // reader_ reads the copy of the input kept by the first pass
+  std::vector<Part> parts_;  // several inputs (empty: reader_ is the only one)
+  size_t part_ = 0;          // the part reader_ reads
 
   uint64_t lines_read_ = 0;
   uint64_t requests_this_pass_ = 0;  // lines of this pass that are not comments or blank

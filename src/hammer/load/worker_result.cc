@@ -18,6 +18,7 @@ void WorkerResult::Merge(WorkerResult&& other) {
   late_no_slot += other.late_no_slot;
   late_behind += other.late_behind;
   dropped += other.dropped;
+  aborted += other.aborted;
   redirects += other.redirects;
   connect_time.Merge(other.connect_time);
   handshake_time.Merge(other.handshake_time);

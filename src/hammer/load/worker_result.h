@@ -31,6 +31,7 @@ struct WorkerResult {
   uint64_t late_behind = 0;         // open loop: sent > 1 ms late because the loop was behind (CPU)
   uint64_t dropped = 0;             // open loop: due before the end, never sent (slots busy)
   uint64_t redirects = 0;           // redirect hops followed
+  uint64_t aborted = 0;             // in flight when a second signal abandoned them
   stats::Histogram connect_time;    // TCP connects of new connections, µs
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   http::ClientCounters client;

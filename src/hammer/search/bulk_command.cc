@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hammer/base/duration.h"
+#include "hammer/base/output_file.h"
 #include "hammer/base/signals.h"
 #include "hammer/base/worker_identity.h"
 #include "hammer/search/bulk_run.h"
@@ -84,14 +85,8 @@ Result<BulkVerdict> BulkCommand::Run() {
   const BulkStats& stats = result->stats;
   if (!quiet_) std::fputs(FormatBulkSummary(stats).c_str(), stderr);
   if (!summary_json_.empty()) {
-    const std::string json = BulkSummaryJson(stats);
-    if (summary_json_ == "-") {
-      std::fputs(json.c_str(), stdout);
-    } else {
-      std::ofstream out(summary_json_);
-      out << json;
-      if (!out) return Status::Error("--summary-json: cannot write '" + summary_json_ + "'");
-    }
+    Status written = WriteOutputFile("--summary-json", summary_json_, BulkSummaryJson(stats));
+    if (!written.ok()) return written;
   }
   if (!result->input_error.ok()) return Status::Error("input: " + result->input_error.message());
   if (!result->dead_letter_error.ok()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "hammer/search/json_text.h"
+#include "hammer/stats/report/json.h"
 
 namespace hammer::search {
 namespace {
@@ -129,7 +130,20 @@ std::string FormatBulkSummary(const BulkStats& s) {
 }
 
 std::string BulkSummaryJson(const BulkStats& s) {
-  std::string out = "{\"target\":" + JsonString(s.target);
+  // The fields every hammer summary shares (schema hammer.summary.v1, stats/report/json.h):
+  // here the requests are POST _bulk calls; a failed one was not answered (transport) or was
+  // answered 429/5xx as a whole (rejected). Their latency is not measured: null.
+  const uint64_t failed = s.requests_failed + s.requests_rejected;
+  std::string out = fmt::format("{{\"schema\":\"{}\",\"command\":\"bulk\"", stats::kSummarySchema);
+  out += fmt::format(",\"requests\":{},\"succeeded\":{},\"failed\":{}", s.requests,
+                     s.requests - std::min(failed, s.requests), failed);
+  out += ",\"failures\":{";
+  if (s.requests_failed > 0) out += fmt::format("\"transport\":{}", s.requests_failed);
+  if (s.requests_rejected > 0) {
+    out += fmt::format("{}\"rejected\":{}", s.requests_failed > 0 ? "," : "", s.requests_rejected);
+  }
+  out += "},\"latency\":null,\"thresholds\":[]";
+  out += ",\"target\":" + JsonString(s.target);
   out += ",\"routing\":" + JsonString(s.routing_mode);
   out += fmt::format(",\"shards\":{}", s.shards);
   auto field = [&out](std::string_view name, uint64_t value) {
@@ -148,7 +162,6 @@ std::string BulkSummaryJson(const BulkStats& s) {
   field("input_bytes", s.input_bytes);
   field("body_bytes_sent", s.body_bytes_sent);
   field("body_bytes_uncompressed", s.body_bytes_uncompressed);
-  field("requests", s.requests);
   field("requests_failed", s.requests_failed);
   field("requests_rejected", s.requests_rejected);
   field("requests_split", s.requests_split);

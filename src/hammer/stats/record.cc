@@ -95,9 +95,15 @@ void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros,
 }
 
 void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms) {
+  AppendFailureRecord(out, key, epoch_ms, std::nullopt);
+}
+
+void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms,
+                         std::optional<Failure> type) {
   AppendSanitizedKey(out, key);
   out.push_back('\t');
   AppendEpochMs(out, epoch_ms);
+  if (type) out.append("\t").append(FailureName(*type));
   out.push_back('\n');
 }
 
@@ -177,7 +183,32 @@ ParsedRecord ParseRecordLine(std::string_view line) {
   // The opt-in third field. The seconds field is short, so this memchr is cheap.
   if (const void* time_tab = std::memchr(value.data(), '\t', value.size()); time_tab != nullptr) {
     size_t seconds_size = static_cast<size_t>(static_cast<const char*>(time_tab) - value.data());
-    if (!ParseEpochMs(value.substr(seconds_size + 1), &record.epoch_ms)) {
+    std::string_view third = value.substr(seconds_size + 1);
+    if (seconds_size == 0) {
+      // A failure: its third field is EPOCH_MS, TYPE, or EPOCH_MS<TAB>TYPE (--failure-types).
+      std::string_view type = third;
+      if (!third.empty() && third[0] >= '0' && third[0] <= '9') {
+        size_t type_tab = third.find('\t');
+        type = type_tab == std::string_view::npos ? std::string_view() : third.substr(type_tab + 1);
+        if (!ParseEpochMs(third.substr(0, std::min(type_tab, third.size())), &record.epoch_ms)) {
+          record.error = "timestamp is not an integer number of milliseconds since the epoch";
+          return record;
+        }
+        record.has_epoch_ms = true;
+        if (type_tab == std::string_view::npos) {
+          record.kind = RecordKind::kFailure;
+          return record;
+        }
+      }
+      record.failure = FailureFromName(type);
+      if (!record.failure) {
+        record.error = "third field is neither a time nor a failure type";
+        return record;
+      }
+      record.kind = RecordKind::kFailure;
+      return record;
+    }
+    if (!ParseEpochMs(third, &record.epoch_ms)) {
       record.error = "timestamp is not an integer number of milliseconds since the epoch";
       return record;
     }

@@ -49,6 +49,8 @@
 #include <string>
 #include <string_view>
 
+#include "hammer/base/failure.h"
+
 namespace hammer::stats {
 
 inline constexpr size_t kMaxKeyBytes = 64 * 1024;
@@ -70,6 +72,12 @@ void AppendFailureRecord(std::string& out, std::string_view key);
 void AppendSuccessRecord(std::string& out, std::string_view key, int64_t micros,
                          std::optional<int64_t> epoch_ms);
 void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms);
+// The typed form (`hammer load --failure-types`): the failure's type as a third column,
+// "key\t\tTYPE\n", or "key\t\tEPOCH_MS\tTYPE\n" with a time. `hammer stats` counts it by type.
+// The seed's Ruby reducer reads these lines without error but takes a typed failure for a
+// 0-second success (its only failure test is an empty second column): hence opt-in.
+void AppendFailureRecord(std::string& out, std::string_view key, std::optional<int64_t> epoch_ms,
+                         std::optional<Failure> type);
 // Appends `key` with TAB, CR and LF replaced by spaces.
 void AppendSanitizedKey(std::string& out, std::string_view key);
 // Appends µs as seconds with exactly six decimals ("0.012345", "-1.500000").
@@ -81,8 +89,9 @@ enum class RecordKind : uint8_t { kSuccess, kFailure, kPartial, kMalformed };
 struct ParsedRecord {
   RecordKind kind = RecordKind::kMalformed;
   std::string_view key;
-  int64_t micros = 0;         // kSuccess
-  bool has_epoch_ms = false;  // kSuccess and kFailure: the record carried EPOCH_MS
+  int64_t micros = 0;              // kSuccess
+  bool has_epoch_ms = false;       // kSuccess and kFailure: the record carried EPOCH_MS
+  std::optional<Failure> failure;  // kFailure: the typed form's TYPE
   int64_t epoch_ms = 0;
   std::string_view partial;  // kPartial: the fields after "#hp1 "
   const char* error = "";    // kMalformed: why, for diagnostics

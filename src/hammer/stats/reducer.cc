@@ -62,7 +62,7 @@ void Reducer::OnLine(std::string_view line) {
       Malformed(record.error);
       return;
     case RecordKind::kFailure:
-      StatsFor(record.key, [](const KeyStats&) { return true; })->RecordFailure(std::nullopt);
+      StatsFor(record.key, [](const KeyStats&) { return true; })->RecordFailure(record.failure);
       if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record);
       return;
     case RecordKind::kSuccess: {

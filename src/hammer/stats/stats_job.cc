@@ -16,6 +16,7 @@
 
 #include "hammer/base/hadoop_reporter.h"
 #include "hammer/base/line_reader.h"
+#include "hammer/base/output_file.h"
 #include "hammer/base/write_all.h"
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
@@ -325,13 +326,17 @@ Status StatsJob::Open(const std::vector<std::string>& inputs) {
     if (fd < 0) return Status::FromErrno("open " + path, errno);
     inputs_.push_back({path, fd, true});
   }
-  auto create = [](const std::optional<std::string>& path, int* fd) {
+  auto create = [](std::string_view flag, const std::optional<std::string>& path, int* fd) {
     if (!path) return Status::Ok();
-    *fd = open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    return *fd < 0 ? Status::FromErrno("open " + *path, errno) : Status::Ok();
+    Result<int> opened = OpenOutputFile(flag, *path);  // "-": standard output
+    if (!opened.ok()) return opened.status();
+    *fd = *opened;
+    return Status::Ok();
   };
-  if (Status status = create(options_.html_path, &html_fd_); !status.ok()) return status;
-  return create(options_.hdr_log_path, &hdr_log_fd_);
+  if (Status status = create("--html", options_.html_path, &html_fd_); !status.ok()) {
+    return status;
+  }
+  return create("--hdr-log", options_.hdr_log_path, &hdr_log_fd_);
 }
 
 Result<StatsJobSummary> StatsJob::Run(int out_fd) {

@@ -37,6 +37,21 @@ TEST(ParseDurationTest, BareNumberIsSeconds) {
   EXPECT_EQ(MustParse("0.000001"), kMicrosecond);
 }
 
+// As Go's time.ParseDuration (vegeta) and k6 read them.
+TEST(ParseDurationTest, CompoundDurationsAddTheirParts) {
+  EXPECT_EQ(MustParse("1m30s"), 90 * kSecond);
+  EXPECT_EQ(MustParse("1h2m"), 3720 * kSecond);
+  EXPECT_EQ(MustParse("1h2m3.5s"), 3723500 * kMillisecond);
+  EXPECT_EQ(MustParse("2s500ms"), 2500 * kMillisecond);
+  EXPECT_EQ(MustParse("1.5m30s"), 120 * kSecond);
+  EXPECT_EQ(ErrorOf("1m30"),
+            "invalid duration unit in '1m30' (use ns, us, ms, s, m or h, e.g. 1m30s)");
+  EXPECT_EQ(ErrorOf("1m-30s"),
+            "invalid duration '1m-30s' (examples: 250ms, 10s, 1.5m, 1m30s, 1h2m)");
+  EXPECT_EQ(ErrorOf("1mx30s"),
+            "invalid duration unit in '1mx30s' (use ns, us, ms, s, m or h, e.g. 1m30s)");
+}
+
 TEST(ParseDurationTest, FractionsAndExponentsRoundToTheNearestNanosecond) {
   EXPECT_EQ(MustParse("1.25s"), 1250 * kMillisecond);
   EXPECT_EQ(MustParse("0.0015ms"), 1500);
@@ -55,15 +70,15 @@ TEST(ParseDurationTest, LargestAcceptedAndTooLong) {
 TEST(ParseDurationTest, InvalidNumbersNameTheInput) {
   for (std::string_view text : {"", "ms", "-1s", "-5", "+1s", "abc", "1..5s", "1.5e", "1-2", "nan",
                                 "inf", "1e400", " 5s", ".", "e5"}) {
-    EXPECT_EQ(ErrorOf(text),
-              "invalid duration '" + std::string(text) + "' (examples: 250ms, 10s, 1.5m)");
+    EXPECT_EQ(ErrorOf(text), "invalid duration '" + std::string(text) +
+                                 "' (examples: 250ms, 10s, 1.5m, 1m30s, 1h2m)");
   }
 }
 
 TEST(ParseDurationTest, UnknownUnitsNameTheInput) {
   for (std::string_view text : {"5 s", "10S", "1d", "2hours", "3sec", "1ms ", "4Ms"}) {
-    EXPECT_EQ(ErrorOf(text),
-              "invalid duration unit in '" + std::string(text) + "' (use ns, us, ms, s, m or h)");
+    EXPECT_EQ(ErrorOf(text), "invalid duration unit in '" + std::string(text) +
+                                 "' (use ns, us, ms, s, m or h, e.g. 1m30s)");
   }
 }
 

@@ -476,3 +476,95 @@ TEST(TargetSourceTest, StreamingAHugeInputUsesBoundedMemory) {
 
 }  // namespace
 }  // namespace hammer::load
+
+namespace hammer::load {
+namespace {
+
+std::unique_ptr<TargetSource> MustOpenAll(const std::vector<std::string>& inputs,
+                                          const SourceOptions& options) {
+  Result<std::unique_ptr<TargetSource>> source = TargetSource::Open(inputs, options);
+  EXPECT_TRUE(source.ok()) << source.status().message();
+  return source.ok() ? std::move(*source) : nullptr;
+}
+
+TEST(TargetSourceInputsTest, UrlsAndFilesAreReadInTheirOrder) {
+  TempFile a("http://h/a1\nhttp://h/a2\n");
+  TempFile b("http://h/b1\n");
+  auto source = MustOpenAll({"http://h/u1", a.path(), "HTTPS://h/u2", "http://h/u3", b.path()}, {});
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(Drain(*source),
+            (std::vector<std::string>{"http://h/u1", "http://h/a1", "http://h/a2", "HTTPS://h/u2",
+                                      "http://h/u3", "http://h/b1"}));
+}
+
+TEST(TargetSourceInputsTest, LoopRepeatsTheWholeSequence) {
+  TempFile a("http://h/a\n");
+  SourceOptions options;
+  options.loop = true;
+  auto source = MustOpenAll({"http://h/u", a.path()}, options);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(Drain(*source, 3, 6),
+            (std::vector<std::string>{"http://h/u", "http://h/a", "http://h/u", "http://h/a",
+                                      "http://h/u", "http://h/a"}));
+}
+
+TEST(TargetSourceInputsTest, AMissingFileIsAnErrorBeforeAnythingIsRead) {
+  Result<std::unique_ptr<TargetSource>> source =
+      TargetSource::Open(std::vector<std::string>{"http://h/u", "/nonexistent/urls.txt"}, {});
+  ASSERT_FALSE(source.ok());
+  EXPECT_NE(source.status().message().find("cannot open '/nonexistent/urls.txt'"),
+            std::string::npos);
+  SourceOptions loop;
+  loop.loop = true;
+  EXPECT_FALSE(TargetSource::Open(std::vector<std::string>{"-", "http://h/u"}, loop).ok());
+}
+
+TEST(TargetSourceInputsTest, SchemeColonSlashSlashMakesAUrl) {
+  EXPECT_TRUE(TargetSource::IsUrl("http://h/"));
+  EXPECT_TRUE(TargetSource::IsUrl("Https://h/"));
+  EXPECT_TRUE(TargetSource::IsUrl("ftp://h/x"));  // sent, and counted as invalid_url
+  EXPECT_FALSE(TargetSource::IsUrl("http://"));
+  EXPECT_FALSE(TargetSource::IsUrl("urls.txt"));
+  EXPECT_FALSE(TargetSource::IsUrl("./dir/urls.txt"));
+  EXPECT_FALSE(TargetSource::IsUrl("-"));
+  EXPECT_FALSE(TargetSource::IsUrl("://h/x"));
+  EXPECT_FALSE(TargetSource::IsUrl("1http://h/x"));
+}
+
+// A worker blocked reading an idle pipe returns once the source is interrupted.
+TEST(TargetSourceInputsTest, InterruptEndsABlockedRead) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const int saved_stdin = dup(STDIN_FILENO);
+  ASSERT_EQ(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+  auto source = MustOpen("-", {});
+  dup2(saved_stdin, STDIN_FILENO);
+  close(saved_stdin);
+  ASSERT_NE(source, nullptr);
+  std::vector<SourceLine> out;
+  bool more = true;
+  std::thread reader([&] { more = source->NextBatch(out, 4); });
+  source->Interrupt();
+  reader.join();  // would hang without the interrupt: the pipe's writer is still open
+  EXPECT_FALSE(more);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+// An endless line (/dev/zero) is skipped block by block; an interrupt ends it too.
+TEST(TargetSourceInputsTest, InterruptEndsAnEndlessLine) {
+  auto source = MustOpen("/dev/zero", {});
+  ASSERT_NE(source, nullptr);
+  std::vector<SourceLine> first;
+  ASSERT_TRUE(source->NextBatch(first, 1));  // the line's start, cut and marked
+  EXPECT_TRUE(first[0].oversized);
+  std::vector<SourceLine> out;
+  bool more = true;
+  std::thread reader([&] { more = source->NextBatch(out, 1); });
+  source->Interrupt();
+  reader.join();
+  EXPECT_FALSE(more);
+}
+
+}  // namespace
+}  // namespace hammer::load

@@ -212,5 +212,29 @@ TEST(RecordTest, TimestampedRecordsWrittenAndParsedBack) {
   }
 }
 
+TEST(RecordTest, TypedFailureRecordsWrittenAndParsedBack) {
+  std::string out;
+  AppendFailureRecord(out, "k", std::nullopt, Failure::kTimeout);
+  AppendFailureRecord(out, "k", 1764428700999, Failure::kHttp5xx);
+  AppendFailureRecord(out, "k", std::nullopt, std::nullopt);
+  EXPECT_EQ(out, "k\t\ttimeout\nk\t\t1764428700999\thttp_5xx\nk\t\n");
+  ParsedRecord typed = ParseRecordLine("k\t\ttimeout");
+  EXPECT_EQ(typed.kind, RecordKind::kFailure);
+  EXPECT_EQ(typed.failure, Failure::kTimeout);
+  EXPECT_FALSE(typed.has_epoch_ms);
+  ParsedRecord timed = ParseRecordLine("k\t\t1764428700999\thttp_5xx");
+  EXPECT_EQ(timed.kind, RecordKind::kFailure);
+  EXPECT_EQ(timed.failure, Failure::kHttp5xx);
+  EXPECT_TRUE(timed.has_epoch_ms);
+  EXPECT_EQ(timed.epoch_ms, 1764428700999);
+  ParsedRecord untyped = ParseRecordLine("k\t\t1764428700999");
+  EXPECT_EQ(untyped.kind, RecordKind::kFailure);
+  EXPECT_FALSE(untyped.failure.has_value());
+  for (std::string_view bad : {"k\t\tnot_a_type", "k\t\t1764428700999\tbogus",
+                               "k\t\t1764428700999\t", "k\t\t17x\ttimeout"}) {
+    EXPECT_EQ(ParseRecordLine(bad).kind, RecordKind::kMalformed) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats

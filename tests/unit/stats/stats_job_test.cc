@@ -210,7 +210,8 @@ TEST_F(StatsJobTest, UnwritableHtmlPathFailsAtOpen) {
   StatsJob job(options);
   Status status = job.Open({});
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("open " + dir_ + "/no/such/dir/report.html"), std::string::npos);
+  EXPECT_NE(status.message().find("--html: cannot write '" + dir_ + "/no/such/dir/report.html'"),
+            std::string::npos);
 }
 
 }  // namespace

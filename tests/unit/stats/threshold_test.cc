@@ -70,7 +70,8 @@ TEST(ThresholdTest, ParseErrorsNameTheText) {
   EXPECT_EQ(ParseError("p99<"), "threshold 'p99<': missing value after the operator");
   EXPECT_EQ(ParseError("p99<250"), "threshold 'p99<250': give the latency a unit, e.g. 250ms");
   EXPECT_EQ(ParseError("p99<250xs"),
-            "threshold 'p99<250xs': invalid duration unit in '250xs' (use ns, us, ms, s, m or h)");
+            "threshold 'p99<250xs': invalid duration unit in '250xs' (use ns, us, ms, s, m or h, "
+            "e.g. 1m30s)");
   EXPECT_EQ(ParseError("p0<1s"),
             "threshold 'p0<1s': percentile 'p0' must be p followed by a number above 0 and at "
             "most 100");

@@ -28,8 +28,10 @@ void AppendCsvHeader(std::string& out) {
 }
 
 bool LooksLikeReducerLine(std::string_view line) {
-  size_t first = line.find('\t');
-  return first != std::string_view::npos && line.find('\t', first + 1) != std::string_view::npos;
+  // Records have 2 to 4 fields (key, seconds, and the optional time and failure type); reducer
+  // lines have the seed's 7 or hammer's 12.
+  const size_t fields = static_cast<size_t>(std::count(line.begin(), line.end(), '\t')) + 1;
+  return fields == kReducerColumns.size() || fields == kSeedReducerColumnCount;
 }
 
 bool AppendCsvRowFromReducerLine(std::string& out, std::string_view line) {

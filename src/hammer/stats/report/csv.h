@@ -18,8 +18,9 @@ namespace hammer::stats {
 void AppendCsvHeader(std::string& out);
 void AppendCsvRow(std::string& out, std::string_view key, const KeyStats& stats);
 
-// True when `line` has the shape of reducer output (more than one TAB): such a line can never
-// be a record, whose value holds no TAB.
+// True when `line` has the shape of reducer output (the seed's 7 or hammer's 12 TAB-separated
+// fields); records have 2 to 4 (--timestamps, --failure-types), so every record form goes to the
+// reducer.
 bool LooksLikeReducerLine(std::string_view line);
 
 // Appends `line` (reducer output, without '\n') as a CSV row. False, appending nothing, when it

@@ -69,6 +69,11 @@ TEST(CsvTest, ConvertsReducerLinesLikeTheSeed) {
   EXPECT_FALSE(AppendCsvRowFromReducerLine(out, "a\tb\tc"));
   EXPECT_TRUE(out.empty());
   EXPECT_FALSE(LooksLikeReducerLine("k\t0.5"));
+  // Every record form hammer load writes is a record, not a reducer line.
+  EXPECT_FALSE(LooksLikeReducerLine("k\t0.5\t1764428700999"));
+  EXPECT_FALSE(LooksLikeReducerLine("k\t\t1764428700999"));
+  EXPECT_FALSE(LooksLikeReducerLine("k\t\ttimeout"));
+  EXPECT_FALSE(LooksLikeReducerLine("k\t\t1764428700999\ttimeout"));
   EXPECT_FALSE(LooksLikeReducerLine("k"));
 }
 
@@ -79,23 +84,29 @@ TEST(JsonTest, KeysTotalAndMalformedCount) {
   failed.failures.Add(Failure::kTimeout);
   rows.emplace_back("bad\xff", failed);
   nlohmann::json j = nlohmann::json::parse(FormatJsonReport(rows, 4));
+  EXPECT_EQ(j["schema"], "hammer.summary.v1");
+  EXPECT_EQ(j["command"], "stats");
   ASSERT_EQ(j["keys"].size(), 2u);
   EXPECT_EQ(j["keys"][0]["key"], "a");
-  EXPECT_EQ(j["keys"][0]["count"], 2);
+  EXPECT_EQ(j["keys"][0]["requests"], 2);
+  EXPECT_EQ(j["keys"][0]["succeeded"], 2);
+  EXPECT_EQ(j["keys"][0]["failed"], 0);
   EXPECT_EQ(j["keys"][0]["sum_us"], 4000);
-  EXPECT_EQ(j["keys"][0]["mean_us"], 2000.0);
-  EXPECT_EQ(j["keys"][0]["min_us"], 1000);
-  EXPECT_EQ(j["keys"][0]["max_us"], 3000);
-  EXPECT_EQ(j["keys"][0]["p50_us"], 1000);
-  EXPECT_EQ(j["keys"][0]["p99_9_us"], 3001);
+  EXPECT_EQ(j["keys"][0]["latency"]["mean_us"], 2000.0);
+  EXPECT_EQ(j["keys"][0]["latency"]["min_us"], 1000);
+  EXPECT_EQ(j["keys"][0]["latency"]["max_us"], 3000);
+  EXPECT_EQ(j["keys"][0]["latency"]["p50_us"], 1000);
+  EXPECT_EQ(j["keys"][0]["latency"]["p99_9_us"], 3001);
   EXPECT_EQ(j["keys"][1]["key"], "bad\xEF\xBF\xBD");
-  EXPECT_TRUE(j["keys"][1]["min_us"].is_null());
-  EXPECT_TRUE(j["keys"][1]["p50_us"].is_null());
-  EXPECT_EQ(j["keys"][1]["failures"]["timeout"], 1);
-  EXPECT_EQ(j["total"]["count"], 2);
-  EXPECT_EQ(j["total"]["errors"], 2);
+  EXPECT_TRUE(j["keys"][1]["latency"].is_null());
+  // One failure has a type, the other came from a seed record without one.
+  EXPECT_EQ(j["keys"][1]["failures"], nlohmann::json({{"timeout", 1}, {"untyped", 1}}));
+  EXPECT_EQ(j["requests"], 4);
+  EXPECT_EQ(j["succeeded"], 2);
+  EXPECT_EQ(j["failed"], 2);
+  EXPECT_EQ(j["thresholds"], nlohmann::json::array());
   EXPECT_EQ(j["malformed_lines"], 4);
-  EXPECT_TRUE(Histogram::DecodeBase64(j["total"]["histogram"].get<std::string>()).ok());
+  EXPECT_TRUE(Histogram::DecodeBase64(j["histogram"].get<std::string>()).ok());
 }
 
 TEST(TableTest, SortedByRequestsWithTotal) {

@@ -1,0 +1,101 @@
+#include "cli/command_line.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace hammer::cli {
+
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "--concurency=5" -> "--concurency"
+std::string OptionWord(const std::string& arg) {
+  return arg.substr(0, arg.find('='));
+}
+
+}  // namespace
+
+void OneValuePerOccurrence(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->get_positional() && option->get_items_expected_max() > 1) {
+      option->allow_extra_args(false);
+    }
+  }
+}
+
+std::optional<std::string> ClosestOption(const CLI::App& app, const std::string& unknown) {
+  const std::string word = OptionWord(unknown);
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const CLI::Option* option : app.get_options()) {
+    std::vector<std::string> names;
+    for (const std::string& name : option->get_lnames())
+      names.push_back("--" + name);
+    for (const std::string& name : option->get_snames())
+      names.push_back("-" + name);
+    for (const std::string& name : names) {
+      const size_t d = EditDistance(word, name);
+      if (d < best_distance) {
+        best_distance = d;
+        best = name;
+      }
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Names each unknown option on its own line, with the likely intended one. False when there is
+// none (the parse error is about something else).
+bool ReportUnknownOptions(const CLI::App& app, const char* command) {
+  bool any = false;
+  for (const std::string& extra : app.remaining()) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    std::optional<std::string> closest = ClosestOption(app, extra);
+    Complain(command,
+             "unknown option '" + OptionWord(extra) + "'" +
+                 (closest ? " (did you mean '" + *closest + "'?)" : std::string()),
+             kExitUsage);
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv, const char* command) {
+  OneValuePerOccurrence(app);
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A typo first: "--upstrem" also makes "--upstream is required", which would mislead.
+    if (!ReportUnknownOptions(app, command)) Complain(command, e.what(), kExitUsage);
+  }
+  std::fprintf(stderr, "try 'hammer %s --help'\n", command);
+  return kExitUsage;
+}
+
+}  // namespace hammer::cli
