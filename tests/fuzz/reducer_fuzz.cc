@@ -1,12 +1,12 @@
-// libFuzzer target for the Reducer (stats/reducer.h) over the LineReader (stats/line_reader.h):
+// libFuzzer target for the Reducer (stats/reducer.h) over the LineReader (base/line_reader.h):
 // arbitrary bytes as a record stream of raw records and partials, mixed, sorted or not.
 // Seeds: tests/fuzz/corpus/reducer/ (sorted and unsorted record streams, timestamped records,
 // partials from `hammer stats --combine`, malformed lines).
 //
 // The same bytes are reduced four ways:
 //   A  line by line through OnLine, order detected, default window;
-//   B  through LineReader::Feed in two pieces (split point from the input's hash), which takes
-//      the OnLines fast path wherever it applies;
+//   B  through LineReader::ReadAll over the bytes in memory, which takes the OnLines fast path
+//      wherever it applies;
 //   C  as A with Order::kUnsorted (every key in the map from the start);
 //   D  as A with a window of 1 to 4 keys, so unsorted input can be found after the window.
 // Besides crashes and sanitizer reports, __builtin_trap() fires when:
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "hammer/stats/line_reader.h"
+#include "hammer/base/line_reader.h"
 #include "hammer/stats/reducer.h"
 #include "hammer/stats/timeline.h"
 
@@ -129,12 +129,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Require(a.lines == lines.size());
   CheckKeys(a);
 
-  const size_t split = size == 0 ? 0 : hash % (size + 1);
   const Outcome b = Reduce({}, [&](stats::Reducer& reducer) {
-    stats::LineReader reader(stats::kMaxLineBytes);
-    reader.Feed(input.substr(0, split), reducer);
-    reader.Feed(input.substr(split), reducer);
-    reader.Finish(reducer);
+    hammer::LineReader::Options options;
+    options.max_line_bytes = stats::kMaxLineBytes;
+    hammer::LineReader reader =
+        hammer::LineReader::FromString(std::string(input), "fuzz input", options);
+    Require(reader.ReadAll(reducer).ok());
   });
   Require(a == b);
 
