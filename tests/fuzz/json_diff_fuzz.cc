@@ -37,6 +37,7 @@ using hammer::dark::DiffResult;
 using hammer::dark::FieldDifference;
 using hammer::dark::JsonDiff;
 using hammer::dark::JsonDiffOptions;
+using hammer::dark::PairOutcome;
 using hammer::dark::ResponseView;
 
 void Require(bool ok) {
@@ -142,9 +143,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ComparisonReport report(report_options);
   std::string endpoint(left_body.substr(0, 8));
   int64_t latency = (flags & 16) ? static_cast<int64_t>(size) : -1;
-  report.Record(ComparedExchange{endpoint, right_body.substr(0, 8), left_body, right_body,
-                                 left_body, latency, latency},
-                forward, &backward);
+  PairOutcome outcome;
+  outcome.primary_micros = latency;
+  outcome.dark_micros = latency;
+  report.RecordPair(endpoint, outcome);
+  report.Record(
+      ComparedExchange{endpoint, right_body.substr(0, 8), left_body, right_body, left_body},
+      forward, &backward);
   report.RecordIncomplete(right_body.substr(0, 3));
   ComparisonReport merged;
   merged.Merge(report);
