@@ -33,29 +33,34 @@ void ConfigureLogging(const std::string& log_path) {
   }
 }
 
+// "'URL': problem". Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict for
+// "'" + std::string(url) (a one-character literal through basic_string::_M_replace, GCC bug
+// 105329).
+Status BadZkUrl(std::string_view url, std::string_view problem) {
+  std::string message = "'";
+  message.append(url).append("': ").append(problem);
+  return Status::Error(std::move(message));
+}
+
 }  // namespace
 
 Result<ZkUrl> ParseZkUrl(std::string_view url) {
   constexpr std::string_view kScheme = "zk://";
   if (url.substr(0, kScheme.size()) != kScheme) {
-    return Status::Error("'" + std::string(url) + "': expected zk://HOST:PORT[,HOST:PORT...]/PATH");
+    return BadZkUrl(url, "expected zk://HOST:PORT[,HOST:PORT...]/PATH");
   }
   std::string_view rest = url.substr(kScheme.size());
   size_t slash = rest.find('/');
   ZkUrl out;
   out.hosts = std::string(rest.substr(0, slash));
-  if (out.hosts.empty()) return Status::Error("'" + std::string(url) + "': no ZooKeeper host");
+  if (out.hosts.empty()) return BadZkUrl(url, "no ZooKeeper host");
   for (char c : out.hosts) {
-    if (c <= ' ' || c > '~') {
-      return Status::Error("'" + std::string(url) + "': invalid character in the host list");
-    }
+    if (c <= ' ' || c > '~') return BadZkUrl(url, "invalid character in the host list");
   }
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
   while (!path.empty() && path.back() == '/')
     path.remove_suffix(1);
-  if (path.find("//") != std::string_view::npos) {
-    return Status::Error("'" + std::string(url) + "': empty path segment");
-  }
+  if (path.find("//") != std::string_view::npos) return BadZkUrl(url, "empty path segment");
   out.path = std::string(path);
   return out;
 }
