@@ -4,6 +4,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/server_flags.h"
 #include "hammer/dark/dark_command.h"
 
 namespace hammer::cli {
@@ -142,7 +143,15 @@ int DarkMain(int argc, char** argv) {
                  "abandon the dark copies in flight, let the requests in flight finish for at "
                  "most this long, then close what is left (counted); a second signal stops at once")
       ->capture_default_str();
+  ServerLimitFlags limit_flags;
+  limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;
+  if (Status s = limit_flags.Apply(&options.client_limits.max_connections,
+                                   &options.client_limits.max_buffered_bytes,
+                                   &options.client_limits.header_timeout);
+      !s.ok()) {
+    return Complain("dark", s.message(), kExitUsage);
+  }
   Result<dark::DarkCommand> command = dark::DarkCommand::Create(flags);
   if (!command.ok()) return Complain("dark", command.status().message(), kExitUsage);
   Result<dark::DarkOutcome> outcome = command->Run();

@@ -7,6 +7,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/server_flags.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
 #include "hammer/dark/zk_announcer.h"
@@ -55,6 +56,8 @@ int ServeMain(int argc, char** argv) {
   app.add_option("--mutate", mutate,
                  "FIELD=RATE: /json/N answers change FIELD (id, name, price) in this fraction of "
                  "responses, to play a dark canary with a regression");
+  ServerLimitFlags limit_flags;
+  limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "serve")) return *exit;
   Result<serve::LatencyDistribution> dist = serve::LatencyDistribution::Parse(latency);
   if (!dist.ok()) {
@@ -62,6 +65,13 @@ int ServeMain(int argc, char** argv) {
     return kExitUsage;
   }
   options.target.latency = *dist;
+  if (Status s = limit_flags.Apply(&options.client_limits.max_connections,
+                                   &options.client_limits.max_buffered_bytes,
+                                   &options.client_limits.header_timeout);
+      !s.ok()) {
+    std::fprintf(stderr, "hammer serve: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
   if (!mutate.empty()) {
     if (Status ok = serve::ParseMutateFlag(mutate, &options.target); !ok.ok()) {
       std::fprintf(stderr, "hammer serve: %s\n", ok.message().c_str());

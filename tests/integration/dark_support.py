@@ -25,10 +25,11 @@ class DarkProxy:
     """`hammer dark` on an ephemeral loopback port, with its admin listener unless admin=False.
     Raises if it does not start (and leaves no process behind). stdout carries only the two
     addresses; stderr goes to a file (a pipe nobody reads could fill up and block the proxy),
-    and both are kept in .stdout/.stderr once stop() returned."""
+    and both are kept in .stdout/.stderr once stop() returned. `wrapper` runs it under another
+    command that execs it (e.g. prlimit), so the process id stays hammer's."""
 
-    def __init__(self, *args, admin=True, hammer=None, env=None):
-        command = [hammer or HAMMER, "dark", "--listen", "127.0.0.1:0"]
+    def __init__(self, *args, admin=True, hammer=None, env=None, wrapper=()):
+        command = [*wrapper, hammer or HAMMER, "dark", "--listen", "127.0.0.1:0"]
         if admin:
             command += ["--admin", "127.0.0.1:0"]
         self._stderr = tempfile.TemporaryFile(mode="w+")

@@ -78,11 +78,22 @@ def summary_of(path):
     return json.loads(Path(path).read_text())
 
 
-class HammerServe:
-    """`hammer serve` on an ephemeral loopback port."""
+def memory_kib(pid, field="VmRSS"):
+    """A process's memory from /proc/PID/status: VmRSS (resident now) or VmHWM (its peak)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
 
-    def __init__(self, *extra):
-        self.proc = subprocess.Popen([HAMMER, "serve", "--listen", "127.0.0.1:0", *extra],
+
+class HammerServe:
+    """`hammer serve` on an ephemeral loopback port. `wrapper` runs it under another command
+    (e.g. prlimit) that execs it, so the process id stays hammer's."""
+
+    def __init__(self, *extra, wrapper=()):
+        self.proc = subprocess.Popen([*wrapper, HAMMER, "serve", "--listen", "127.0.0.1:0",
+                                      *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.address = self.proc.stdout.readline().strip()
         if not self.address:

@@ -169,4 +169,36 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   return out;
 }
 
+std::string ServerResourcesText(const http::ServerResources& resources) {
+  std::string out;
+  out += "# HELP hammer_dark_connections_open Client connections open now.\n";
+  out += "# TYPE hammer_dark_connections_open gauge\n";
+  out += fmt::format("hammer_dark_connections_open {}\n", resources.open_connections());
+  out += "# HELP hammer_dark_connections_max --max-connections (0: no limit).\n";
+  out += "# TYPE hammer_dark_connections_max gauge\n";
+  out += fmt::format("hammer_dark_connections_max {}\n", resources.limits().max_connections);
+  out += "# HELP hammer_dark_connections_accepted_total Client connections admitted.\n";
+  out += "# TYPE hammer_dark_connections_accepted_total counter\n";
+  out +=
+      fmt::format("hammer_dark_connections_accepted_total {}\n", resources.accepted_connections());
+  out += "# HELP hammer_dark_buffered_bytes Bytes held in buffers for clients.\n";
+  out += "# TYPE hammer_dark_buffered_bytes gauge\n";
+  out += fmt::format("hammer_dark_buffered_bytes {}\n", resources.budget().used());
+  out += "# HELP hammer_dark_buffered_bytes_limit --max-buffered-bytes (0: no limit).\n";
+  out += "# TYPE hammer_dark_buffered_bytes_limit gauge\n";
+  out += fmt::format("hammer_dark_buffered_bytes_limit {}\n", resources.budget().limit());
+  out +=
+      "# HELP hammer_dark_rejected_total Connections and requests refused, by reason "
+      "(connection_limit, evicted, out_of_descriptors: connections closed; header_timeout, "
+      "body_timeout: 408; over_budget: 503; bad_request: 400; unsupported_transfer_coding: 501; "
+      "head_too_large: 431; body_too_large: 413).\n";
+  out += "# TYPE hammer_dark_rejected_total counter\n";
+  for (size_t i = 0; i < http::kRejectionCount; ++i) {
+    auto reason = static_cast<http::Rejection>(i);
+    out += fmt::format("hammer_dark_rejected_total{{reason=\"{}\"}} {}\n",
+                       http::RejectionName(reason), resources.rejected(reason));
+  }
+  return out;
+}
+
 }  // namespace hammer::dark

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hammer/base/failure.h"
+#include "hammer/http/server_resources.h"
 #include "hammer/http/tls_server.h"
 
 namespace hammer::dark {
@@ -63,5 +64,12 @@ struct ClusterGauge {
 std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
                            bool membership_stale, const http::TlsServerStats* tls = nullptr);
+
+// Prometheus text of what clients make the proxy hold and what it refused:
+// hammer_dark_connections_open, hammer_dark_connections_max,
+// hammer_dark_connections_accepted_total, hammer_dark_buffered_bytes,
+// hammer_dark_buffered_bytes_limit, and hammer_dark_rejected_total{reason} for every
+// http::Rejection (zeros included).
+std::string ServerResourcesText(const http::ServerResources& resources);
 
 }  // namespace hammer::dark

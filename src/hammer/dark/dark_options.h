@@ -8,6 +8,7 @@
 
 #include "hammer/base/clock.h"
 #include "hammer/dark/verdict_rules.h"
+#include "hammer/http/server_resources.h"
 #include "hammer/http/tls.h"
 #include "hammer/http/tls_server.h"
 #include "hammer/http/url.h"
@@ -52,6 +53,9 @@ struct DarkOptions {
   bool trust_method_override = false;
   // Append the client's IP to X-Forwarded-For (and Forwarded) on everything forwarded.
   bool forwarded_for = true;
+  // What clients may make the proxy hold: --max-connections, --max-buffered-bytes,
+  // --header-timeout (see hammer/http/server_resources.h).
+  http::ServerLimitOptions client_limits;
   int threads = 1;
   // "/metrics", "/hammer/dark/report", "/hammer/dark/membership"; empty: no admin listener.
   // "PORT" alone binds 127.0.0.1; a non-loopback address requires admin_token_file.

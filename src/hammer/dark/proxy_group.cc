@@ -150,8 +150,13 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   if (Status s = group->loops_.Init(); !s.ok()) return s;
   std::random_device entropy;
   uint64_t seed = options.seed;
+  // A client connection may hold one to the upstream and share dark copies' and pools': 3.
+  group->resources_ = http::CreateServerResources(options.client_limits,
+                                                  /*descriptors_per_connection=*/3);
   http::ServerOptions server;
   server.limits.max_body_bytes = options.max_request_body_bytes;
+  server.header_timeout = options.client_limits.header_timeout;
+  server.resources = group->resources_;
   if (options.listener_tls.enabled()) {
     Result<std::shared_ptr<http::TlsServerContext>> tls =
         http::TlsServerContext::Create(options.listener_tls);
@@ -307,7 +312,8 @@ std::string DarkProxyGroup::MetricsText() {
   previous_scrape_ = now;
   std::optional<http::TlsServerStats> tls = listener_tls_stats();
   return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale,
-                        tls ? &*tls : nullptr);
+                        tls ? &*tls : nullptr) +
+         ServerResourcesText(*resources_);
 }
 
 void DarkProxyGroup::CollectReports(ReportsDone done) {

@@ -13,6 +13,11 @@
 // TlsClientConfig loaded at Start (trust store, client certificate), shared by every loop's
 // clients, each of which keeps its own session cache. Start fails, naming the file, when a
 // certificate, key or CA file cannot be used.
+//
+// Start() raises the open-file limit. The proxy listeners share one ServerResources (the
+// connection cap, derived from the open-file limit at 3 descriptors per client connection
+// unless given, and the buffer budget); the admin listener has its own, unlimited, so that
+// /metrics stays reachable while the proxy sheds load.
 #pragma once
 
 #include <functional>
@@ -90,6 +95,7 @@ class DarkProxyGroup {
   net::LoopGroup loops_;
   ClusterRegistry registry_;
   std::vector<std::unique_ptr<DarkLoopCounters>> counters_;
+  std::shared_ptr<http::ServerResources> resources_;  // the proxy listeners' (not the admin's)
   std::vector<std::unique_ptr<DarkProxyHandler>> handlers_;
   std::vector<std::unique_ptr<http::HttpListener>> listeners_;
   std::unique_ptr<AdminHandler> admin_handler_;

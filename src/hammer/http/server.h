@@ -1,17 +1,37 @@
 // The HTTP/1.1 server side shared by `hammer serve` and the dark proxy's listener.
 //
 // HttpListener accepts connections on one event loop (several loops can each own a listener
-// on the same port through SO_REUSEPORT). Each ServerConnection parses requests with
-// RequestParser, buffers the request body (up to Limits::max_body_bytes), and hands the whole
-// request to a RequestHandler together with a Responder. The handler answers at once or later
-// (from the same loop thread); requests on one connection are answered in order, one at a
-// time, so pipelined requests wait their turn. Malformed requests are answered 400 (duplicate
-// or missing Host included), transfer codings other than "chunked" 501, oversized heads 431,
+// on the same port through SO_REUSEPORT). Each connection parses requests with RequestParser,
+// buffers the request body (up to Limits::max_body_bytes), and hands the whole request to a
+// RequestHandler together with a Responder. The handler answers at once or later (from the
+// same loop thread); requests on one connection are answered in order, one at a time, so
+// pipelined requests wait their turn. Malformed requests are answered 400 (duplicate or
+// missing Host included), transfer codings other than "chunked" 501, oversized heads 431,
 // oversized bodies 413, and the connection is closed.
+//
+// Every byte a client sends is hostile, so what a client can make the server hold is bounded
+// (each refusal is counted in ServerResources under its Rejection):
+// - Input is buffered per connection up to max_head_bytes plus one read (kReadChunk). While the
+//   handler serves a request the connection reads ahead only until that buffer is full, then
+//   stops watching the socket: a client that floods or pipelines waits in its own TCP window,
+//   not in our memory. A connection with more than kOutputHighWater bytes of answers not yet
+//   accepted by the socket takes no further request until they drain. An idle connection holds
+//   no input buffer.
+// - The head of a request must be complete within ServerOptions::header_timeout (counted from
+//   the accept for the first request, from its first byte for later ones; see HeadDeadline):
+//   408, closed. Bytes arriving do not extend it. Between requests a keep-alive connection
+//   may stay idle for idle_timeout; while a body is read, idle_timeout applies between reads.
+// - The connection cap and the buffered-bytes budget are process-wide (ServerResources,
+//   shared by the listeners of one server): see server_resources.h. A request arriving while
+//   the budget is exhausted gets 503 and the connection is closed.
+// - When accept(2) fails for lack of descriptors, the pending connection is accepted on a
+//   spare descriptor and closed at once (an edge-triggered listener would otherwise never
+//   hear of it again), and accepting is retried shortly.
 //
 // With ServerOptions::tls set, every accepted socket is wrapped in TLS first: the connection
 // runs the handshake without blocking and must finish it within the context's
-// handshake_timeout (or is closed and counted); then it reads requests as above.
+// handshake_timeout (or is closed and counted); then it reads requests as above. A connection
+// still in its handshake counts as waiting for a head (it may be evicted at the cap).
 #pragma once
 
 #include <atomic>
@@ -20,10 +40,10 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "hammer/http/message.h"
 #include "hammer/http/request_parser.h"
+#include "hammer/http/server_resources.h"
 #include "hammer/http/tls_server.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/socket.h"
@@ -32,6 +52,12 @@
 namespace hammer::http {
 
 class ServerConnection;
+class ConnectionTable;
+
+// Bytes asked of one read(2), and the size of a listener's shared read buffer.
+inline constexpr size_t kReadChunk = 64 * 1024;
+// Unsent answer bytes above which a connection takes no new request (pipelining back-pressure).
+inline constexpr size_t kOutputHighWater = 64 * 1024;
 
 // A request as received; views are valid only during RequestHandler::OnRequest.
 struct IncomingRequest {
@@ -78,19 +104,15 @@ struct ServerOptions {
                 .max_headers = 128,
                 .max_line_bytes = 8 * 1024,
                 .max_body_bytes = 16 * 1024 * 1024};
-  Nanos idle_timeout = 120 * kSecond;     // closes connections that stay silent this long
+  Nanos idle_timeout = 120 * kSecond;  // a keep-alive connection silent this long is closed
+  Nanos header_timeout = kDefaultHeaderTimeout;  // a request head must be complete within this
+  // At the connection cap, how long a connection must have waited for a request head before
+  // a new connection may replace it (DecideAdmission).
+  Nanos evictable_after = kEvictableAfter;
+  // The connection cap and buffer budget, shared by the listeners of one server. Null: the
+  // listener keeps its own, without limits (bytes and refusals are still counted).
+  std::shared_ptr<ServerResources> resources;
   std::shared_ptr<TlsServerContext> tls;  // null: plain TCP
-};
-
-struct ServerCounters {
-  uint64_t connections_accepted = 0;
-  uint64_t requests = 0;
-  uint64_t bad_requests = 0;  // answered 400/413/431
-  void Merge(const ServerCounters& o) {
-    connections_accepted += o.connections_accepted;
-    requests += o.requests;
-    bad_requests += o.bad_requests;
-  }
 };
 
 class HttpListener final : public net::IoHandler {
@@ -111,20 +133,30 @@ class HttpListener final : public net::IoHandler {
   // metrics).
   size_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
   net::SocketAddress local_address() const { return local_; }
-  const ServerCounters& counters() const { return counters_; }
+  ServerResources& resources() { return *resources_; }
+  // Requests handed to the handler by this listener (loop thread only).
+  uint64_t requests() const { return requests_; }
   void OnIoEvents(uint32_t events) override;
 
  private:
   friend class ServerConnection;
+  void AcceptPending();
+  bool Admit();
+  bool ShedPendingConnection();
+
   net::EventLoop* loop_;
   RequestHandler* handler_;
   ServerOptions options_;
+  std::shared_ptr<ServerResources> resources_;
   net::Fd fd_;
+  net::Fd spare_;  // given up to accept a connection when descriptors run out
   net::SocketAddress local_;
-  ServerCounters counters_;
   bool draining_ = false;
   std::atomic<size_t> open_connections_{0};
-  std::unordered_map<ServerConnection*, std::unique_ptr<ServerConnection>> connections_;
+  net::Timer accept_retry_;
+  uint64_t requests_ = 0;
+  std::string read_buffer_;  // shared by this loop's connections for reads that parse at once
+  std::unique_ptr<ConnectionTable> connections_;
 };
 
 // The reason phrase for a status code ("OK", "Not Found", ...; "" when unknown).

@@ -1,6 +1,7 @@
 #include "hammer/load/load_run.h"
 
 #include "hammer/base/duration.h"
+#include "hammer/base/open_file_limit.h"
 #include "hammer/base/signals.h"
 #include "hammer/load/load_progress.h"
 #include "hammer/load/load_worker.h"
@@ -103,6 +104,8 @@ void WritePartials(const LoadSummary& summary, RecordSink& sink) {
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
                             const ProgressOptions& progress_options) {
   const int threads = options.threads;
+  // Every connection in flight is a descriptor: -c 5000 needs more than a soft limit of 1024.
+  RaiseOpenFileLimit();
   net::LoopGroup loops(threads);
   if (Status s = loops.Init(); !s.ok()) return s;
   net::Resolver resolver(1);

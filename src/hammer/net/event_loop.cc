@@ -103,6 +103,10 @@ void EventLoop::Post(std::function<void()> task) {
   [[maybe_unused]] ssize_t n = write(event_fd_, &one, sizeof(one));
 }
 
+void EventLoop::Defer(std::function<void()> task) {
+  deferred_.push_back(std::move(task));
+}
+
 void EventLoop::DeleteLater(std::unique_ptr<Deletable> object) {
   to_delete_.push_back(std::move(object));
 }
@@ -113,7 +117,7 @@ void EventLoop::Run() {
   while (!stopping()) {
     // At the top, not the end, of an iteration: timers armed before Run() count too.
     RearmTimerFd();
-    int timeout_ms = to_delete_.empty() ? -1 : 0;
+    int timeout_ms = to_delete_.empty() && deferred_.empty() ? -1 : 0;
     int n = epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
     UpdateNow();
     if (n < 0 && errno != EINTR) break;
@@ -136,10 +140,20 @@ void EventLoop::Run() {
     if (timers_due || (!timers_.empty() && timers_.front()->deadline_ <= now_)) {
       RunExpiredTimers();
     }
+    RunDeferred();
     to_delete_.clear();
   }
   RunPosted();
+  RunDeferred();
   to_delete_.clear();
+}
+
+void EventLoop::RunDeferred() {
+  if (deferred_.empty()) return;
+  std::vector<std::function<void()>> tasks;
+  tasks.swap(deferred_);
+  for (auto& task : tasks)
+    task();
 }
 
 void EventLoop::RunPosted() {

@@ -86,6 +86,11 @@ class EventLoop {
 
   // Thread-safe: runs `task` on the loop's thread during its next iteration.
   void Post(std::function<void()> task);
+  // Loop thread only: runs `task` after the I/O events and timers of the current iteration
+  // (no lock, no wake-up write: cheaper than Post). A task deferred by a deferred task runs in
+  // the next iteration, and the loop does not block in epoll while tasks wait. This is how a
+  // callback resumes work on another object without calling into it (and back) recursively.
+  void Defer(std::function<void()> task);
 
   void DeleteLater(std::unique_ptr<Deletable> object);
 
@@ -104,6 +109,7 @@ class EventLoop {
   void RearmTimerFd();
   void RunExpiredTimers();
   void RunPosted();
+  void RunDeferred();
 
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
@@ -115,6 +121,7 @@ class EventLoop {
   std::atomic<bool> stop_{false};
   std::mutex posted_mutex_;
   std::vector<std::function<void()>> posted_;
+  std::vector<std::function<void()>> deferred_;
   std::vector<std::unique_ptr<Deletable>> to_delete_;
 };
 

@@ -162,16 +162,20 @@ Result<Fd> Listen(const SocketAddress& address, bool reuse_port, int backlog) {
   return fd;
 }
 
-Result<Fd> Accept(int listen_fd) {
+Accepted Accept(int listen_fd) {
   while (true) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) {
       SetNoDelay(fd);
-      return Fd(fd);
+      return {Accepted::Kind::kConnection, Fd(fd), 0};
     }
-    if (errno == EINTR || errno == ECONNABORTED) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return Fd();
-    return Status::FromErrno("accept", errno);
+    int error = errno;
+    if (error == EINTR || error == ECONNABORTED) continue;
+    if (error == EAGAIN || error == EWOULDBLOCK) return {Accepted::Kind::kNone, Fd(), 0};
+    if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+      return {Accepted::Kind::kOutOfDescriptors, Fd(), error};
+    }
+    return {Accepted::Kind::kError, Fd(), error};
   }
 }
 
@@ -182,6 +186,10 @@ Result<SocketAddress> PeerAddress(int fd) {
     return Status::FromErrno("getpeername", errno);
   }
   return SocketAddress(reinterpret_cast<const sockaddr*>(&storage), len);
+}
+
+Fd OpenSpareDescriptor() {
+  return Fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
 }
 
 Result<SocketAddress> LocalAddress(int fd) {

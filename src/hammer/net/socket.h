@@ -70,12 +70,29 @@ int TakeSocketError(int fd);
 // A non-blocking listening socket with SO_REUSEADDR (and SO_REUSEPORT when asked, so several
 // loops can each own a listener on the same port and the kernel spreads connections).
 Result<Fd> Listen(const SocketAddress& address, bool reuse_port, int backlog = 4096);
-// Accepts one connection as a non-blocking descriptor with TCP_NODELAY; invalid Fd on EAGAIN.
-// Errors other than EAGAIN/ECONNABORTED/EINTR are returned.
-Result<Fd> Accept(int listen_fd);
+// The outcome of one accept(2) on a non-blocking listening socket.
+struct Accepted {
+  enum class Kind : uint8_t {
+    kConnection,        // `fd` is the new connection (non-blocking, TCP_NODELAY)
+    kNone,              // nothing pending (EAGAIN)
+    kOutOfDescriptors,  // EMFILE/ENFILE/ENOBUFS/ENOMEM: the connection stays pending in the
+                        // kernel, and an edge-triggered listener gets no new event for it
+    kError,             // anything else; `error` holds errno
+  };
+  Kind kind = Kind::kNone;
+  Fd fd;
+  int error = 0;
+};
+// Accepts one connection (ECONNABORTED and EINTR are retried).
+Accepted Accept(int listen_fd);
 
 Result<SocketAddress> LocalAddress(int fd);
 // The address of a connected socket's peer (getpeername).
 Result<SocketAddress> PeerAddress(int fd);
+
+// A descriptor held in reserve (/dev/null, read-only): a listener that runs out of descriptors
+// closes it to accept, and at once close, the connection it cannot serve. Invalid when even
+// this cannot be opened.
+Fd OpenSpareDescriptor();
 
 }  // namespace hammer::net

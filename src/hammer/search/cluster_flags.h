@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hammer/base/byte_size.h"
 #include "hammer/base/status.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/url.h"
@@ -27,8 +28,7 @@ Status CheckTargetName(std::string_view name);
 // action is `op` ("index" or "create"); a routing field needs an id field.
 Status ApplyDocumentFlags(std::string_view op, InputOptions* input);
 
-// Sizes as users type them: "5242880", "512k", "5m", "1g" (powers of 1024; case-insensitive,
-// an optional trailing "b"/"ib").
-Result<uint64_t> ParseByteSize(std::string_view text);
+// --batch-bytes, --max-line-bytes: sizes as users type them (hammer/base/byte_size.h).
+using hammer::ParseByteSize;
 
 }  // namespace hammer::search

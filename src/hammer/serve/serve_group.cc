@@ -7,11 +7,13 @@
 namespace hammer::serve {
 
 TargetServerGroup::TargetServerGroup(const ServeOptions& options,
-                                     std::shared_ptr<http::TlsServerContext> tls)
+                                     std::shared_ptr<http::TlsServerContext> tls,
+                                     std::shared_ptr<http::ServerResources> resources)
     : options_(options),
       tls_(std::move(tls)),
+      resources_(std::move(resources)),
       loops_(options.threads),
-      counts_(options.threads, tls_.get()) {}
+      counts_(options.threads, tls_.get(), resources_.get()) {}
 
 TargetServerGroup::~TargetServerGroup() {
   Stop();
@@ -28,9 +30,14 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
     if (!created.ok()) return Status::Error("--tls-cert: " + created.status().message());
     tls = std::move(*created);
   }
+  std::shared_ptr<http::ServerResources> resources =
+      http::CreateServerResources(options.client_limits, /*descriptors_per_connection=*/1);
   http::ServerOptions server;
   server.tls = tls;
-  std::unique_ptr<TargetServerGroup> group(new TargetServerGroup(options, std::move(tls)));
+  server.header_timeout = options.client_limits.header_timeout;
+  server.resources = resources;
+  std::unique_ptr<TargetServerGroup> group(
+      new TargetServerGroup(options, std::move(tls), std::move(resources)));
   if (Status s = group->loops_.Init(); !s.ok()) return s;
   std::random_device entropy;
   net::SocketAddress bind_to = *address;

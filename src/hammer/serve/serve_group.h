@@ -3,6 +3,9 @@
 // Used by the serve command, by `hammer demo`, and by tests. Start() returns once every
 // listener is bound, so address() is immediately usable (port 0 resolves to the real port).
 // With options.tls every loop's listener terminates TLS through one shared TlsServerContext.
+// Start() raises the open-file limit; the listeners share one ServerResources (connection
+// cap derived from the open-file limit unless given, buffer budget), reported by
+// /_hammer/stats.
 #pragma once
 
 #include <memory>
@@ -21,6 +24,9 @@ struct ServeOptions {
   int threads = 1;
   TargetOptions target;
   http::TlsServerOptions tls;  // --tls-cert/--tls-key; off without a certificate
+  // What clients may make the server hold: --max-connections, --max-buffered-bytes,
+  // --header-timeout (see hammer/http/server_resources.h).
+  http::ServerLimitOptions client_limits;
 };
 
 class TargetServerGroup {
@@ -30,6 +36,7 @@ class TargetServerGroup {
 
   const net::SocketAddress& address() const { return address_; }
   const ReceivedCounts& counts() const { return counts_; }
+  const http::ServerResources& resources() const { return *resources_; }
   // Stops the loops and joins their threads. Idempotent.
   void Stop();
 
@@ -41,10 +48,12 @@ class TargetServerGroup {
   std::string TlsSummary() const;
 
  private:
-  TargetServerGroup(const ServeOptions& options, std::shared_ptr<http::TlsServerContext> tls);
+  TargetServerGroup(const ServeOptions& options, std::shared_ptr<http::TlsServerContext> tls,
+                    std::shared_ptr<http::ServerResources> resources);
 
   ServeOptions options_;
   std::shared_ptr<http::TlsServerContext> tls_;
+  std::shared_ptr<http::ServerResources> resources_;  // before counts_, which reports it
   net::LoopGroup loops_;
   ReceivedCounts counts_;
   std::vector<std::unique_ptr<TargetHandler>> handlers_;

@@ -130,8 +130,9 @@ Nanos LatencyDistribution::Sample(std::mt19937_64& rng) const {
   return 0;
 }
 
-ReceivedCounts::ReceivedCounts(int loops, const http::TlsServerContext* tls)
-    : slots_(static_cast<size_t>(loops)), tls_(tls) {}
+ReceivedCounts::ReceivedCounts(int loops, const http::TlsServerContext* tls,
+                               const http::ServerResources* resources)
+    : slots_(static_cast<size_t>(loops)), tls_(tls), resources_(resources) {}
 
 void ReceivedCounts::Record(int loop, std::string_view method, bool dark_header) {
   Slot& slot = slots_[static_cast<size_t>(loop)];
@@ -175,6 +176,19 @@ std::string ReceivedCounts::ToJson() const {
                 {"reloads", tls.reloads},
                 {"reload_failures", tls.reload_failures},
                 {"certificate", tls.certificate}};
+  }
+  if (resources_ != nullptr) {
+    nlohmann::json rejected = nlohmann::json::object();
+    for (size_t i = 0; i < http::kRejectionCount; ++i) {
+      auto reason = static_cast<http::Rejection>(i);
+      rejected[std::string(http::RejectionName(reason))] = resources_->rejected(reason);
+    }
+    j["server"] = {{"connections_open", resources_->open_connections()},
+                   {"connections_max", resources_->limits().max_connections},
+                   {"connections_accepted", resources_->accepted_connections()},
+                   {"buffered_bytes", resources_->budget().used()},
+                   {"buffered_bytes_limit", resources_->budget().limit()},
+                   {"rejected", rejected}};
   }
   return j.dump() + "\n";
 }

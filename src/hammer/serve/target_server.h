@@ -17,7 +17,10 @@
 //                     a fraction of answers differ in one field (a canary's regression)
 //   /_hammer/stats    JSON counts of what this server received (requests, by_method, by_header;
 //                     with TLS, "tls": handshakes, resumed, failures by reason, reloads and the
-//                     certificate in force)
+//                     certificate in force), and of what clients make it hold and what it
+//                     refused ("server": connections_open, connections_max,
+//                     connections_accepted, buffered_bytes, buffered_bytes_limit, rejected by
+//                     reason)
 //   /fault/reset-mid-body    declares 1000 bytes, sends 100, then resets the connection
 //   /fault/endless-header    sends header bytes without end (until the client gives up)
 // --latency adds a delay drawn from a distribution to every request; --error-rate answers that
@@ -70,12 +73,14 @@ Status ParseMutateFlag(const std::string& text, TargetOptions* options);
 std::string DemoUrlList(const std::string& base);
 
 // What the server received, across all loops (and, with TLS, its handshake counters, which
-// `tls` keeps; it must outlive this object).
+// `tls` keeps, and what clients make it hold, which `resources` keeps; both must outlive this
+// object).
 class ReceivedCounts {
  public:
   static constexpr std::array<std::string_view, 8> kMethods = {
       "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "OTHER"};
-  explicit ReceivedCounts(int loops, const http::TlsServerContext* tls = nullptr);
+  explicit ReceivedCounts(int loops, const http::TlsServerContext* tls = nullptr,
+                          const http::ServerResources* resources = nullptr);
   void Record(int loop, std::string_view method, bool dark_header);
   std::string ToJson() const;
   uint64_t requests() const;
@@ -88,6 +93,7 @@ class ReceivedCounts {
   };
   std::vector<Slot> slots_;
   const http::TlsServerContext* tls_;
+  const http::ServerResources* resources_;
 };
 
 class TargetHandler final : public http::RequestHandler {

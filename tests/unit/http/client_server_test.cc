@@ -347,6 +347,17 @@ TEST_F(ClientServerTest, ServerStatsCountRequestsByMethod) {
   EXPECT_EQ(stats.result.status, 200);
   EXPECT_EQ(stats.content_type, "application/json");
   nlohmann::json counts = nlohmann::json::parse(stats.body);
+  // What clients make the server hold: one connection, open; nothing refused.
+  nlohmann::json server = counts["server"];
+  EXPECT_EQ(server["connections_open"], 1);
+  EXPECT_EQ(server["connections_accepted"], 1);
+  EXPECT_GT(server["connections_max"].get<uint64_t>(), 0u);
+  EXPECT_EQ(server["buffered_bytes_limit"], 256u << 20);
+  EXPECT_LT(server["buffered_bytes"].get<uint64_t>(), 64u << 10);  // one idle connection
+  ASSERT_EQ(server["rejected"].size(), kRejectionCount);
+  for (const auto& [reason, n] : server["rejected"].items())
+    EXPECT_EQ(n, 0) << reason;
+  counts.erase("server");
   nlohmann::json expected = {{"requests", 9},
                              {"by_method",
                               {{"GET", 3},
@@ -481,8 +492,8 @@ TEST_F(ClientServerTest, StaleKeepAliveConnectionIsRetriedOnce) {
   EXPECT_EQ(client_->counters().connections_opened, 2u);
   server.loops.StopAll();
   server.loops.Join();
-  EXPECT_EQ(server.listener->counters().connections_accepted, 2u);
-  EXPECT_EQ(server.listener->counters().requests, 2u);
+  EXPECT_EQ(server.listener->resources().accepted_connections(), 2u);
+  EXPECT_EQ(server.listener->requests(), 2u);
 }
 
 // A non-idempotent request is not retried on a stale connection: it fails as a reset.

@@ -382,6 +382,50 @@ TEST_F(EventLoopTest, PostFromTheLoopThreadRunsLaterNotInline) {
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
+TEST_F(EventLoopTest, DeferredTasksRunAfterTheCurrentCallbackAndChainAcrossIterations) {
+  std::vector<int> order;
+  int iterations_seen = 0;
+  loop_.Post([&] {
+    loop_.Defer([&] {
+      order.push_back(2);
+      // Deferred from a deferred task: not in this pass, and the loop must not block waiting
+      // for an event to get to it.
+      loop_.Defer([&] {
+        order.push_back(3);
+        loop_.Stop();
+      });
+      ++iterations_seen;
+    });
+    order.push_back(1);
+  });
+  ASSERT_TRUE(RunWithWatchdog(loop_));
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(iterations_seen, 1);
+}
+
+// What the servers rely on to pause and resume reading an edge-triggered socket: re-arming the
+// registration with EPOLL_CTL_MOD reports data that was already waiting (no new edge needed).
+TEST_F(EventLoopTest, ModifyReportsDataAlreadyWaitingOnAnEdgeTriggeredDescriptor) {
+  Pipe pipe;
+  int events_seen = 0;
+  CallbackHandler reader([&](uint32_t) {
+    ++events_seen;
+    if (events_seen == 1) {
+      // Leave the byte unread, stop watching input, then watch it again.
+      ASSERT_TRUE(loop_.Modify(pipe.read_end.get(), EPOLLET, &reader).ok());
+      loop_.Defer(
+          [&] { ASSERT_TRUE(loop_.Modify(pipe.read_end.get(), EPOLLIN | EPOLLET, &reader).ok()); });
+      return;
+    }
+    loop_.Stop();
+  });
+  ASSERT_TRUE(loop_.Add(pipe.read_end.get(), EPOLLIN | EPOLLET, &reader).ok());
+  pipe.WriteByte();
+  ASSERT_TRUE(RunWithWatchdog(loop_));
+  EXPECT_EQ(events_seen, 2);
+  loop_.Remove(pipe.read_end.get());
+}
+
 TEST_F(EventLoopTest, StopFromAnotherThread) {
   std::promise<void> running;
   loop_.Post([&] { running.set_value(); });

@@ -182,9 +182,9 @@ TEST(ListenTest, ConnectAndAccept) {
   Result<Fd> listener = Listen(MustParse("127.0.0.1:0"), false);
   ASSERT_TRUE(listener.ok());
   // Nothing pending yet: Accept reports "try later" with an invalid Fd, not an error.
-  Result<Fd> none = Accept(listener->get());
-  ASSERT_TRUE(none.ok()) << none.status().message();
-  EXPECT_FALSE(none->valid());
+  Accepted none = Accept(listener->get());
+  EXPECT_EQ(none.kind, Accepted::Kind::kNone);
+  EXPECT_FALSE(none.fd.valid());
 
   Result<SocketAddress> local = LocalAddress(listener->get());
   ASSERT_TRUE(local.ok());
@@ -196,15 +196,15 @@ TEST(ListenTest, ConnectAndAccept) {
 
   pollfd readable{listener->get(), POLLIN, 0};
   ASSERT_EQ(poll(&readable, 1, 5000), 1);
-  Result<Fd> accepted = Accept(listener->get());
-  ASSERT_TRUE(accepted.ok()) << accepted.status().message();
-  ASSERT_TRUE(accepted->valid());
-  EXPECT_TRUE(fcntl(accepted->get(), F_GETFL) & O_NONBLOCK);
+  Accepted accepted = Accept(listener->get());
+  ASSERT_EQ(accepted.kind, Accepted::Kind::kConnection) << accepted.error;
+  ASSERT_TRUE(accepted.fd.valid());
+  EXPECT_TRUE(fcntl(accepted.fd.get(), F_GETFL) & O_NONBLOCK);
   ASSERT_EQ(write(client->get(), "hi", 2), 2);
-  pollfd data{accepted->get(), POLLIN, 0};
+  pollfd data{accepted.fd.get(), POLLIN, 0};
   ASSERT_EQ(poll(&data, 1, 5000), 1);
   char buf[4];
-  EXPECT_EQ(read(accepted->get(), buf, sizeof(buf)), 2);
+  EXPECT_EQ(read(accepted.fd.get(), buf, sizeof(buf)), 2);
   EXPECT_EQ(std::string(buf, 2), "hi");
 }
 

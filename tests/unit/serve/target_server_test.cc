@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "../http/raw_client.h"
 #include "hammer/net/socket.h"
 #include "hammer/serve/serve_group.h"
 
@@ -129,60 +130,7 @@ TEST(TargetServerGroupTest, StartRejectsBadOptions) {
   EXPECT_EQ(b.status().message(), "--listen: expected HOST:PORT, got 'nonsense'");
 }
 
-// A blocking client socket: writes raw bytes, reads what the server answers.
-class RawClient {
- public:
-  explicit RawClient(const net::SocketAddress& address)
-      : fd_(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    EXPECT_EQ(connect(fd_.get(), address.sockaddr_ptr(), address.length()), 0);
-    timeval limit{10, 0};  // safety net against a server that never answers
-    setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-  }
-  void Write(std::string_view bytes) {
-    EXPECT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  }
-  // True when a read would not block (data or EOF pending).
-  bool Readable() {
-    pollfd p{fd_.get(), POLLIN, 0};
-    return poll(&p, 1, 0) == 1;
-  }
-  // Everything until the server closes the connection.
-  std::string ReadAll() {
-    std::string out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd_.get(), buf, sizeof(buf))) > 0)
-      out.append(buf, static_cast<size_t>(n));
-    return out;
-  }
-  // Reads until `count` complete responses with Content-Length bodies have arrived.
-  std::string ReadResponses(int count) {
-    std::string out;
-    char buf[65536];
-    while (CountComplete(out) < count) {
-      ssize_t n = read(fd_.get(), buf, sizeof(buf));
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
-
- private:
-  static int CountComplete(std::string_view text) {
-    int complete = 0;
-    while (true) {
-      size_t end = text.find("\r\n\r\n");
-      if (end == std::string_view::npos) return complete;
-      size_t length_at = text.find("Content-Length: ");
-      if (length_at == std::string_view::npos || length_at > end) return complete;
-      size_t length = std::stoul(std::string(text.substr(length_at + 16, 12)));
-      if (text.size() < end + 4 + length) return complete;
-      text.remove_prefix(end + 4 + length);
-      ++complete;
-    }
-  }
-  net::Fd fd_;
-};
+using http::testing::RawClient;
 
 class TargetRoutesTest : public ::testing::Test {
  protected:

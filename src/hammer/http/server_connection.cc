@@ -1,0 +1,632 @@
+#include "hammer/http/server_connection.h"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+namespace hammer::http {
+
+namespace {
+
+constexpr uint32_t kWatchInput = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+constexpr uint32_t kWatchOutputOnly = EPOLLOUT | EPOLLRDHUP | EPOLLET;
+constexpr Nanos kLingerTime = 5 * kSecond;  // how long a refused client may keep sending
+// The first size of a connection's own input buffer; it doubles up to its cap as needed.
+constexpr size_t kOwnBufferStart = 16 * 1024;
+// A buffer grown past this for one large message is given back once it is empty again.
+constexpr size_t kKeepCapacity = 64 * 1024;
+// Reads per readiness event before the connection yields to the others on its loop (1 MiB).
+constexpr int kReadsPerEvent = 16;
+constexpr std::string_view kRequestTimeout =
+    "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+void AppendNumber(std::string& out, uint64_t n) {
+  char buf[24];
+  char* end = std::to_chars(buf, buf + sizeof(buf), n).ptr;
+  out.append(buf, end);
+}
+
+void ReleaseIfLarge(std::string& buffer) {
+  if (buffer.empty() && buffer.capacity() > kKeepCapacity) std::string().swap(buffer);
+}
+
+}  // namespace
+
+ServerConnection::ServerConnection(HttpListener* listener,
+                                   std::unique_ptr<net::Transport> transport)
+    : listener_(listener),
+      loop_(listener->loop_),
+      resources_(listener->resources_.get()),
+      transport_(std::move(transport)),
+      parser_(listener->options_.limits),
+      timer_(listener->loop_, [this] { OnTimer(); }),
+      input_cap_(listener->options_.limits.max_head_bytes + kReadChunk),
+      charge_(&listener->resources_->budget()) {
+  head_clock_.accepted = loop_->now();
+  Result<net::SocketAddress> peer = net::PeerAddress(transport_->fd());
+  if (peer.ok()) client_ip_ = peer->Ip();
+}
+
+ServerConnection::~ServerConnection() {
+  *alive_ = false;
+  // Destroyed with its listener, still open: give its slot back.
+  if (phase_ != Phase::kClosed) resources_->CloseConnection();
+}
+
+Status ServerConnection::Register() {
+  if (Status s = loop_->Add(transport_->fd(), kWatchInput, this); !s.ok()) return s;
+  if (listener_->options_.tls == nullptr) {
+    EnterHead();
+    return Status::Ok();
+  }
+  phase_ = Phase::kHandshake;
+  waiting_since_ = loop_->now();
+  listener_->connections_->StartWaiting(this);
+  timer_.ArmAfter(listener_->options_.tls->options().handshake_timeout);
+  return Status::Ok();
+}
+
+// --- kHandshake ----------------------------------------------------------------------------
+
+void ServerConnection::ContinueHandshake() {
+  net::IoResult r = transport_->Handshake();
+  switch (r.kind) {
+    case net::IoResult::Kind::kOk:
+      EnterHead();
+      return;
+    case net::IoResult::Kind::kWantRead:
+    case net::IoResult::Kind::kWantWrite:
+      return;  // edge-triggered registration covers both directions
+    case net::IoResult::Kind::kEof:
+    case net::IoResult::Kind::kError:
+      Close();  // counted by the TLS context
+      return;
+  }
+}
+
+// --- kHead ---------------------------------------------------------------------------------
+
+void ServerConnection::EnterHead() {
+  phase_ = Phase::kHead;
+  waiting_since_ = loop_->now();
+  listener_->connections_->StartWaiting(this);
+  const ServerOptions& options = listener_->options_;
+  timer_.ArmAt(HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout));
+}
+
+// The first bytes of a head are in: from now on the head deadline, not the idle timeout, runs
+// (the first request's deadline already counts from the accept).
+void ServerConnection::OnHeadBytes() {
+  head_clock_.head_started = loop_->now();
+  if (head_clock_.first_request) return;
+  const ServerOptions& options = listener_->options_;
+  timer_.ArmAt(HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout));
+}
+
+void ServerConnection::Evict() {
+  resources_->Count(Rejection::kEvicted);
+  Close();
+}
+
+void ServerConnection::Drain() {
+  if (phase_ == Phase::kHandshake) {
+    Close();
+    return;
+  }
+  if (phase_ == Phase::kHead && !parser_.started() && in_end_ == in_start_ &&
+      out_sent_ == out_.size()) {
+    Close();
+  }
+}
+
+// --- Input ---------------------------------------------------------------------------------
+
+void ServerConnection::OnIoEvents(uint32_t events) {
+  if (phase_ == Phase::kClosed) return;
+  if (phase_ == Phase::kHandshake) {
+    ContinueHandshake();
+    if (phase_ != Phase::kHead) return;
+    // The request may have come with the handshake's last flight: read it now, since the edge
+    // that brought it has been consumed.
+    events |= EPOLLIN;
+  }
+  if (phase_ == Phase::kLingering) {
+    DrainLingering();
+    return;
+  }
+  if (events & EPOLLOUT) Flush();
+  if (phase_ == Phase::kClosed) return;
+  const bool peer_closing = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+  if (reading_paused_) {
+    // Input is not watched, so this is the peer closing (or half-closing) its side. As when
+    // it is read (EOF): the client is gone, nothing more can usefully be answered. A client
+    // that half-closes after its last request still gets an answer being written.
+    if ((events & (EPOLLHUP | EPOLLERR)) || (peer_closing && phase_ != Phase::kClosing)) Close();
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(peer_closing);
+  if (phase_ != Phase::kClosed) UpdateCharge();
+}
+
+void ServerConnection::OnReadable(bool peer_closing) {
+  bool again = true;
+  for (int reads = 0; again; ++reads) {
+    if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kServing) return;
+    if (reading_paused_) return;
+    if (reads == kReadsPerEvent) {
+      // Yield to the other connections of this loop; re-arming reports what is still waiting.
+      Watch(kWatchInput);
+      return;
+    }
+    again = false;
+    if (in_end_ == in_start_ && phase_ != Phase::kServing) {
+      ReadIntoSharedBuffer(peer_closing, &again);
+    } else {
+      ReadIntoOwnBuffer(peer_closing, &again);
+    }
+  }
+}
+
+// Nothing is buffered: read into the loop's shared buffer, parse at once, keep only the rest.
+void ServerConnection::ReadIntoSharedBuffer(bool peer_closing, bool* again) {
+  std::string& buffer = listener_->read_buffer_;
+  net::IoResult r = transport_->Read(buffer.data(), buffer.size());
+  if (r.kind != net::IoResult::Kind::kOk) {
+    // EOF or an error: the client is gone (or half-closed); nothing more can be answered.
+    if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) Close();
+    return;
+  }
+  if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+  std::string_view input(buffer.data(), r.bytes);
+  size_t used = ParseAndDispatch(input);
+  if (phase_ == Phase::kClosed) return;
+  KeepUnparsed(input.substr(used));
+  // A short read drained the socket; the next edge brings whatever comes next (a close already
+  // announced by this event would not come again: read on until EOF then).
+  *again = r.bytes == buffer.size() || peer_closing || !transport_->short_read_drains();
+}
+
+void ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool* again) {
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  if (in_end_ == in_.size() && in_start_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_start_, in_end_ - in_start_);
+    in_end_ -= in_start_;
+    in_start_ = 0;
+  }
+  if (in_end_ == in_.size() && in_.size() < input_cap_) {
+    in_.resize(std::min(input_cap_, std::max(kOwnBufferStart, in_.size() * 2)));
+  }
+  const size_t room = in_.size() - in_end_;
+  if (room == 0) {
+    // Full: what the client sends now waits in its TCP window until the buffer drains.
+    PauseReading();
+    return;
+  }
+  net::IoResult r = transport_->Read(in_.data() + in_end_, room);
+  if (r.kind != net::IoResult::Kind::kOk) {
+    if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) Close();
+    return;
+  }
+  in_end_ += r.bytes;
+  if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+  if (phase_ != Phase::kServing) ServeBuffered();
+  *again = r.bytes == room || peer_closing || !transport_->short_read_drains();
+}
+
+// Bytes of the shared buffer that are not parsed yet (a partial head, pipelined requests)
+// move into the connection's own buffer, which was empty.
+void ServerConnection::KeepUnparsed(std::string_view rest) {
+  if (phase_ == Phase::kClosing || phase_ == Phase::kLingering) return;  // never parsed
+  if (!rest.empty()) {
+    if (in_.size() < rest.size()) in_.resize(std::max(kOwnBufferStart, rest.size()));
+    std::memcpy(in_.data(), rest.data(), rest.size());
+    in_start_ = 0;
+    in_end_ = rest.size();
+  }
+  if (phase_ == Phase::kHead && head_clock_.head_started == 0 &&
+      (in_end_ > in_start_ || parser_.started())) {
+    OnHeadBytes();
+  }
+}
+
+void ServerConnection::ServeBuffered() {
+  if (serving_ || in_end_ == in_start_) return;
+  size_t used = ParseAndDispatch(std::string_view(in_.data() + in_start_, in_end_ - in_start_));
+  if (phase_ == Phase::kClosed) return;
+  in_start_ += used;
+  if (in_start_ == in_end_ || phase_ == Phase::kClosing || phase_ == Phase::kLingering) {
+    in_start_ = in_end_ = 0;
+    if (phase_ != Phase::kServing) std::string().swap(in_);  // an idle connection holds none
+  }
+  if (phase_ == Phase::kHead && head_clock_.head_started == 0 &&
+      (in_end_ > in_start_ || parser_.started())) {
+    OnHeadBytes();
+  }
+}
+
+bool ServerConnection::TakingRequests() const {
+  return phase_ == Phase::kHead || phase_ == Phase::kBody;
+}
+
+// Parses and dispatches requests from `input` while the connection can take one (a handler
+// that answers at once lets the next pipelined request through). Returns the bytes used.
+size_t ServerConnection::ParseAndDispatch(std::string_view input) {
+  serving_ = true;
+  size_t used = 0;
+  while (used < input.size() && TakingRequests()) {
+    // The answers already queued must drain before another request is taken.
+    if (phase_ == Phase::kHead && !parser_.started() && OutputBacklogged()) break;
+    Progress p = parser_.Feed(input.substr(used), *this);
+    used += p.consumed;
+    if (phase_ == Phase::kClosed) break;
+    if (p.state == Progress::State::kError) {
+      if (p.error == ParseError::kHeadTooLarge || p.error == ParseError::kTooManyHeaders) {
+        Refuse(Rejection::kHeadTooLarge, 431, ParseErrorName(p.error));
+      } else if (p.error == ParseError::kBodyTooLarge) {
+        Refuse(Rejection::kBodyTooLarge, 413, ParseErrorName(p.error));
+      } else if (p.error == ParseError::kUnsupportedTransferCoding) {
+        Refuse(Rejection::kUnsupportedCoding, 501, ParseErrorName(p.error));
+      } else {
+        Refuse(Rejection::kBadRequest, 400, ParseErrorName(p.error));
+      }
+      break;
+    }
+    if (refusal_) {
+      Refuse(*refusal_, 503, "over capacity: too many bytes buffered");
+      break;
+    }
+    if (p.state == Progress::State::kNeedMore) {
+      if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+      break;
+    }
+    // kComplete: OnHead/OnBody have collected (copied) the request; hand it over.
+    parser_.Reset();
+    Dispatch();
+  }
+  serving_ = false;
+  return used;
+}
+
+void ServerConnection::OnHead(const RequestHead& head) {
+  phase_ = Phase::kBody;
+  listener_->connections_->StopWaiting(this);
+  const BufferBudget& budget = resources_->budget();
+  uint64_t body_bytes =
+      head.framing == BodyFraming::kContentLength ? head.content_length : uint64_t{0};
+  if (budget.exhausted() || budget.WouldExceed(body_bytes)) {
+    refusal_ = Rejection::kOverBudget;
+    return;
+  }
+  if (head.expect_continue) {
+    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    Flush();
+  }
+  // The views point into the input buffer, which is reused or compacted: copy.
+  const std::string_view extra[] = {head.method, head.target};
+  head_copy_.Assign(head.headers, extra);
+  head_ = head;
+  head_.method = head_copy_.Extra(0);
+  head_.target = head_copy_.Extra(1);
+  head_.headers = head_copy_.headers();
+  body_.clear();
+}
+
+void ServerConnection::OnBody(std::string_view data) {
+  if (refusal_) return;  // answered 503 once the parser returns
+  body_.append(data);
+}
+
+void ServerConnection::Dispatch() {
+  phase_ = Phase::kServing;
+  timer_.Cancel();
+  ++listener_->requests_;
+  ++sequence_;
+  request_keep_alive_ = head_.keep_alive;
+  request_was_head_ = head_.method == "HEAD";
+  IncomingRequest request{head_, body_, client_ip_};
+  listener_->handler_->OnRequest(request, Responder(this, alive_, sequence_));
+  body_.clear();  // the handler has copied what it keeps
+  ReleaseIfLarge(body_);
+}
+
+// Changes what epoll reports for the socket. Re-arming input makes epoll report what arrived
+// while it was not watched. Fails only without kernel memory: the connection is closed.
+void ServerConnection::Watch(uint32_t events) {
+  if (!loop_->Modify(transport_->fd(), events, this).ok()) Close();
+}
+
+void ServerConnection::PauseReading() {
+  if (reading_paused_) return;
+  reading_paused_ = true;
+  Watch(kWatchOutputOnly);
+}
+
+void ServerConnection::ResumeReadingIfRoom() {
+  if (!reading_paused_ || in_end_ - in_start_ >= input_cap_) return;
+  if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kServing) return;
+  reading_paused_ = false;
+  // Re-arming makes epoll report input that arrived while it was not watched.
+  Watch(kWatchInput);
+}
+
+// --- Refusals and timeouts -----------------------------------------------------------------
+
+void ServerConnection::Refuse(Rejection rejection, int status, std::string_view reason) {
+  resources_->Count(rejection);
+  refusal_.reset();
+  listener_->connections_->StopWaiting(this);
+  timer_.Cancel();
+  std::string body(reason);
+  body.append("\n");
+  request_was_head_ = false;
+  AppendResponseHead(status, "text/plain", body.size(), {}, /*keep_alive=*/false);
+  out_.append(body);
+  // The client may still be sending what we refused: read and drop it before closing, or the
+  // close would reset the connection and the client might never see this answer.
+  linger_after_flush_ = true;
+  phase_ = Phase::kClosing;
+  PauseReading();
+  Flush();
+}
+
+void ServerConnection::OnTimer() {
+  switch (phase_) {
+    case Phase::kHandshake:
+      listener_->options_.tls->CountHandshakeTimeout();
+      Close();
+      return;
+    case Phase::kHead: {
+      bool head_begun = head_clock_.head_started != 0 || in_end_ > in_start_;
+      if (!head_begun && !head_clock_.first_request) {
+        Close();  // an idle keep-alive connection: nothing was asked, nothing is refused
+        return;
+      }
+      resources_->Count(Rejection::kHeaderTimeout);
+      if (head_begun) {
+        out_.append(kRequestTimeout);
+        phase_ = Phase::kClosing;
+        Flush();  // best effort: the client may not be reading
+      }
+      Close();
+      return;
+    }
+    case Phase::kBody:
+      resources_->Count(Rejection::kBodyTimeout);
+      out_.append(kRequestTimeout);
+      phase_ = Phase::kClosing;
+      Flush();
+      Close();
+      return;
+    case Phase::kLingering:
+      Close();
+      return;
+    case Phase::kServing:
+    case Phase::kClosing:
+    case Phase::kClosed:
+      return;
+  }
+}
+
+// Lingering close (as nginx does): stop writing, drain input for a while, then close.
+void ServerConnection::StartLingering() {
+  phase_ = Phase::kLingering;
+  shutdown(transport_->fd(), SHUT_WR);
+  in_start_ = in_end_ = 0;
+  std::string().swap(in_);
+  timer_.ArmAfter(kLingerTime);
+  if (reading_paused_) {
+    reading_paused_ = false;
+    Watch(kWatchInput);
+  }
+  DrainLingering();
+}
+
+void ServerConnection::DrainLingering() {
+  std::string& scratch = listener_->read_buffer_;
+  for (int reads = 0; reads < kReadsPerEvent; ++reads) {
+    net::IoResult r = transport_->Read(scratch.data(), scratch.size());
+    if (r.kind == net::IoResult::Kind::kWantRead) return;
+    if (r.kind != net::IoResult::Kind::kOk) {
+      Close();
+      return;
+    }
+  }
+  Watch(kWatchInput);  // yield; more is reported next round
+}
+
+// --- Output --------------------------------------------------------------------------------
+
+// Before an answer is appended: bytes already written are dropped from the front of the output
+// rather than let the buffer grow past what is still unsent (a client reading slowly would
+// otherwise make it grow without end).
+void ServerConnection::MakeOutputRoom(size_t more) {
+  if (out_sent_ > 0 && out_.size() + more > out_.capacity()) {
+    out_.erase(0, out_sent_);
+    out_sent_ = 0;
+  }
+}
+
+void ServerConnection::Respond(uint64_t sequence, int status, std::string_view content_type,
+                               std::string_view body, std::span<const Header> extra) {
+  if (sequence != sequence_ || phase_ != Phase::kServing) return;
+  MakeOutputRoom(256 + body.size());
+  bool keep_alive = KeepsAlive();
+  AppendResponseHead(status, content_type, body.size(), extra, keep_alive);
+  if (!request_was_head_) out_.append(body);
+  Answered(keep_alive);
+}
+
+void ServerConnection::RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
+  if (sequence != sequence_ || phase_ != Phase::kServing) return;
+  MakeOutputRoom(bytes.size());
+  out_.append(bytes);
+  Answered(keep_alive && KeepsAlive());
+}
+
+void ServerConnection::RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
+  if (sequence != sequence_ || phase_ != Phase::kServing) return;
+  MakeOutputRoom(bytes.size());
+  out_.append(bytes);
+  reset_on_close_ = true;
+  phase_ = Phase::kClosing;
+  PauseReading();
+  Flush();  // closes once written
+}
+
+void ServerConnection::AppendResponseHead(int status, std::string_view content_type,
+                                          size_t body_size, std::span<const Header> extra,
+                                          bool keep_alive) {
+  out_.append("HTTP/1.1 ");
+  AppendNumber(out_, static_cast<uint64_t>(status));
+  out_.append(" ").append(ReasonPhrase(status)).append("\r\n");
+  if (!content_type.empty()) out_.append("Content-Type: ").append(content_type).append("\r\n");
+  for (const Header& h : extra)
+    out_.append(h.name).append(": ").append(h.value).append("\r\n");
+  out_.append("Content-Length: ");
+  AppendNumber(out_, body_size);
+  out_.append(keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
+}
+
+void ServerConnection::Answered(bool keep_alive) {
+  if (!keep_alive) {
+    phase_ = Phase::kClosing;
+    PauseReading();
+    Flush();  // closes once written
+    return;
+  }
+  head_clock_.first_request = false;
+  head_clock_.idle_since = loop_->now();
+  head_clock_.head_started = 0;
+  EnterHead();
+  Flush();  // with room in the output, requests pipelined behind this one go on (OnOutputRoom)
+  if (phase_ != Phase::kClosed) UpdateCharge();
+}
+
+void ServerConnection::Flush() {
+  while (out_sent_ < out_.size()) {
+    iovec iov{out_.data() + out_sent_, out_.size() - out_sent_};
+    net::IoResult r = transport_->Write(&iov, 1);
+    if (r.kind == net::IoResult::Kind::kWantWrite || r.kind == net::IoResult::Kind::kWantRead) {
+      break;  // EPOLLOUT continues
+    }
+    if (r.kind != net::IoResult::Kind::kOk) {
+      Close();
+      return;
+    }
+    out_sent_ += r.bytes;
+  }
+  if (out_sent_ == out_.size()) {
+    out_.clear();
+    out_sent_ = 0;
+    ReleaseIfLarge(out_);
+  }
+  if (!OutputBacklogged()) OnOutputRoom();
+}
+
+// The output is below its high-water mark (or empty): the connection may move on.
+void ServerConnection::OnOutputRoom() {
+  switch (phase_) {
+    case Phase::kClosing:
+      if (out_sent_ < out_.size()) return;
+      if (linger_after_flush_) {
+        StartLingering();
+      } else {
+        Close();
+      }
+      return;
+    case Phase::kHead:
+      // Synchronous answers inside ParseAndDispatch continue there.
+      if (serving_) return;
+      ServeBuffered();
+      if (phase_ == Phase::kClosed) return;
+      ResumeReadingIfRoom();
+      return;
+    case Phase::kHandshake:
+    case Phase::kBody:
+    case Phase::kServing:
+    case Phase::kLingering:
+    case Phase::kClosed:
+      return;
+  }
+}
+
+void ServerConnection::UpdateCharge() {
+  charge_.Set(in_.capacity() + out_.capacity() + body_.capacity());
+}
+
+void ServerConnection::Close() {
+  if (phase_ == Phase::kClosed) return;
+  phase_ = Phase::kClosed;
+  timer_.Cancel();
+  if (reset_on_close_) {
+    linger reset{1, 0};  // close() with a zero linger sends RST instead of FIN
+    setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+  }
+  loop_->Remove(transport_->fd());
+  resources_->CloseConnection();
+  listener_->open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  charge_.Set(0);
+  listener_->connections_->StopWaiting(this);
+  listener_->connections_->Remove(this, loop_);
+}
+
+// --- ConnectionTable -----------------------------------------------------------------------
+
+ConnectionTable::~ConnectionTable() {
+  // Destroyed with the listener: connections go without touching the table.
+  auto all = std::move(all_);
+  all_.clear();
+}
+
+std::vector<ServerConnection*> ConnectionTable::All() const {
+  std::vector<ServerConnection*> out;
+  out.reserve(all_.size());
+  for (const auto& [connection, owned] : all_)
+    out.push_back(connection);
+  return out;
+}
+
+void ConnectionTable::Add(std::unique_ptr<ServerConnection> connection) {
+  ServerConnection* raw = connection.get();
+  all_.emplace(raw, std::move(connection));
+}
+
+void ConnectionTable::Remove(ServerConnection* connection, net::EventLoop* loop) {
+  auto it = all_.find(connection);
+  if (it == all_.end()) return;
+  std::unique_ptr<ServerConnection> owned = std::move(it->second);
+  all_.erase(it);
+  loop->DeleteLater(std::move(owned));
+}
+
+// --- Responder -----------------------------------------------------------------------------
+
+bool Responder::alive() const {
+  return !alive_.expired();
+}
+
+bool Responder::keeps_alive() const {
+  return !alive_.expired() && connection_->KeepsAlive();
+}
+
+void Responder::Respond(int status, std::string_view content_type, std::string_view body,
+                        std::span<const Header> extra_headers) {
+  if (alive_.expired()) return;
+  connection_->Respond(sequence_, status, content_type, body, extra_headers);
+}
+
+void Responder::RespondRaw(std::string_view bytes, bool keep_alive) {
+  if (alive_.expired()) return;
+  connection_->RespondRaw(sequence_, bytes, keep_alive);
+}
+
+void Responder::RespondRawThenReset(std::string_view bytes) {
+  if (alive_.expired()) return;
+  connection_->RespondRawThenReset(sequence_, bytes);
+}
+
+}  // namespace hammer::http

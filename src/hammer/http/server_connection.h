@@ -1,0 +1,182 @@
+// ServerConnection: one accepted connection of an HttpListener (internal to hammer/http; the
+// contract users see is in server.h).
+//
+// The input side is a state machine, one handler per state:
+//   kHandshake TLS only: the handshake runs first, under the TLS context's handshake_timeout.
+//              The connection is already in the queue of waiting connections.
+//   kHead      waiting for a complete request head. Joins the listener's queue of waiting
+//              connections (the ones a new connection may replace at the connection cap);
+//              the timer is the head deadline (HeadDeadline).
+//   kBody      the head is in; the body is being read and buffered whole. The timer is
+//              idle_timeout, re-armed on each read.
+//   kServing   the handler has the request. Input is read ahead into the connection's buffer
+//              until it is full, then the socket is no longer watched for input (back-pressure
+//              through TCP). No timer: a slow handler is not the client's fault.
+//   kClosing   the last answer is being written; input is no longer read.
+//   kLingering refused: the answer is written, input is read and dropped until the client
+//              closes or kLingerTime passes, so that the client sees the answer (a close with
+//              unread input would reset the connection).
+//   kClosed    waiting for DeleteLater.
+// The output side is a buffer written as the socket accepts it; with more than
+// kOutputHighWater bytes waiting, no new request is parsed.
+//
+// Buffers: input is read into the listener's shared buffer whenever the connection has
+// nothing buffered, and only what is left unparsed (a partial head, pipelined requests) is
+// copied into the connection's own buffer, so an idle connection holds none. Buffer sizes are
+// charged to the server's BufferBudget.
+//
+// Ownership: the listener's ConnectionTable owns every connection; a connection closes itself
+// into DeleteLater. Threading: the listener's loop thread only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hammer/base/intrusive_list.h"
+#include "hammer/http/buffer_budget.h"
+#include "hammer/http/owned_headers.h"
+#include "hammer/http/request_parser.h"
+#include "hammer/http/server.h"
+#include "hammer/net/transport.h"
+
+namespace hammer::http {
+
+class ServerConnection final : public net::IoHandler,
+                               public net::Deletable,
+                               private RequestParser::Visitor {
+ public:
+  ServerConnection(HttpListener* listener, std::unique_ptr<net::Transport> transport);
+  ~ServerConnection() override;
+
+  Status Register();
+  void OnIoEvents(uint32_t events) override;
+
+  // Responder entry points; a stale `sequence` (an earlier request) is ignored.
+  void Respond(uint64_t sequence, int status, std::string_view content_type, std::string_view body,
+               std::span<const Header> extra);
+  void RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive);
+  void RespondRawThenReset(uint64_t sequence, std::string_view bytes);
+
+  // When this connection began waiting for its current request head (kHead only).
+  MonoNanos waiting_since() const { return waiting_since_; }
+  // Closed to admit a new connection at the connection cap (counted as kEvicted).
+  void Evict();
+  // The listener is draining: an idle connection closes now; a busy one after its current
+  // response, which says "Connection: close".
+  void Drain();
+  // Whether the connection stays open after the current response.
+  bool KeepsAlive() const { return request_keep_alive_ && !listener_->draining_; }
+
+  IntrusiveLink<ServerConnection> waiting_link;  // in the listener's queue while in kHead
+
+ private:
+  enum class Phase : uint8_t {
+    kHandshake,
+    kHead,
+    kBody,
+    kServing,
+    kClosing,
+    kLingering,
+    kClosed
+  };
+
+  // kHandshake
+  void ContinueHandshake();
+  // kHead
+  void EnterHead();
+  void OnHeadBytes();
+  // Input
+  void OnReadable(bool peer_closing);
+  void ReadIntoSharedBuffer(bool peer_closing, bool* again);
+  void ReadIntoOwnBuffer(bool peer_closing, bool* again);
+  void KeepUnparsed(std::string_view rest);
+  void ServeBuffered();
+  size_t ParseAndDispatch(std::string_view input);
+  bool TakingRequests() const;
+  void Dispatch();
+  void Watch(uint32_t events);
+  void PauseReading();
+  void ResumeReadingIfRoom();
+  // Refusals
+  void Refuse(Rejection rejection, int status, std::string_view body_text);
+  void OnTimer();
+  void StartLingering();
+  void DrainLingering();
+  // Output
+  void MakeOutputRoom(size_t more);
+  void AppendResponseHead(int status, std::string_view content_type, size_t body_size,
+                          std::span<const Header> extra, bool keep_alive);
+  void Answered(bool keep_alive);
+  void Flush();
+  void OnOutputRoom();
+  bool OutputBacklogged() const { return out_.size() - out_sent_ > kOutputHighWater; }
+  void UpdateCharge();
+  void Close();
+
+  // RequestParser::Visitor
+  void OnHead(const RequestHead& head) override;
+  void OnBody(std::string_view data) override;
+
+  HttpListener* listener_;
+  net::EventLoop* loop_;
+  ServerResources* resources_;
+  std::unique_ptr<net::Transport> transport_;
+  RequestParser parser_;
+  net::Timer timer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  Phase phase_ = Phase::kHead;
+  HeadClock head_clock_;
+  std::string client_ip_;  // the peer's address, for X-Forwarded-For
+  MonoNanos waiting_since_ = 0;
+  bool reading_paused_ = false;
+  bool serving_ = false;  // inside ParseAndDispatch: answers given synchronously continue there
+  // Input not yet parsed: in_[in_start_, in_end_), at most input_cap_ bytes.
+  std::string in_;
+  size_t in_start_ = 0;
+  size_t in_end_ = 0;
+  size_t input_cap_;
+  // Output not yet written: out_[out_sent_, size).
+  std::string out_;
+  size_t out_sent_ = 0;
+  // The request being read or served.
+  RequestHead head_;
+  OwnedHeaders head_copy_;
+  std::string body_;
+  std::optional<Rejection> refusal_;  // decided while parsing the head; acted on after Feed
+  uint64_t sequence_ = 0;
+  bool request_keep_alive_ = true;
+  bool request_was_head_ = false;
+  bool linger_after_flush_ = false;
+  bool reset_on_close_ = false;  // RespondRawThenReset
+  BufferCharge charge_;
+};
+
+// Every connection of one listener, and the queue of those waiting for a request head (oldest
+// first): the candidates for eviction at the connection cap.
+class ConnectionTable {
+ public:
+  ConnectionTable() = default;
+  ~ConnectionTable();
+  ConnectionTable(const ConnectionTable&) = delete;
+  ConnectionTable& operator=(const ConnectionTable&) = delete;
+
+  void Add(std::unique_ptr<ServerConnection> connection);
+  // Hands the connection to DeleteLater (it has closed itself).
+  void Remove(ServerConnection* connection, net::EventLoop* loop);
+  void StartWaiting(ServerConnection* connection) {
+    if (!decltype(waiting_)::Contains(*connection)) waiting_.PushBack(connection);
+  }
+  void StopWaiting(ServerConnection* connection) { waiting_.Remove(connection); }
+  ServerConnection* oldest_waiting() const { return waiting_.front(); }
+  size_t size() const { return all_.size(); }
+  std::vector<ServerConnection*> All() const;
+
+ private:
+  std::unordered_map<ServerConnection*, std::unique_ptr<ServerConnection>> all_;
+  IntrusiveList<ServerConnection, &ServerConnection::waiting_link> waiting_;
+};
+
+}  // namespace hammer::http
