@@ -203,3 +203,19 @@ def test_slow_connections_under_a_low_open_file_limit_do_not_lock_out_a_normal_c
         for s in slow:
             s.close()
     assert target.rejected("connection_limit") + target.rejected("evicted") > 0
+
+
+def test_a_request_over_the_buffer_budget_gets_503_and_is_counted(targets, kind):
+    target = targets(kind, "--max-buffered-bytes", "1m")
+    body = b"b" * (2 * MIB)  # a body that would take the buffers past the budget
+    with socket.create_connection(target.endpoint, timeout=10) as s:
+        s.sendall(b"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n" % len(body))
+        try:
+            s.sendall(body)  # the server may answer before reading all of it
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        s.settimeout(10)
+        answer = s.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
+    assert target.rejected("over_budget") == 1
+    assert target.get()[0] == 200  # a request within the budget is still served

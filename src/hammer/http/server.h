@@ -30,8 +30,11 @@
 //
 // With ServerOptions::tls set, every accepted socket is wrapped in TLS first: the connection
 // runs the handshake without blocking and must finish it within the context's
-// handshake_timeout (or is closed and counted); then it reads requests as above. A connection
-// still in its handshake counts as waiting for a head (it may be evicted at the cap).
+// handshake_timeout (or is closed and counted); then it reads requests as above. The first
+// head's deadline still counts from the accept, so the handshake uses part of it: a client
+// holds its slot from the accept, and must not get handshake_timeout plus header_timeout by
+// being slow at both. A connection still in its handshake counts as waiting for a head (it
+// may be evicted at the cap).
 #pragma once
 
 #include <atomic>

@@ -66,8 +66,22 @@ Status ServerConnection::Register() {
   phase_ = Phase::kHandshake;
   waiting_since_ = loop_->now();
   listener_->connections_->StartWaiting(this);
-  timer_.ArmAfter(listener_->options_.tls->options().handshake_timeout);
+  timer_.ArmAt(std::min(HandshakeDeadline(), FirstHeadDeadline()));
   return Status::Ok();
+}
+
+// The head deadline of a TLS connection counts from the accept, like a plain one's, so the
+// handshake is part of the time the first head has: a slow client holds a descriptor and a
+// connection slot from the accept, and would otherwise hold it for both deadlines in turn
+// (handshake_timeout, then header_timeout). The handshake keeps its own, possibly shorter,
+// deadline and its own counter; whichever is earlier closes the connection.
+MonoNanos ServerConnection::HandshakeDeadline() const {
+  return head_clock_.accepted + listener_->options_.tls->options().handshake_timeout;
+}
+
+MonoNanos ServerConnection::FirstHeadDeadline() const {
+  const ServerOptions& options = listener_->options_;
+  return HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout);
 }
 
 // --- kHandshake ----------------------------------------------------------------------------
@@ -376,7 +390,11 @@ void ServerConnection::Refuse(Rejection rejection, int status, std::string_view 
 void ServerConnection::OnTimer() {
   switch (phase_) {
     case Phase::kHandshake:
-      listener_->options_.tls->CountHandshakeTimeout();
+      if (loop_->now() >= HandshakeDeadline()) {
+        listener_->options_.tls->CountHandshakeTimeout();
+      } else {
+        resources_->Count(Rejection::kHeaderTimeout);  // no head yet: nothing to answer
+      }
       Close();
       return;
     case Phase::kHead: {

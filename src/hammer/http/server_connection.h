@@ -2,8 +2,9 @@
 // contract users see is in server.h).
 //
 // The input side is a state machine, one handler per state:
-//   kHandshake TLS only: the handshake runs first, under the TLS context's handshake_timeout.
-//              The connection is already in the queue of waiting connections.
+//   kHandshake TLS only: the handshake runs first, under the TLS context's handshake_timeout
+//              and the first head's deadline (which counts from the accept), whichever is
+//              earlier. The connection is already in the queue of waiting connections.
 //   kHead      waiting for a complete request head. Joins the listener's queue of waiting
 //              connections (the ones a new connection may replace at the connection cap);
 //              the timer is the head deadline (HeadDeadline).
@@ -73,18 +74,12 @@ class ServerConnection final : public net::IoHandler,
   IntrusiveLink<ServerConnection> waiting_link;  // in the listener's queue while in kHead
 
  private:
-  enum class Phase : uint8_t {
-    kHandshake,
-    kHead,
-    kBody,
-    kServing,
-    kClosing,
-    kLingering,
-    kClosed
-  };
+  enum class Phase : uint8_t { kHandshake, kHead, kBody, kServing, kClosing, kLingering, kClosed };
 
   // kHandshake
   void ContinueHandshake();
+  MonoNanos HandshakeDeadline() const;
+  MonoNanos FirstHeadDeadline() const;
   // kHead
   void EnterHead();
   void OnHeadBytes();

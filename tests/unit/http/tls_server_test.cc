@@ -170,13 +170,14 @@ class EchoTargetHandler final : public RequestHandler {
 // An HttpListener with TLS on its own loop thread.
 class TlsServer {
  public:
-  explicit TlsServer(const TlsServerOptions& options) {
+  explicit TlsServer(const TlsServerOptions& options, ServerOptions server = {}) {
     Result<std::shared_ptr<TlsServerContext>> created = TlsServerContext::Create(options);
     EXPECT_TRUE(created.ok()) << created.status().message();
     if (!created.ok()) return;
     context = *created;
     EXPECT_TRUE(loops_.Init().ok());
-    ServerOptions server;
+    resources = std::make_shared<ServerResources>();
+    server.resources = resources;
     server.tls = context;
     listener_ = std::make_unique<HttpListener>(loops_.loop(0), &handler_, server);
     EXPECT_TRUE(listener_->Listen(*net::SocketAddress::Parse("127.0.0.1:0"), false).ok());
@@ -190,6 +191,7 @@ class TlsServer {
   }
 
   std::shared_ptr<TlsServerContext> context;
+  std::shared_ptr<ServerResources> resources;
   uint16_t port = 0;
 
  private:
@@ -396,6 +398,36 @@ TEST_F(TlsServerTest, SilentConnectionIsClosedAtTheHandshakeDeadline) {
   close(fd);
   EXPECT_TRUE(Eventually([&] { return server.context->stats().failed_timeout == 1; }));
   EXPECT_EQ(server.context->stats().failed_error, 0u);
+}
+
+// The first head's deadline counts from the accept, handshake included: a client slow at the
+// handshake cannot add handshake_timeout to header_timeout.
+TEST_F(TlsServerTest, TheHeadDeadlineCountsFromTheAcceptThroughTheHandshake) {
+  TlsServerOptions options = Options();
+  options.handshake_timeout = 60 * kSecond;
+  ServerOptions server_options;
+  server_options.header_timeout = 200 * kMillisecond;
+  TlsServer server(options, server_options);
+  int fd = ConnectTcp(server.port);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(WaitForClose(fd));  // the receive timeout (5 s) would make this false
+  close(fd);
+  EXPECT_TRUE(
+      Eventually([&] { return server.resources->rejected(Rejection::kHeaderTimeout) == 1; }));
+  EXPECT_EQ(server.context->stats().failed_timeout, 0u);
+}
+
+// A client that completes the handshake and then sends nothing is closed at the head deadline.
+TEST_F(TlsServerTest, SilenceAfterTheHandshakeIsAHeaderTimeout) {
+  ServerOptions server_options;
+  server_options.header_timeout = 300 * kMillisecond;
+  TlsServer server(Options(), server_options);
+  TlsProbe probe(server.port, pki_->ca_file());
+  ASSERT_TRUE(probe.ok());
+  // Nothing is sent after the handshake: closed at the deadline, counted once.
+  EXPECT_TRUE(
+      Eventually([&] { return server.resources->rejected(Rejection::kHeaderTimeout) == 1; }));
+  EXPECT_EQ(server.context->stats().failed_timeout, 0u);
 }
 
 TEST_F(TlsServerTest, PlainHttpOnTheTlsPortIsAHandshakeError) {
