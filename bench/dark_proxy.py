@@ -34,6 +34,12 @@ Topology (all on 127.0.0.1):
   HTTPS with --cacert over its keep-alive connections, so the handshakes happen once per
   connection and the figure is dominated by TLS record work in the proxy. Their proxy CPU per
   request (closed loop) is compared like the other rows (issue goal: hammer <= 1.0x nginx).
+- Isolation (bench/dark_isolation.py): `hammer dark` at multiplier 1 in front of a healthy
+  dark cluster (the dark nginx) and of three broken ones (bench/dark_faults.py: accepts and
+  never answers, never accepts, resets), each proxy a process of its own; the user's p99 and
+  p99.9 in open loop (--isolation-rate, 2,000 req/s) and closed loop, divided by the healthy
+  run's within a round, median of --isolation-rounds (3). Issue goal: within 1.2x (p99) and
+  1.5x (p99.9).
 - Generator: `hammer load` (1 thread) for every target. Phase 1, throughput: closed loop,
   -c 50, D seconds; requests/s, and the proxy process's CPU (utime+stime from /proc/PID/stat,
   all threads) per request. Phase 2, latency: open loop at a fixed rate (default: half of the
@@ -51,9 +57,10 @@ Topology (all on 127.0.0.1):
 
 Standard library only (plus nginx with stub_status, and optionally strace). Raw runs and a
 summary go under --out, the summary also to $BENCH_SUMMARY_DIR/dark_proxy.md. Runtime with the
-defaults: about 4 minutes.
+defaults: about 7 minutes.
 Usage: bench/dark_proxy.py [--rounds 5] [--duration 4] [--connections 50] [--rate auto|N]
                            [--nice -10] [--no-pin] [--strace-seconds 3]
+                           [--isolation-rate 2000] [--isolation-rounds 3]
 """
 from __future__ import annotations
 
@@ -76,6 +83,7 @@ import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import https_get, make_certificates, snapshot_hammer  # noqa: E402
+import dark_isolation  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -364,7 +372,7 @@ class HammerDark:
         self.name = name
         self.ca = tls[0] if tls else None
         self.scheme = "https" if tls else "http"
-        self.log = os.path.join(tmp, f"hammer-dark-{multiplier}{'-tls' if tls else ''}.err")
+        self.log = os.path.join(tmp, re.sub(r"[^\w]+", "-", name) + ".err")
         argv = pin + [hammer, "dark", "--listen", "127.0.0.1:0",
                       "--upstream", f"http://127.0.0.1:{reg_port}",
                       "--dark", f"canary=http://127.0.0.1:{dark_port}",
@@ -566,6 +574,10 @@ def main() -> int:
                     help="nice value of every process started (needs root below 0; 0: off)")
     ap.add_argument("--strace-seconds", type=int, default=3,
                     help="length of the strace -c runs on each proxy (0: skip)")
+    ap.add_argument("--isolation-rate", type=int, default=2000,
+                    help="open-loop rate of the isolation rows (req/s)")
+    ap.add_argument("--isolation-rounds", type=int, default=3,
+                    help="rounds of the isolation rows (0: skip them)")
     args = ap.parse_args()
     out_dir = args.out or os.path.join(args.build_dir, "dark_proxy")
     os.makedirs(out_dir, exist_ok=True)
@@ -604,10 +616,18 @@ def main() -> int:
     ngtls = Nginx("nginx proxy_pass, TLS, no copy", tmp, proxy_pin, TLS_PLAIN_CONF, ca=ca,
                   reg=reg.port, cert=cert, key=key)
     direct = Direct(reg)
+    # Isolation: the same proxy in front of a healthy and of three broken dark clusters.
+    iso = [HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp,
+                      name=dark_isolation.target_name(dark_isolation.HEALTHY))]
+    if args.isolation_rounds > 0:
+        for kind in dark_isolation.KINDS:
+            port = dark_isolation.start_fault_server(kind, rest_pin, _started, boost)
+            iso.append(HammerDark(args.hammer, reg.port, port, proxy_pin, tmp,
+                                  name=dark_isolation.target_name(kind)))
     hd204 = Via(hd, "hammer dark, dark answers 204", "/empty")
     ng204 = Via(ng, "nginx mirror, dark answers 204", "/empty")
     phase_targets = {"max": [direct, hd, ng, plain, hd0, hd204, ng204, hdtls, ngtls],
-                     "rate": [direct, hd, ng]}
+                     "rate": [direct, hd, ng], "iso-open": iso, "iso-closed": iso}
     everyone = phase_targets["max"]
 
     started = datetime.datetime.now().astimezone()
@@ -622,7 +642,7 @@ def main() -> int:
           file=sys.stderr)
 
     # Warm-up: connections, page cache, CPU frequency.
-    for t in (hd, ng, plain, hd0, hdtls, ngtls):
+    for t in (hd, ng, plain, hd0, hdtls, ngtls, *iso):
         run_load(args, t, tmp, rest_pin, reg, dark, duration=1)
 
     runs = []
@@ -645,15 +665,15 @@ def main() -> int:
         runs.append(r)
         raw.write("\t".join(str(r.get(c, "")) for c in cols) + "\n")
         raw.flush()
-        print(f"  {phase:<4} round {rnd + 1}/{args.rounds} {r['target']:<26} "
+        print(f"  {phase:<4} round {rnd + 1} {r['target']:<26} "
               f"{rps(r):>8.0f} req/s  p50 {r['p50_ms']:.3f} p99 {r['p99_ms']:.3f} ms  "
               f"proxy {cpu_us(r):5.1f} us/req ({100 * r.get('proxy_cpu', 0) / r['wall']:3.0f} %)"
               f"  reg {r['reg_received']} dark {r['dark_received']} failed {r['failed']}",
               file=sys.stderr)
 
-    def run_phase(phase, rate):
+    def run_phase(phase, rate, rounds=args.rounds):
         targets = phase_targets[phase]
-        for rnd in range(args.rounds):
+        for rnd in range(rounds):
             k = rnd % len(targets)
             for t in targets[k:] + targets[:k]:  # rotate so no target always runs first
                 record(phase, rnd, run_load(args, t, tmp, rest_pin, reg, dark, rate=rate))
@@ -669,6 +689,9 @@ def main() -> int:
     else:
         rate = int(args.rate)
     run_phase("rate", rate)
+    # Isolation: open loop at --isolation-rate, then closed loop at full speed.
+    run_phase("iso-open", args.isolation_rate, args.isolation_rounds)
+    run_phase("iso-closed", None, args.isolation_rounds)
 
     # Syscalls per request of each proxy (strace -c -f attached for one closed-loop run).
     profile = []
@@ -862,6 +885,13 @@ def main() -> int:
         "",
         *detail,
     ]
+    if args.isolation_rounds > 0:
+        iso_lines, _ = dark_isolation.report(runs, args.isolation_rate, args.connections,
+                                             args.isolation_rounds)
+        lines += ["", f"### Isolation: a broken dark cluster vs a healthy one (every request "
+                      f"forked; open loop at {args.isolation_rate:,} req/s and closed loop at "
+                      f"-c {args.connections}, {args.duration} s per run, "
+                      f"{args.isolation_rounds} rounds)", "", *iso_lines]
     if profile:
         lines += ["", f"Syscalls per proxied request (`strace -c -f -p PROXY`, one "
                       f"{args.strace_seconds} s closed-loop run each; strace slows the run, the "
