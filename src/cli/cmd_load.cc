@@ -41,7 +41,18 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
       ->check(CLI::Range(0, 1024));
   app.add_option("-r,--rate", f.rate,
                  "open loop: requests per second in total; latency counts from the due time");
-  app.add_option("-d,--duration", f.duration, "stop after this long (e.g. 10s, 5m)");
+  app.add_option("-d,--duration", f.duration,
+                 "stop after this long (10s, 1m30s); a finite list is replayed until then");
+  app.add_option("--stages", f.stages,
+                 "open loop whose rate changes: 'DUR:RATE,...' ramps linearly from the previous "
+                 "rate (--rate, or 0) to each RATE over DUR, as k6's ramping-arrival-rate, e.g. "
+                 "'30s:100,2m:100,30s:0'; the run lasts the stages unless -d says otherwise");
+  app.add_option("--warmup", f.warmup,
+                 "send load for this first part of the run (within -d and --stages) but leave "
+                 "it out of every statistic and record");
+  app.add_option("--think-time", f.think_time,
+                 "closed loop: each simulated user pauses this long between requests: 250ms, "
+                 "uniform:100ms,500ms or exp:300ms (exponential with that mean)");
   app.add_option("-n,--requests", f.run.max_requests, "stop after this many requests");
   app.add_flag("--loop", f.run.source.loop, "cycle the input until --duration/--requests end");
   app.add_flag("--shuffle", f.run.source.shuffle, "randomise order within a window of lines");

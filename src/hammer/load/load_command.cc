@@ -98,6 +98,14 @@ Status LoadCommand::CheckRunFlags() {
       return Status::Error("--rate: expected requests per second > 0, got '" + flags_.rate + "'");
     }
   }
+  if (!flags_.stages.empty()) {
+    if (flags_.rate_total > 0) return Status::Error("--stages and --rate-total are exclusive");
+    Result<RateSchedule> schedule = RateSchedule::Parse(flags_.stages, options_.rate);
+    if (!schedule.ok()) return Status::Error("--stages: " + schedule.status().message());
+    // The peak makes the run open loop and bounds the rate; the schedule sets the pace.
+    options_.rate = schedule->peak_rate();
+    options_.stages = std::make_shared<const RateSchedule>(std::move(*schedule));
+  }
   if (!flags_.duration.empty()) {
     Status ok = ParsePositiveDuration(flags_.duration, &options_.duration, "--duration");
     if (!ok.ok()) return ok;
@@ -109,6 +117,25 @@ Status LoadCommand::CheckRunFlags() {
                                         "--connect-timeout");
       !ok.ok()) {
     return ok;
+  }
+  if (options_.stages && options_.duration == 0)
+    options_.duration = options_.stages->total_duration();
+  if (!flags_.warmup.empty()) {
+    if (Status ok = ParsePositiveDuration(flags_.warmup, &options_.warmup, "--warmup"); !ok.ok()) {
+      return ok;
+    }
+    if (options_.duration > 0 && options_.warmup >= options_.duration) {
+      return Status::Error("--warmup must be shorter than the run (--duration or --stages)");
+    }
+  }
+  if (!flags_.think_time.empty()) {
+    Result<ThinkTime> think = ThinkTime::Parse(flags_.think_time);
+    if (!think.ok()) return Status::Error("--think-time: " + think.status().message());
+    if (think->enabled() && options_.rate > 0) {
+      return Status::Error(
+          "--think-time paces a closed loop; with --rate or --stages the schedule sets the pace");
+    }
+    options_.think_time = *think;
   }
   if (options_.source.loop && options_.duration == 0 && options_.max_requests == 0) {
     return Status::Error("--loop needs --duration or --requests to end the run");

@@ -38,6 +38,9 @@ struct LoadFlags {
   LoadOptions run;                  // threads 0: one per CPU
   std::string rate;
   std::string duration;
+  std::string stages;      // "DUR:RATE,..." (--stages)
+  std::string warmup;      // --warmup DUR
+  std::string think_time;  // --think-time
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
   std::string error_pattern{kSeedErrorPattern};

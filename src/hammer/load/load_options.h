@@ -11,7 +11,9 @@
 #include "hammer/http/request_writer.h"
 #include "hammer/http/tls.h"
 #include "hammer/load/key_mapper.h"
+#include "hammer/load/rate_schedule.h"
 #include "hammer/load/target_source.h"
+#include "hammer/load/think_time.h"
 
 namespace hammer::load {
 
@@ -50,6 +52,13 @@ struct LoadOptions {
   bool failure_types = false;  // failure records carry their type (stats::AppendFailureRecord)
   Nanos schedule_offset = 0;   // open loop: this worker's schedule starts this much later
   MonoNanos start_at = 0;      // 0: now; else wait until then (synchronised start, --start-at)
+  // --stages: the open-loop rate follows this schedule (`rate` is then its peak, which makes
+  // the run open loop); null: the constant `rate`.
+  std::shared_ptr<const RateSchedule> stages;
+  // --warmup: requests due (open loop) or sent (closed loop) in this first part of the run are
+  // sent but left out of every statistic, record and counter; `duration` includes it.
+  Nanos warmup = 0;
+  ThinkTime think_time;  // closed loop: each slot's pause between two requests
 };
 
 }  // namespace hammer::load

@@ -35,6 +35,10 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
       s.interrupted
           ? (s.signal == SIGTERM ? " (interrupted by SIGTERM)" : " (interrupted by SIGINT)")
           : "");
+  if (s.warmup > 0) {
+    out += fmt::format("  warmup       {} requests sent during --warmup (not counted above)\n",
+                       s.warmup);
+  }
   if (s.aborted > 0) {
     out += fmt::format(
         "  aborted      {} requests in flight, abandoned at a second signal (not counted above)\n",
@@ -121,6 +125,7 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
   j["interrupted"] = s.interrupted;
   j["signal"] = s.signal == SIGTERM ? "SIGTERM" : s.signal == SIGINT ? "SIGINT" : "";
   j["aborted"] = s.aborted;
+  j["warmup"] = s.warmup;
   j["connections_opened"] = s.client.connections_opened;
   j["tls_handshakes"] = s.tls_handshakes;
   j["tls_resumed"] = s.tls_resumed;

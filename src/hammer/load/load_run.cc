@@ -75,6 +75,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->late_behind = run.late_behind;
   summary->dropped = run.dropped;
   summary->aborted = run.aborted;
+  summary->warmup = run.warmup;
   summary->client = run.client;
   summary->connect_time = std::move(run.connect_time);
   summary->handshake_time = std::move(run.handshake_time);
@@ -143,9 +144,17 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   progress.End();
 
   LoadSummary summary;
-  summary.seconds = static_cast<double>(end - start) / kSecond;
+  // --warmup is not part of the measured run.
+  const Nanos measured = std::max<Nanos>(0, end - start - options.warmup);
+  summary.seconds = static_cast<double>(measured) / kSecond;
   summary.open_loop = options.rate > 0;
   summary.target_rate = options.rate;
+  if (options.stages && measured > 0) {
+    // What the schedule asked for over the measured part, per second: comparable to rps().
+    const long double due =
+        options.stages->RequestsBy(end - start) - options.stages->RequestsBy(options.warmup);
+    summary.target_rate = static_cast<double>(due / (static_cast<long double>(measured) / kSecond));
+  }
   summary.concurrency = options.concurrency;
   summary.interrupted = signal != 0;
   summary.signal = signal;

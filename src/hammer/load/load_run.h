@@ -37,6 +37,7 @@ struct LoadSummary {
   bool interrupted = false;
   int signal = 0;         // the first SIGINT/SIGTERM that stopped the run, 0 if none
   uint64_t aborted = 0;   // in flight when a second signal abandoned them (not in requests())
+  uint64_t warmup = 0;    // sent during --warmup (not in requests(), nor anywhere else)
   stats::KeyStats total;  // every key merged
   stats::Histogram uncorrected;                               // open loop only
   std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key

@@ -54,6 +54,13 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
   for (uint64_t i = 0; i < slots; ++i) {
     slots_.push_back(std::make_unique<RequestSlot>(this, client_.get(), &slot_options_));
   }
+  if (options->think_time.enabled()) {
+    think_rng_.seed(options->source.seed + static_cast<uint64_t>(index));
+    for (auto& slot : slots_) {
+      RequestSlot* s = slot.get();
+      think_timers_[s] = std::make_unique<net::Timer>(loop, [this, s] { StartAfterThinking(s); });
+    }
+  }
 }
 
 LoadWorker::~LoadWorker() = default;
@@ -61,6 +68,7 @@ LoadWorker::~LoadWorker() = default;
 void LoadWorker::Start(MonoNanos start) {
   loop_->Post([this, start] {
     start_ = start;
+    warmup_end_ = start + options_->warmup;
     if (options_->duration > 0) stop_at_ = start + options_->duration;
     Begin();
   });
@@ -99,7 +107,11 @@ void LoadWorker::Begin() {
   for (auto& slot : slots_)
     free_slots_.push_back(slot.get());
   if (options_->rate > 0 || options_->har_timing) {
-    if (options_->rate > 0) pacer_.emplace(start_, options_->rate, index_, workers_);
+    if (options_->stages) {
+      pacer_.emplace(start_, options_->stages.get(), index_, workers_);
+    } else if (options_->rate > 0) {
+      pacer_.emplace(start_, options_->rate, index_, workers_);
+    }
     Pump();
   } else {
     Fill();
@@ -163,7 +175,9 @@ stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
 void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) {
   --in_flight_;
   const PreparedRequest& request = *slot->request();
-  if (outcome.failure) {
+  if (outcome.intended < warmup_end_) {
+    ++result_.warmup;  // --warmup: sent, answered, and counted nowhere else
+  } else if (outcome.failure) {
     RecordFailure(request, *outcome.failure, outcome.detail);
   } else {
     RecordSuccess(request, (outcome.end - outcome.intended) / kMicrosecond,
@@ -178,9 +192,18 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
   if (scheduled()) {
     free_slots_.push_back(slot);
     Pump();
+  } else if (!think_timers_.empty() && !stopping()) {
+    // The simulated user pauses before its next request (not in flight meanwhile).
+    think_timers_[slot]->ArmAfter(options_->think_time.Sample(think_rng_));
   } else if (!StartNext(slot, 0)) {
     free_slots_.push_back(slot);
   }
+  MaybeFinish();
+}
+
+void LoadWorker::StartAfterThinking(RequestSlot* slot) {
+  if (finished_) return;
+  if (!StartNext(slot, 0)) free_slots_.push_back(slot);
   MaybeFinish();
 }
 
@@ -198,6 +221,10 @@ void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
 
 void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
                                std::string_view detail) {
+  if (failure == Failure::kInvalidUrl && loop_->now() < warmup_end_) {
+    ++result_.warmup;  // a bad line read during --warmup
+    return;
+  }
   StatsOf(target)->RecordFailure(failure);
   result_.failures.Add(failure);
   ++interval_.failed;
@@ -332,6 +359,8 @@ void LoadWorker::MaybeFinish() {
   pace_timer_.Cancel();
   stop_timer_.Cancel();
   interval_timer_.Cancel();
+  for (auto& [slot, timer] : think_timers_)
+    timer->Cancel();
   FlushRecords(true);
   ReportInterval();
   result_.client = client_->counters();

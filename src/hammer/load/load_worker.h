@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,6 +65,7 @@ class LoadWorker final : public RequestSlot::Owner {
   void Fill();
   bool StartNext(RequestSlot* slot, MonoNanos intended);
   void OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) override;
+  void StartAfterThinking(RequestSlot* slot);
   void OnPaceTimer();
   void Pump();
   void PumpRecorded();
@@ -102,6 +104,10 @@ class LoadWorker final : public RequestSlot::Owner {
   net::Timer pace_timer_;
   net::Timer interval_timer_;
   net::Timer stop_timer_;
+  // --think-time: one timer per slot, armed while the slot's simulated user pauses.
+  std::unordered_map<RequestSlot*, std::unique_ptr<net::Timer>> think_timers_;
+  std::mt19937_64 think_rng_;
+  MonoNanos warmup_end_ = 0;  // requests due/sent before this are not counted (--warmup)
   MonoNanos start_ = 0;
   MonoNanos stop_at_ = 0;  // 0: no duration limit
   bool slot_starved_ = false;

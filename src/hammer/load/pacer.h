@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "hammer/base/clock.h"
+#include "hammer/load/rate_schedule.h"
 
 namespace hammer::load {
 
@@ -17,10 +18,14 @@ class OpenLoopPacer {
  public:
   // `rate` requests per second in total (> 0); this pacer serves thread `index` of `threads`.
   OpenLoopPacer(MonoNanos start, double rate, int index, int threads);
+  // A rate that changes over time (--stages): request n is due at start + schedule.DueTime(n).
+  // `schedule` must outlive the pacer.
+  OpenLoopPacer(MonoNanos start, const RateSchedule* schedule, int index, int threads);
 
   // Global sequence number of this thread's k-th request.
   uint64_t GlobalIndex(uint64_t k) const { return k * threads_ + index_; }
-  // When this thread's k-th request is due.
+  // When this thread's k-th request is due (kNever when a schedule's rate has ended at 0).
+  static constexpr MonoNanos kNever = INT64_MAX / 2;
   MonoNanos DueTime(uint64_t k) const;
   // Requests of this thread due at or before `now` (i.e. the k of the first not yet due).
   uint64_t DueCount(MonoNanos now) const;
@@ -28,7 +33,8 @@ class OpenLoopPacer {
 
  private:
   MonoNanos start_;
-  int64_t millirate_;  // requests per 1000 seconds
+  int64_t millirate_;                       // requests per 1000 seconds (constant rate)
+  const RateSchedule* schedule_ = nullptr;  // set: the rate follows it instead
   uint64_t index_;
   uint64_t threads_;
 };

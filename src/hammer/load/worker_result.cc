@@ -19,6 +19,7 @@ void WorkerResult::Merge(WorkerResult&& other) {
   late_behind += other.late_behind;
   dropped += other.dropped;
   aborted += other.aborted;
+  warmup += other.warmup;
   redirects += other.redirects;
   connect_time.Merge(other.connect_time);
   handshake_time.Merge(other.handshake_time);

@@ -32,6 +32,7 @@ struct WorkerResult {
   uint64_t dropped = 0;             // open loop: due before the end, never sent (slots busy)
   uint64_t redirects = 0;           // redirect hops followed
   uint64_t aborted = 0;             // in flight when a second signal abandoned them
+  uint64_t warmup = 0;              // ended, but due or sent during --warmup: not counted
   stats::Histogram connect_time;    // TCP connects of new connections, µs
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   http::ClientCounters client;
