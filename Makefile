@@ -6,7 +6,9 @@ RELEASE := build/release
 ASAN := build/asan
 FUZZ := build/fuzz
 CMAKE_COMMON := -G Ninja -Wno-dev
-PYTEST := python3 -m pytest
+# python3, or a virtual environment where python3 belongs to apt (scripts/python-env.sh).
+PYTHON := $(shell scripts/python-env.sh)
+PYTEST := $(PYTHON) -m pytest
 FUZZ_SECONDS ?= 10
 
 .PHONY: all build demo test bench unit asan fuzz-build fuzz integration format format-check clean \
@@ -19,8 +21,8 @@ deps-build:
 deps-test:
 	@scripts/deps.sh test
 	@scripts/npm-deps.sh
-	@$(PYTEST) --version >/dev/null 2>&1 || python3 -m pip install -q pytest
-	@scripts/jvm-deps.sh all
+	@scripts/python-deps.sh
+	@PYTHON=$(PYTHON) scripts/jvm-deps.sh all
 deps-bench:
 	@scripts/deps.sh bench
 

@@ -6,8 +6,9 @@ set -euo pipefail
 build_pkgs=(build-essential cmake ninja-build pkg-config libssl-dev libre2-dev libcli11-dev
   libfmt-dev libsimdjson-dev nlohmann-json3-dev zlib1g-dev libzookeeper-mt-dev libgtest-dev
   libgmock-dev ca-certificates)
+# python3-venv: scripts/python-deps.sh makes a virtual environment where python3 belongs to apt.
 test_pkgs=(clang clang-format libclang-rt-14-dev nginx ruby ruby-curb zookeeper openssl
-  chromium maven openjdk-17-jdk-headless netcat-openbsd)
+  chromium maven openjdk-17-jdk-headless netcat-openbsd python3-venv python3-pip)
 bench_pkgs=(libbenchmark-dev wrk apache2-utils nghttp2-client hey libcurl4-openssl-dev nginx
   ruby ruby-curb time gawk)
 

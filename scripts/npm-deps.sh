@@ -18,6 +18,14 @@ if ! command -v npm >/dev/null 2>&1; then
   echo "npm-deps: npm not found (Node.js >= 20 with npm is needed)" >&2
   exit 1
 fi
+# playwright-core's package.json says "engines": {"node": ">=20"}; Debian 12's nodejs is 18.
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "$node_major" -lt 20 ]; then
+  echo "npm-deps: Node.js $(node --version 2>/dev/null || echo '(none)') is too old: playwright-core" \
+    "needs >= 20 (Debian 12 ships 18; Debian 13 or https://github.com/nodesource/distributions" \
+    "has 20+)" >&2
+  exit 1
+fi
 
 if [ -d "$dest/node_modules/playwright-core" ] &&
   cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
