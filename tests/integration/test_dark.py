@@ -128,17 +128,22 @@ def test_comparison_reports_the_changed_field_and_cancels_noise(servers, proxies
     r = run_hammer(["load", "-", "-c", "10", "--emit", "none", "-q"], input_text=lines)
     assert r.returncode == 0
     proxy.settled_metrics()
-    # A comparison is reported once its secondary answer has arrived too: poll for all 1000.
+    # A comparison is reported once its secondary answer has arrived too: poll until every one
+    # of the 1000 forked requests is either compared or counted as incomplete (a copy dropped or
+    # timed out on a starved machine is incomplete by design, never a guess).
     deadline = time.monotonic() + 30
     while True:
         report = json.loads(proxy.get_admin("/hammer/dark/report"))
         endpoint = next((e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}"),
-                        {"total": 0})
-        if endpoint["total"] >= 1000 or time.monotonic() > deadline:
+                        {"total": 0, "incomplete": 0})
+        if endpoint["total"] + endpoint["incomplete"] >= 1000 or time.monotonic() > deadline:
             break
         time.sleep(0.05)
-    assert endpoint["total"] == 1000
+    total = endpoint["total"]
+    assert total + endpoint["incomplete"] == 1000, endpoint
+    assert total >= 900, endpoint
     assert endpoint["reported_fields"] == ["body.price"]
     fields = {f["path"]: f for f in endpoint["fields"]}
     assert fields["body.updated_at"]["noise"] > 0
-    assert 50 <= fields["body.price"]["raw"] <= 150
+    # --mutate price=0.1: about a tenth of the compared answers differ in price.
+    assert 0.05 * total <= fields["body.price"]["raw"] <= 0.15 * total

@@ -5,6 +5,7 @@
 
 #include "hammer/base/clock.h"
 #include "hammer/dark/canary_verdict.h"
+#include "hammer/dark/dark_metrics.h"
 
 namespace hammer::dark {
 namespace {
@@ -56,20 +57,6 @@ void AddDeciding(Json& deciding, const ScopeVerdict& scope, VerdictState state) 
                         {"rule", rule->rule},
                         {"message", rule->message}});
   }
-}
-
-// Prometheus label values escape backslash, double quote and newline.
-std::string Label(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out.push_back('\\');
-    if (c == '\n') {
-      out.append("\\n");
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out;
 }
 
 constexpr VerdictState kStates[] = {VerdictState::kPass, VerdictState::kFail,
@@ -124,7 +111,8 @@ std::string CanaryVerdict::PrometheusText() const {
   for (const ClusterVerdict& cluster : clusters) {
     for (VerdictState s : kStates) {
       out += fmt::format("hammer_dark_verdict{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         Label(cluster.cluster), VerdictStateName(s), s == cluster.state ? 1 : 0);
+                         PrometheusLabel(cluster.cluster), VerdictStateName(s),
+                         s == cluster.state ? 1 : 0);
     }
   }
   out +=
@@ -134,9 +122,10 @@ std::string CanaryVerdict::PrometheusText() const {
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       for (VerdictState s : kStates) {
-        out += fmt::format(
-            "hammer_dark_verdict_rule{{cluster=\"{}\",rule=\"{}\",state=\"{}\"}} {}\n",
-            Label(cluster.cluster), Label(rule.rule), VerdictStateName(s), s == rule.state ? 1 : 0);
+        out +=
+            fmt::format("hammer_dark_verdict_rule{{cluster=\"{}\",rule=\"{}\",state=\"{}\"}} {}\n",
+                        PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule),
+                        VerdictStateName(s), s == rule.state ? 1 : 0);
       }
     }
   }
@@ -149,7 +138,7 @@ std::string CanaryVerdict::PrometheusText() const {
       if (!rule.value) continue;
       double value = IsDuration(rule) ? *rule.value / kSecond : *rule.value;
       out += fmt::format("hammer_dark_verdict_rule_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                         Label(cluster.cluster), Label(rule.rule), value);
+                         PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule), value);
     }
   }
   out +=
@@ -159,8 +148,9 @@ std::string CanaryVerdict::PrometheusText() const {
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       if (!rule.p_value) continue;
-      out += fmt::format("hammer_dark_verdict_rule_p_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                         Label(cluster.cluster), Label(rule.rule), *rule.p_value);
+      out +=
+          fmt::format("hammer_dark_verdict_rule_p_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
+                      PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule), *rule.p_value);
     }
   }
   out += "# HELP hammer_dark_verdict_endpoint_groups Endpoint groups in each verdict state.\n";
@@ -171,7 +161,7 @@ std::string CanaryVerdict::PrometheusText() const {
       for (const ScopeVerdict& scope : cluster.endpoints)
         n += scope.state == s ? 1 : 0;
       out += fmt::format("hammer_dark_verdict_endpoint_groups{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         Label(cluster.cluster), VerdictStateName(s), n);
+                         PrometheusLabel(cluster.cluster), VerdictStateName(s), n);
     }
   }
   return out;

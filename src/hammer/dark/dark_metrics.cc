@@ -10,20 +10,6 @@ uint64_t Load(const std::atomic<uint64_t>& a) {
   return a.load(std::memory_order_relaxed);
 }
 
-// Prometheus label values escape backslash, double quote and newline.
-std::string Label(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out.push_back('\\');
-    if (c == '\n') {
-      out.append("\\n");
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
 void AppendTlsMetrics(const http::TlsServerStats& tls, std::string& out) {
   out += "# HELP hammer_dark_tls_handshakes_total TLS handshakes completed on the listener.\n";
   out += "# TYPE hammer_dark_tls_handshakes_total counter\n";
@@ -56,6 +42,19 @@ void AppendTlsMetrics(const http::TlsServerStats& tls, std::string& out) {
 }
 
 }  // namespace
+
+std::string PrometheusLabel(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out.push_back('\\');
+    if (c == '\n') {
+      out.append("\\n");
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
 
 std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
@@ -119,7 +118,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   };
   constexpr size_t kCounterCount = std::size(kCounters);
   for (size_t c = 0; c < gauges.size(); ++c) {
-    std::string cluster = Label(gauges[c].name);
+    std::string cluster = PrometheusLabel(gauges[c].name);
     uint64_t values[kCounterCount] = {};
     uint64_t in_flight = 0;
     std::array<uint64_t, kFailureCount> failed{};

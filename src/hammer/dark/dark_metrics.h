@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hammer/base/failure.h"
@@ -71,5 +72,9 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
 // hammer_dark_buffered_bytes_limit, and hammer_dark_rejected_total{reason} for every
 // http::Rejection (zeros included).
 std::string ServerResourcesText(const http::ServerResources& resources);
+
+// A Prometheus label value, escaped as the text exposition format asks: backslash, double
+// quote and newline (https://prometheus.io/docs/instrumenting/exposition_formats/).
+std::string PrometheusLabel(std::string_view value);
 
 }  // namespace hammer::dark
