@@ -37,6 +37,10 @@ def refused(proxy):
             return False
     except ConnectionRefusedError:
         return True
+    except ConnectionResetError:
+        # The connection reached a listening socket's queue as the drain closed it (each loop
+        # has its own SO_REUSEPORT listener): not an answer either way, so ask again.
+        return False
 
 
 def wait_until(predicate, timeout=10.0):
