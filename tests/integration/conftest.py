@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from dark_support import DarkProxy
-from harness import HAMMER, ClosedPort, HammerServe, Nginx
+from harness import HAMMER, ClosedPort, HammerServe, Nginx, started_until_teardown
 from logged_nginx import LoggedNginx
 from tls_pki import make_pki
 
@@ -86,48 +86,21 @@ def nginx():
 @pytest.fixture
 def start_nginx():
     """Starts nginx instances (Nginx(**kwargs)) and stops all of them after the test."""
-    started = []
-
-    def start(**kwargs):
-        server = Nginx(**kwargs)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
+    yield from started_until_teardown(Nginx)
 
 
 @pytest.fixture
 def servers():
     """Starts `hammer serve` instances (HammerServe(*args)) and stops all of them after the
     test."""
-    started = []
-
-    def start(*args):
-        server = HammerServe(*args)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
+    yield from started_until_teardown(HammerServe)
 
 
 @pytest.fixture
 def proxies():
     """Starts `hammer dark` proxies (DarkProxy(*args, **kwargs)) and stops all of them after the
     test."""
-    started = []
-
-    def start(*args, **kwargs):
-        proxy = DarkProxy(*args, **kwargs)
-        started.append(proxy)
-        return proxy
-
-    yield start
-    for proxy in started:
-        proxy.stop()
+    yield from started_until_teardown(DarkProxy)
 
 
 @pytest.fixture

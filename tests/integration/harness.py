@@ -331,3 +331,18 @@ def wait_for(predicate, timeout=10.0, what="condition"):
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not reached in {timeout}s")
         time.sleep(0.02)
+
+
+def started_until_teardown(factory):
+    """A fixture's body: yields start(*args, **kwargs), which makes a factory(*args, **kwargs)
+    and returns it; every one made is stopped when the test ends, whatever its outcome."""
+    started = []
+
+    def start(*args, **kwargs):
+        item = factory(*args, **kwargs)
+        started.append(item)
+        return item
+
+    yield start
+    for item in started:
+        item.stop()

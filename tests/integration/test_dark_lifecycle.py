@@ -12,23 +12,9 @@ from pathlib import Path
 import pytest
 
 from dark_support import DarkProxy, InFlight
-from harness import ROOT, HammerServe
+from harness import ROOT
 
 ASAN_HAMMER = os.environ.get("HAMMER_ASAN", str(ROOT / "build" / "asan" / "hammer"))
-
-
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(*args):
-        s = HammerServe(*args)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
 
 
 def refused(proxy):

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from harness import HAMMER, HammerServe, Nginx, free_port, run_hammer
-from dark_support import DarkProxy
 from tls_pki import issue_leaf, make_pki, serial_of
 
 LOG_FORMAT = (
@@ -91,20 +90,6 @@ def upstreams(pki, tmp_path):
     u = TlsUpstreams(pki, tmp_path)
     yield u
     u.stop()
-
-
-@pytest.fixture
-def proxies():
-    started = []
-
-    def start(*args):
-        p = DarkProxy(*args)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
 
 
 def curl(url, *args):

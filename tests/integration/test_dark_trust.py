@@ -10,37 +10,13 @@ import time
 
 import pytest
 
-from dark_support import DarkProxy
-from harness import HAMMER, HammerServe
+from harness import HAMMER, HammerServe, started_until_teardown
 from raw_recorder import RawRecorder, raw_exchange, status_of
 
 
 @pytest.fixture
 def recorders():
-    started = []
-
-    def start():
-        r = RawRecorder()
-        started.append(r)
-        return r
-
-    yield start
-    for r in started:
-        r.stop()
-
-
-@pytest.fixture
-def proxies():
-    started = []
-
-    def start(*args, **kwargs):
-        p = DarkProxy(*args, **kwargs)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
+    yield from started_until_teardown(RawRecorder)
 
 
 def curl(url, *args):
