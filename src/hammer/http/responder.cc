@@ -1,0 +1,31 @@
+// Responder (server.h): a handler's way to answer one request, safe after its connection is gone.
+#include "hammer/http/server.h"
+#include "hammer/http/server_connection.h"
+
+namespace hammer::http {
+
+bool Responder::alive() const {
+  return !alive_.expired();
+}
+
+bool Responder::keeps_alive() const {
+  return !alive_.expired() && connection_->KeepsAlive();
+}
+
+void Responder::Respond(int status, std::string_view content_type, std::string_view body,
+                        std::span<const Header> extra_headers) {
+  if (alive_.expired()) return;
+  connection_->Respond(sequence_, status, content_type, body, extra_headers);
+}
+
+void Responder::RespondRaw(std::string_view bytes, bool keep_alive) {
+  if (alive_.expired()) return;
+  connection_->RespondRaw(sequence_, bytes, keep_alive);
+}
+
+void Responder::RespondRawThenReset(std::string_view bytes) {
+  if (alive_.expired()) return;
+  connection_->RespondRawThenReset(sequence_, bytes);
+}
+
+}  // namespace hammer::http
