@@ -1,18 +1,28 @@
 # hammer — the two commands of the quick start are `make demo` and `make test`.
-# Every target installs what it needs (scripts/deps.sh) so a fresh Debian machine needs nothing else.
+# Every target first checks what it needs and installs only what is missing (scripts/deps.sh:
+# apt-get as root or through sudo; without either it prints the command to run and stops).
 
 JOBS ?= 2
 RELEASE := build/release
-ASAN := build/asan
-FUZZ := build/fuzz
-CMAKE_COMMON := -G Ninja -Wno-dev
+# One clang build for ASan+UBSan and libFuzzer: the library carries coverage instrumentation,
+# the unit tests link without libFuzzer, the fuzzers with it (CMakeLists.txt, HAMMER_FUZZ).
+SANITIZE := build/asan
+TSAN := build/tsan
 # python3, or a virtual environment where python3 belongs to apt (scripts/python-env.sh).
 PYTHON := $(shell scripts/python-env.sh)
 PYTEST := $(PYTHON) -m pytest
 FUZZ_SECONDS ?= 10
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all build demo test bench unit asan fuzz-build fuzz integration format format-check clean \
-        deps-build deps-test deps-bench
+# Warnings are errors in every build made here (a plain cmake build only warns); ccache when
+# installed; Ninja when installed.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+CMAKE_COMMON := $(if $(shell command -v ninja 2>/dev/null),-G Ninja) -Wno-dev -DHAMMER_WERROR=ON \
+  $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
+CLANG := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+
+.PHONY: all build demo test bench unit unit-build asan fuzz-build fuzz tsan integration format format-check clean deps-build deps-test deps-bench
 
 all: build
 
@@ -26,32 +36,47 @@ deps-test:
 deps-bench:
 	@scripts/deps.sh bench
 
+# The binary (and the unit tests once `make unit` asked for them).
 build: deps-build
 	@cmake -S . -B $(RELEASE) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(RELEASE) -j $(JOBS)
+	@cmake --build $(RELEASE) -j $(JOBS) --target hammer
 
 # The main job on the embedded default: serve + load + stats + report, on loopback.
 demo: build
 	$(RELEASE)/hammer demo --html build/demo-report.html
 
-asan: deps-build
-	@cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug -DHAMMER_SANITIZE=ON >/dev/null
-	@cmake --build $(ASAN) -j $(JOBS)
+unit-build: deps-test
+	@cmake -S . -B $(RELEASE) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DBUILD_TESTING=ON >/dev/null
+	@cmake --build $(RELEASE) -j $(JOBS)
 
-fuzz-build: deps-test
-	@cmake -S . -B $(FUZZ) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHAMMER_FUZZ=ON \
-	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-	@cmake --build $(FUZZ) -j $(JOBS)
+# A build/asan that GCC configured (before the ASan and fuzz builds were one) is made afresh:
+# CMake would drop the -D options below when it clears the cache for the new compiler.
+asan: deps-test
+	@grep -qs '^CMAKE_CXX_COMPILER:.*clang' $(SANITIZE)/CMakeCache.txt || rm -rf $(SANITIZE)
+	@cmake -S . -B $(SANITIZE) $(CMAKE_COMMON) $(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DBUILD_TESTING=ON -DHAMMER_FUZZ=ON >/dev/null
+	@cmake --build $(SANITIZE) -j $(JOBS) --target hammer hammer_unit_tests fuzzers
+
+fuzz-build: asan
 
 # Runs every fuzz target for FUZZ_SECONDS from its seed corpus.
 fuzz: fuzz-build
-	@scripts/run-fuzzers.sh $(FUZZ) $(FUZZ_SECONDS)
+	@scripts/run-fuzzers.sh $(SANITIZE) $(FUZZ_SECONDS)
 
-unit: build asan
+# ThreadSanitizer: the unit tests only (the library's threads: stats encoder, bulk writers,
+# proxy threads), in their own clang build.
+tsan: deps-test
+	@cmake -S . -B $(TSAN) $(CMAKE_COMMON) $(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DBUILD_TESTING=ON -DHAMMER_TSAN=ON >/dev/null
+	@cmake --build $(TSAN) -j $(JOBS) --target hammer_unit_tests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/hammer_unit_tests --gtest_brief=1
+
+unit: unit-build asan
 	$(RELEASE)/hammer_unit_tests --gtest_brief=1
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN)/hammer_unit_tests --gtest_brief=1
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(SANITIZE)/hammer_unit_tests --gtest_brief=1
 
-integration: build deps-test
+integration: unit-build deps-test
 	HAMMER=$(abspath $(RELEASE))/hammer $(PYTEST) -q -rs tests/integration
 
 format-check: deps-test
