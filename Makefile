@@ -22,7 +22,8 @@ CMAKE_COMMON := $(if $(shell command -v ninja 2>/dev/null),-G Ninja) -Wno-dev -D
   $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 CLANG := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
-.PHONY: all build demo test bench unit unit-build asan fuzz-build fuzz tsan integration format format-check clean deps-build deps-test deps-bench
+.PHONY: all build demo test bench unit unit-build asan fuzz-build fuzz tsan integration install \
+        format format-check clean deps-build deps-test deps-bench
 
 all: build
 
@@ -36,14 +37,18 @@ deps-test:
 deps-bench:
 	@scripts/deps.sh bench
 
-# The binary (and the unit tests once `make unit` asked for them).
+# The binary, its man pages and completions (the unit tests too once `make unit` asked for them).
 build: deps-build
 	@cmake -S . -B $(RELEASE) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(RELEASE) -j $(JOBS) --target hammer
+	@cmake --build $(RELEASE) -j $(JOBS) --target hammer hammer_docs
 
 # The main job on the embedded default: serve + load + stats + report, on loopback.
 demo: build
 	$(RELEASE)/hammer demo --html build/demo-report.html
+
+# make install PREFIX=/usr DESTDIR=/tmp/stage: bin, man1, bash/zsh/fish completions, docs.
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(RELEASE) --prefix $(PREFIX)
 
 unit-build: deps-test
 	@cmake -S . -B $(RELEASE) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -55,7 +60,7 @@ unit-build: deps-test
 asan: deps-test
 	@grep -qs '^CMAKE_CXX_COMPILER:.*clang' $(SANITIZE)/CMakeCache.txt || rm -rf $(SANITIZE)
 	@cmake -S . -B $(SANITIZE) $(CMAKE_COMMON) $(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DBUILD_TESTING=ON -DHAMMER_FUZZ=ON >/dev/null
+	  -DBUILD_TESTING=ON -DHAMMER_FUZZ=ON -DHAMMER_DOCS=OFF >/dev/null
 	@cmake --build $(SANITIZE) -j $(JOBS) --target hammer hammer_unit_tests fuzzers
 
 fuzz-build: asan
@@ -68,7 +73,7 @@ fuzz: fuzz-build
 # proxy threads), in their own clang build.
 tsan: deps-test
 	@cmake -S . -B $(TSAN) $(CMAKE_COMMON) $(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DBUILD_TESTING=ON -DHAMMER_TSAN=ON >/dev/null
+	  -DBUILD_TESTING=ON -DHAMMER_TSAN=ON -DHAMMER_DOCS=OFF >/dev/null
 	@cmake --build $(TSAN) -j $(JOBS) --target hammer_unit_tests
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN)/hammer_unit_tests --gtest_brief=1
 

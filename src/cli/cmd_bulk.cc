@@ -59,7 +59,8 @@ void AddBulkFlags(CLI::App& app, search::BulkFlags& f) {
   app.add_option("--retry-max", f.retry_max, "longest backoff")->capture_default_str();
   app.add_option("--dead-letter", f.bulk.dead_letter_path,
                  "write documents given up on here, one JSON object per line ({pid} in the "
-                 "name: this process id, for one file per Spark/Hadoop task)");
+                 "name: this process id, for one file per Spark/Hadoop task)")
+      ->type_name("FILE");
   app.add_option("--refresh-interval", f.refresh_interval,
                  "re-read shard placement this often (also after failures)")
       ->capture_default_str();
@@ -69,8 +70,10 @@ void AddBulkFlags(CLI::App& app, search::BulkFlags& f) {
   app.add_option("--max-line-bytes", f.max_line_bytes, "longest input line")->capture_default_str();
   app.add_option("-H,--header", f.headers, "header for every request ('Name: value')");
   app.add_flag("--insecure", f.insecure, "https: do not verify certificates");
-  app.add_option("--cacert", f.bulk.client.tls.ca_file, "https: trust these CA certificates");
-  app.add_option("--summary-json", f.summary_json, "also write the summary as JSON ('-': stdout)");
+  app.add_option("--cacert", f.bulk.client.tls.ca_file, "https: trust these CA certificates")
+      ->type_name("FILE");
+  app.add_option("--summary-json", f.summary_json, "also write the summary as JSON ('-': stdout)")
+      ->type_name("FILE");
   app.add_flag("--hadoop", f.hadoop, "write Hadoop Streaming status and counter lines");
   app.add_flag("-q,--quiet", f.quiet, "no summary and no progress line");
 }

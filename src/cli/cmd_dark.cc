@@ -48,10 +48,12 @@ int DarkMain(int argc, char** argv) {
                  "needs --admin-token-file");
   app.add_option("--admin-token-file", options.admin_token_file,
                  "file holding a bearer token every admin request must send "
-                 "(Authorization: Bearer TOKEN); required to bind --admin off loopback");
+                 "(Authorization: Bearer TOKEN); required to bind --admin off loopback")
+      ->type_name("FILE");
   app.add_option("--membership", flags.membership, "static | zk://HOST:PORT/PATH")
       ->capture_default_str();
-  app.add_option("--config", flags.config_file, "static membership from a JSON file (see README)");
+  app.add_option("--config", flags.config_file, "static membership from a JSON file (see README)")
+      ->type_name("FILE");
   app.add_option("--regular-instances", options.regular_instances,
                  "Ns: instances of the regular cluster (static membership)")
       ->capture_default_str();
@@ -97,24 +99,30 @@ int DarkMain(int argc, char** argv) {
   CLI::Option* tls_cert =
       app.add_option("--tls-cert", options.listener_tls.cert_file,
                      "terminate TLS on --listen with this PEM certificate chain (leaf first); "
-                     "reloaded with --tls-key on SIGHUP");
+                     "reloaded with --tls-key on SIGHUP")
+          ->type_name("FILE");
   app.add_option("--tls-key", options.listener_tls.key_file,
                  "the private key of --tls-cert (PEM, unencrypted; default: read from the "
                  "--tls-cert file)")
-      ->needs(tls_cert);
+      ->needs(tls_cert)
+      ->type_name("FILE");
   app.add_option("--cacert", options.upstream_tls.ca_file,
                  "https upstreams and dark clusters: trust these CA certificates (PEM) instead "
-                 "of the system store");
+                 "of the system store")
+      ->type_name("FILE");
   app.add_flag(
       "--insecure", [&](int64_t) { options.upstream_tls.verify = false; },
       "https upstreams and dark clusters: do not verify their certificates or host names");
-  CLI::Option* client_cert = app.add_option(
-      "--client-cert", options.upstream_tls.client_cert,
-      "https upstreams and dark clusters: present this PEM certificate when asked (mTLS)");
+  CLI::Option* client_cert =
+      app.add_option(
+             "--client-cert", options.upstream_tls.client_cert,
+             "https upstreams and dark clusters: present this PEM certificate when asked (mTLS)")
+          ->type_name("FILE");
   app.add_option("--client-key", options.upstream_tls.client_key,
                  "the private key of --client-cert (PEM, unencrypted; default: read from the "
                  "--client-cert file)")
-      ->needs(client_cert);
+      ->needs(client_cert)
+      ->type_name("FILE");
   app.add_option("--judge", flags.judges,
                  "canary verdict rule, --threshold syntax (repeatable; implies --compare): "
                  "diff_rate<1%, error_increase<0.1%, latency_increase<10%+1ms, p99_ratio<2, "
@@ -135,7 +143,8 @@ int DarkMain(int argc, char** argv) {
                  "of this length (a passing stall is not a slowdown)")
       ->capture_default_str();
   app.add_option("--verdict-json", flags.verdict_json,
-                 "write the verdict as JSON to this file ('-': stdout) when the proxy stops");
+                 "write the verdict as JSON to this file ('-': stdout) when the proxy stops")
+      ->type_name("FILE");
   app.add_option("--seed", options.seed, "random seed (0: random)");
   app.add_option("--duration", flags.duration, "stop by itself after this long (then drain)");
   app.add_option("--drain-timeout", flags.drain_timeout,

@@ -44,11 +44,14 @@ int DemoMain(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e6));
   app.add_option("-c,--concurrency", concurrency, "in-flight cap")->capture_default_str();
   app.add_option("-t,--threads", threads, "load threads")->capture_default_str();
-  app.add_option("--records", records_path, "also write the per-request records to this file");
-  app.add_option("--summary-json", summary_json, "also write the summary as JSON here");
+  app.add_option("--records", records_path, "also write the per-request records to this file")
+      ->type_name("FILE");
+  app.add_option("--summary-json", summary_json, "also write the summary as JSON here")
+      ->type_name("FILE");
   std::string html = "hammer-demo-report.html";
   app.add_option("--html", html, "where to write the HTML report ('' for none)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("FILE");
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "demo")) return *exit;
   Result<Nanos> duration = ParseDuration(duration_text);
   if (!duration.ok() || *duration <= 0 || *duration > 600 * kSecond) {

@@ -78,10 +78,13 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_flag(
       "--insecure", [&f](int64_t) { f.run.tls.verify = false; },
       "https: do not verify certificates");
-  app.add_option("--cacert", f.run.tls.ca_file, "https: trust these CA certificates (PEM)");
-  app.add_option("--summary-json", f.summary_json, "also write the summary as JSON to this file");
+  app.add_option("--cacert", f.run.tls.ca_file, "https: trust these CA certificates (PEM)")
+      ->type_name("FILE");
+  app.add_option("--summary-json", f.summary_json, "also write the summary as JSON to this file")
+      ->type_name("FILE");
   app.add_option("--html", f.html,
-                 "also write the self-contained HTML report (table, charts, timeline) here");
+                 "also write the self-contained HTML report (table, charts, timeline) here")
+      ->type_name("FILE");
   app.add_flag("--timestamps", f.run.timestamps,
                "records get a third field, the request's end time in Unix ms (for hammer stats "
                "--html timelines; the seed's Ruby reducer misreads such failure lines)");
@@ -114,7 +117,7 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                  "METHOD URL, header lines, @body-file, blank line), jsonl (one "
                  "{method,url,header,body(base64)} object per line)")
       ->capture_default_str();
-  app.add_option("--har", f.har, "replay the requests of a browser HAR export");
+  app.add_option("--har", f.har, "replay the requests of a browser HAR export")->type_name("FILE");
   app.add_flag("--har-timing", f.run.har_timing,
                "send HAR entries at their recorded offsets (latency counts from then)");
   app.add_option("--key", f.key,

@@ -55,11 +55,12 @@ void AddRouteFlags(CLI::App& app, search::RouteFlags& f) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--dead-letter", f.route.dead_letter_path,
-                 "write rejected input here, one JSON object per line ({pid}: process id)");
+                 "write rejected input here, one JSON object per line ({pid}: process id)")
+      ->type_name("FILE");
   app.add_option("--max-line-bytes", f.max_line_bytes, "longest input line")->capture_default_str();
   app.add_option("-H,--header", f.headers, "header for cluster requests ('Name: value')");
   app.add_flag("--insecure", f.insecure, "https: do not verify certificates");
-  app.add_option("--cacert", f.cacert, "https: trust these CA certificates");
+  app.add_option("--cacert", f.cacert, "https: trust these CA certificates")->type_name("FILE");
   app.add_option("--timeout", f.timeout, "per cluster request")->capture_default_str();
   app.add_option("--connect-timeout", f.connect_timeout, "TCP connect timeout")
       ->capture_default_str();

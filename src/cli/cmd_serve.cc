@@ -44,11 +44,13 @@ int ServeMain(int argc, char** argv) {
   CLI::Option* tls_cert =
       app.add_option("--tls-cert", options.tls.cert_file,
                      "serve HTTPS with this PEM certificate chain (leaf first); reloaded with "
-                     "--tls-key on SIGHUP");
+                     "--tls-key on SIGHUP")
+          ->type_name("FILE");
   app.add_option("--tls-key", options.tls.key_file,
                  "the private key of --tls-cert (PEM, unencrypted; default: read from the "
                  "--tls-cert file)")
-      ->needs(tls_cert);
+      ->needs(tls_cert)
+      ->type_name("FILE");
   std::string mutate, announce;
   app.add_option("--announce", announce,
                  "register this instance in ZooKeeper as a member of a cluster: "

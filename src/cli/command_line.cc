@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
+#include "cli/man_page.h"
 
 namespace hammer::cli {
 
@@ -82,7 +86,24 @@ bool ReportUnknownOptions(const CLI::App& app, const char* command) {
 }  // namespace
 
 std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv, const char* command) {
+  app.set_version_flag(
+      "--version", [] { return VersionText(); },
+      "print the version, source commit, build type and compiled-in features, then exit");
   OneValuePerOccurrence(app);
+  const Command* entry = FindCommand(command);
+  if (argc >= 2 && std::strcmp(argv[1], kHelpManFlag) == 0 && entry != nullptr) {
+    std::fputs(CommandManPage(*entry, app).c_str(), stdout);
+    return kExitOk;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], kHelpCompletionFlag) == 0 && entry != nullptr) {
+    std::optional<Shell> shell = argc >= 3 ? ParseShell(argv[2]) : std::nullopt;
+    if (!shell) {
+      return Complain(command, std::string(kHelpCompletionFlag) + ": expected bash, zsh or fish",
+                      kExitUsage);
+    }
+    std::fputs(CommandCompletion(*shell, *entry, app).c_str(), stdout);
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
     return std::nullopt;
@@ -90,6 +111,8 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv, const 
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);  // prints the version text on stdout; 0
   } catch (const CLI::ParseError& e) {
     // A typo first: "--upstrem" also makes "--upstream is required", which would mislead.
     if (!ReportUnknownOptions(app, command)) Complain(command, e.what(), kExitUsage);

@@ -6,6 +6,14 @@
 //   come before or after any option.
 // - An unknown option is named with the closest known one ("did you mean '--concurrency'?",
 //   Levenshtein distance up to a third of the name), and "try 'hammer CMD --help'".
+// - --version prints the same text as `hammer --version` (version, commit, build type, features).
+// - Two hidden first arguments, which the build uses so that the man pages and the shell
+//   completions come from the same option table as --help and cannot drift from it:
+//     hammer COMMAND --help-man               the command's man page, hammer-COMMAND(1), in roff
+//     hammer COMMAND --help-completion SHELL  the command's part of the completion script (bash,
+//                                             zsh or fish; `hammer --completion SHELL`
+//                                             assembles the whole script)
+//   Both are recognised only as the first argument and print on stdout.
 //
 // Threads: the caller's; CLI11 is not thread-safe.
 #pragma once
@@ -25,9 +33,14 @@ void OneValuePerOccurrence(CLI::App& app);
 // none is close enough to be a likely typo.
 std::optional<std::string> ClosestOption(const CLI::App& app, const std::string& unknown);
 
-// Parses argv into the options bound to `app`. Returns nullopt when the command should run,
-// otherwise the exit status to return at once: 0 after --help, kExitUsage after a usage error
-// (already explained on stderr as "hammer <command>: ...").
+inline constexpr const char* kHelpManFlag = "--help-man";
+inline constexpr const char* kHelpCompletionFlag = "--help-completion";
+
+// Adds --version to `app` (the command's complete option table) and parses argv into the
+// options bound to it. Returns nullopt when the command should run, otherwise the exit status
+// to return at once: 0 after --help, --version or an export was printed on stdout, kExitUsage
+// after a usage error or an unknown shell (already explained on stderr as
+// "hammer <command>: ...").
 std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv, const char* command);
 
 }  // namespace hammer::cli

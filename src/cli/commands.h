@@ -1,9 +1,12 @@
 // One entry point per `hammer` command, <Name>Main in cmd_<name>.cc: it declares the command's
-// flags with CLI11, fills the library's flags or options struct, calls libhammer and maps the
-// outcome to the process exit status (named apart from the library functions it calls).
+// flags with CLI11, parses them through ParseCommandLine (cli/command_line.h), fills the library's
+// flags or options struct, calls libhammer and maps the outcome to the process exit status (named
+// apart from the library functions it calls).
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace hammer::cli {
 
@@ -28,5 +31,22 @@ int DemoMain(int argc, char** argv);
 int DarkMain(int argc, char** argv);
 int RouteMain(int argc, char** argv);
 int BulkMain(int argc, char** argv);
+
+// What hammer is, in one line: the first line of `hammer --help` and the NAME of hammer(1).
+inline constexpr std::string_view kHammerSummary =
+    "test production systems with real traffic at scale";
+
+// A command as the top level lists it: `hammer --help`, hammer(1), the shell completions.
+struct Command {
+  std::string_view name;
+  int (*run)(int argc, char** argv);  // argv[0] is the command's name
+  std::string_view summary;           // one line, lower case, no final period
+};
+
+// Every command, in the order `hammer --help` lists them.
+std::span<const Command> Commands();
+
+// The command called `name`, or nullptr.
+const Command* FindCommand(std::string_view name);
 
 }  // namespace hammer::cli

@@ -1,40 +1,52 @@
 // hammer: test production systems with real traffic at scale. Dispatches to one command.
 #include <cstdio>
 #include <cstring>
-#include <string_view>
+#include <optional>
+#include <string>
 
+#include "cli/build_info.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
+#include "cli/man_page.h"
 
 namespace {
 
-struct Command {
-  std::string_view name;
-  int (*run)(int, char**);
-  std::string_view summary;
-};
-
-constexpr Command kCommands[] = {
-    {"serve", hammer::cli::ServeMain,
-     "embedded HTTP/1.1 target server for demos, tests, calibration"},
-    {"load", hammer::cli::LoadMain, "send requests from a URL list and record every latency"},
-    {"stats", hammer::cli::StatsMain, "aggregate records per key: reducer, combiner, reports"},
-    {"dark", hammer::cli::DarkMain, "dark-canary proxy: serve from regular, fork copies to dark"},
-    {"route", hammer::cli::RouteMain,
-     "per-document shard assignment: a partitioner for Hadoop and Spark"},
-    {"bulk", hammer::cli::BulkMain, "shard-aware bulk indexing into Elasticsearch/OpenSearch"},
-    {"demo", hammer::cli::DemoMain, "serve + load + stats on loopback, with a report"},
-};
+using hammer::cli::Command;
+using hammer::cli::Commands;
 
 void PrintUsage(FILE* out) {
   std::fprintf(out,
-               "hammer %s: test production systems with real traffic at scale\n\n"
-               "usage: hammer <command> [options]   (hammer <command> --help for details)\n\n"
+               "hammer %s: %.*s\n\n"
+               "usage: hammer <command> [options]   (hammer <command> --help for details)\n"
+               "       hammer --version | --completion bash|zsh|fish\n\n"
                "commands:\n",
-               HAMMER_VERSION);
-  for (const Command& c : kCommands) {
+               hammer::cli::kBuildInfo.version,
+               static_cast<int>(hammer::cli::kHammerSummary.size()),
+               hammer::cli::kHammerSummary.data());
+  for (const Command& c : Commands()) {
     std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
+}
+
+// `hammer --completion SHELL`: the header, each command's part (printed by the command itself
+// from its option table), the footer.
+int PrintCompletion(const char* shell_name) {
+  std::optional<hammer::cli::Shell> shell = hammer::cli::ParseShell(shell_name);
+  if (!shell) {
+    std::fprintf(stderr, "hammer: --completion: expected bash, zsh or fish, got '%s'\n",
+                 shell_name);
+    return hammer::cli::kExitUsage;
+  }
+  std::fputs(hammer::cli::CompletionHeader(*shell).c_str(), stdout);
+  for (const Command& c : Commands()) {
+    std::string name(c.name), flag(hammer::cli::kHelpCompletionFlag), shell_arg(shell_name);
+    char* argv[] = {name.data(), flag.data(), shell_arg.data(), nullptr};
+    if (int status = c.run(3, argv); status != hammer::cli::kExitOk) return status;
+  }
+  std::fputs(hammer::cli::CompletionFooter(*shell).c_str(), stdout);
+  return hammer::cli::kExitOk;
 }
 
 }  // namespace
@@ -45,12 +57,21 @@ int main(int argc, char** argv) {
     return argc < 2 ? hammer::cli::kExitUsage : hammer::cli::kExitOk;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
-    std::printf("hammer %s\n", HAMMER_VERSION);
-    return 0;
+    std::printf("%s\n", hammer::cli::VersionText().c_str());
+    return hammer::cli::kExitOk;
   }
-  for (const Command& c : kCommands) {
-    if (c.name == argv[1]) return c.run(argc - 1, argv + 1);
+  if (std::strcmp(argv[1], hammer::cli::kHelpManFlag) == 0) {
+    std::fputs(hammer::cli::HammerManPage().c_str(), stdout);
+    return hammer::cli::kExitOk;
   }
+  if (std::strcmp(argv[1], "--completion") == 0) {
+    if (argc != 3) {
+      std::fprintf(stderr, "hammer: --completion: expected bash, zsh or fish\n");
+      return hammer::cli::kExitUsage;
+    }
+    return PrintCompletion(argv[2]);
+  }
+  if (const Command* c = hammer::cli::FindCommand(argv[1])) return c->run(argc - 1, argv + 1);
   std::fprintf(stderr, "hammer: unknown command '%s' (try 'hammer --help')\n", argv[1]);
   return hammer::cli::kExitUsage;
 }
