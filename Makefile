@@ -23,12 +23,14 @@ CMAKE_COMMON := $(if $(shell command -v ninja 2>/dev/null),-G Ninja) -Wno-dev -D
 CLANG := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
 .PHONY: all build demo test bench unit unit-build asan fuzz-build fuzz tsan integration install \
-        format format-check clean deps-build deps-test deps-bench
+        deb format format-check clean deps-build deps-package deps-test deps-bench
 
 all: build
 
 deps-build:
 	@scripts/deps.sh build
+deps-package:
+	@scripts/deps.sh package
 deps-test:
 	@scripts/deps.sh test
 	@scripts/npm-deps.sh
@@ -49,6 +51,11 @@ demo: build
 # make install PREFIX=/usr DESTDIR=/tmp/stage: bin, man1, bash/zsh/fish completions, docs.
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(RELEASE) --prefix $(PREFIX)
+
+# build/deb/hammer_<version>_<arch>.deb; Depends from the binary's libraries (dpkg-shlibdeps).
+deb: deps-package build
+	@cpack -G DEB --config $(RELEASE)/CPackConfig.cmake -B build/deb >/dev/null
+	@ls build/deb/*.deb
 
 unit-build: deps-test
 	@cmake -S . -B $(RELEASE) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
