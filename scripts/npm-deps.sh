@@ -6,7 +6,10 @@
 # tests/integration/test_load_real_services.py. It never downloads a browser.
 # Idempotent: nothing happens while the installed lock file equals the one in scripts/npm/.
 # First run: ~2 s and 14 MB (one package from the npm registry); later runs: instant.
-# Needs Node.js >= 20 and npm (on the machine; Debian package nodejs).
+# Needs Node.js >= 18 and npm: Debian 12's own nodejs (18.x) and npm packages, which
+# scripts/deps.sh test installs. playwright-core is pinned to 1.61.1, the last release whose
+# package.json accepts Node 18 ("engines": {"node": ">=18"}; 1.62.0 and later say ">=20", see
+# `npm view playwright-core@1.62.0 engines`).
 #
 # Usage: scripts/npm-deps.sh
 set -euo pipefail
@@ -15,15 +18,14 @@ src="$root/scripts/npm"
 dest="${HAMMER_NPM_DIR:-$HOME/.cache/hammer-npm}"
 
 if ! command -v npm >/dev/null 2>&1; then
-  echo "npm-deps: npm not found (Node.js >= 20 with npm is needed)" >&2
+  echo "npm-deps: npm not found (Node.js >= 18 with npm is needed)" >&2
   exit 1
 fi
-# playwright-core's package.json says "engines": {"node": ">=20"}; Debian 12's nodejs is 18.
+# The locked playwright-core's package.json says "engines": {"node": ">=18"}.
 node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
-if [ "$node_major" -lt 20 ]; then
+if [ "$node_major" -lt 18 ]; then
   echo "npm-deps: Node.js $(node --version 2>/dev/null || echo '(none)') is too old: playwright-core" \
-    "needs >= 20 (Debian 12 ships 18; Debian 13 or https://github.com/nodesource/distributions" \
-    "has 20+)" >&2
+    "needs >= 18 (Debian 12's nodejs package is 18)" >&2
   exit 1
 fi
 
