@@ -85,6 +85,16 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--html", f.html,
                  "also write the self-contained HTML report (table, charts, timeline) here")
       ->type_name("FILE");
+  app.add_option("--metrics-listen", f.metrics_listen,
+                 "serve live Prometheus metrics at http://ADDR/metrics during the run (ADDR: "
+                 "IP:PORT, e.g. 127.0.0.1:9464; port 0 picks one, printed on stderr): requests "
+                 "by key and outcome, latency histograms by key, in flight, achieved and target "
+                 "rate")
+      ->type_name("ADDR");
+  app.add_option("--metrics-linger", f.metrics_linger,
+                 "with --metrics-listen: keep serving the final metrics this long after the run "
+                 "(e.g. 5s) so Prometheus can scrape them; a signal ends the wait")
+      ->type_name("DUR");
   app.add_flag("--timestamps", f.run.timestamps,
                "records get a third field, the request's end time in Unix ms (for hammer stats "
                "--html timelines; the seed's Ruby reducer misreads such failure lines)");

@@ -111,7 +111,7 @@ std::string CanaryVerdict::PrometheusText() const {
   for (const ClusterVerdict& cluster : clusters) {
     for (VerdictState s : kStates) {
       out += fmt::format("hammer_dark_verdict{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         PrometheusLabel(cluster.cluster), VerdictStateName(s),
+                         stats::PrometheusLabel(cluster.cluster), VerdictStateName(s),
                          s == cluster.state ? 1 : 0);
     }
   }
@@ -124,7 +124,7 @@ std::string CanaryVerdict::PrometheusText() const {
       for (VerdictState s : kStates) {
         out +=
             fmt::format("hammer_dark_verdict_rule{{cluster=\"{}\",rule=\"{}\",state=\"{}\"}} {}\n",
-                        PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule),
+                        stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
                         VerdictStateName(s), s == rule.state ? 1 : 0);
       }
     }
@@ -138,7 +138,8 @@ std::string CanaryVerdict::PrometheusText() const {
       if (!rule.value) continue;
       double value = IsDuration(rule) ? *rule.value / kSecond : *rule.value;
       out += fmt::format("hammer_dark_verdict_rule_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                         PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule), value);
+                         stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
+                         value);
     }
   }
   out +=
@@ -148,9 +149,9 @@ std::string CanaryVerdict::PrometheusText() const {
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       if (!rule.p_value) continue;
-      out +=
-          fmt::format("hammer_dark_verdict_rule_p_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                      PrometheusLabel(cluster.cluster), PrometheusLabel(rule.rule), *rule.p_value);
+      out += fmt::format("hammer_dark_verdict_rule_p_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
+                         stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
+                         *rule.p_value);
     }
   }
   out += "# HELP hammer_dark_verdict_endpoint_groups Endpoint groups in each verdict state.\n";
@@ -161,7 +162,7 @@ std::string CanaryVerdict::PrometheusText() const {
       for (const ScopeVerdict& scope : cluster.endpoints)
         n += scope.state == s ? 1 : 0;
       out += fmt::format("hammer_dark_verdict_endpoint_groups{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         PrometheusLabel(cluster.cluster), VerdictStateName(s), n);
+                         stats::PrometheusLabel(cluster.cluster), VerdictStateName(s), n);
     }
   }
   return out;

@@ -43,19 +43,6 @@ void AppendTlsMetrics(const http::TlsServerStats& tls, std::string& out) {
 
 }  // namespace
 
-std::string PrometheusLabel(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out.push_back('\\');
-    if (c == '\n') {
-      out.append("\\n");
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
 std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
                            bool membership_stale, const http::TlsServerStats* tls) {
@@ -118,7 +105,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   };
   constexpr size_t kCounterCount = std::size(kCounters);
   for (size_t c = 0; c < gauges.size(); ++c) {
-    std::string cluster = PrometheusLabel(gauges[c].name);
+    std::string cluster = stats::PrometheusLabel(gauges[c].name);
     uint64_t values[kCounterCount] = {};
     uint64_t in_flight = 0;
     std::array<uint64_t, kFailureCount> failed{};

@@ -13,6 +13,7 @@
 #include "hammer/base/failure.h"
 #include "hammer/http/server_resources.h"
 #include "hammer/http/tls_server.h"
+#include "hammer/stats/prometheus_text.h"
 
 namespace hammer::dark {
 
@@ -72,9 +73,5 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
 // hammer_dark_buffered_bytes_limit, and hammer_dark_rejected_total{reason} for every
 // http::Rejection (zeros included).
 std::string ServerResourcesText(const http::ServerResources& resources);
-
-// A Prometheus label value, escaped as the text exposition format asks: backslash, double
-// quote and newline (https://prometheus.io/docs/instrumenting/exposition_formats/).
-std::string PrometheusLabel(std::string_view value);
 
 }  // namespace hammer::dark

@@ -243,6 +243,14 @@ Status LoadCommand::CheckReportFlags() {
     if (!t.ok()) return Status::Error("--threshold: " + t.status().message());
     thresholds_.push_back(*t);
   }
+  if (!flags_.metrics_linger.empty()) {
+    if (flags_.metrics_listen.empty())
+      return Status::Error("--metrics-linger needs --metrics-listen");
+    Result<Nanos> linger = ParseDuration(flags_.metrics_linger);
+    if (!linger.ok()) return Status::Error("--metrics-linger: " + linger.status().message());
+    metrics_linger_ = *linger;
+  }
+  options_.live_key_metrics = !flags_.metrics_listen.empty();
   if (!options_.tls.ca_file.empty()) {
     // A bad --cacert is a usage error now, not a failure of every https request later.
     Result<std::unique_ptr<http::TlsClientContext>> tls =
@@ -295,8 +303,18 @@ Result<LoadVerdict> LoadCommand::Run() {
     return LoadVerdict::kDone;
   }
   BlockShutdownSignals();
+  std::unique_ptr<LoadMetrics> metrics;
+  if (!flags_.metrics_listen.empty()) {
+    Result<std::unique_ptr<LoadMetrics>> started =
+        LoadMetrics::Start(flags_.metrics_listen, &options_);
+    if (!started.ok()) return started.status();
+    metrics = std::move(*started);
+    std::fprintf(stderr, "hammer load: metrics at http://%s/metrics\n",
+                 metrics->address().ToString().c_str());
+  }
   if (!flags_.quiet) AnnounceInput();
-  Result<LoadSummary> summary = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_);
+  Result<LoadSummary> summary =
+      RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_, metrics.get());
   if (!summary.ok()) return summary.status();
   const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
   if (!flags_.quiet) {
@@ -308,6 +326,14 @@ Result<LoadVerdict> LoadCommand::Run() {
   }
   if (Status ok = WriteReports(*summary, results); !ok.ok()) return ok;
   LoadVerdict verdict = JudgeThresholds(results);
+  if (metrics && metrics_linger_ > 0 && summary->signal == 0) {
+    if (!flags_.quiet) {
+      std::fprintf(stderr, "hammer load: serving the final metrics for %s (--metrics-linger)\n",
+                   FormatDuration(metrics_linger_).c_str());
+    }
+    std::fflush(stderr);
+    WaitForShutdownSignal(metrics_linger_);
+  }
   // In a Hadoop task a stopped mapper's records are still its output: the task succeeds.
   if (summary->signal != 0 && !flags_.hadoop && !identity_.in_hadoop()) {
     signal_ = summary->signal;

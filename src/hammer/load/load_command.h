@@ -5,8 +5,11 @@
 // errors, one line naming the flag or file ("--rate: expected requests per second > 0, got
 // 'x'"). Run() then either prints what would be sent (--dry-run, dry_run.h) or runs (RunLoad),
 // prints the summary on stderr, writes --summary-json and --html, and judges the --threshold
-// rules. Run's errors: a run that could not start, a malformed request file, an unwritable
-// report. Requests that fail are results, not errors.
+// rules. Run's errors: a run that could not start (--metrics-listen cannot bind included), a
+// malformed request file, an unwritable report. Requests that fail are results, not errors.
+// With --metrics-listen, Run serves live metrics (load_metrics.h) from before the first request
+// until it returns, printing the address on stderr; --metrics-linger keeps them served that
+// long after the summary (a signal ends the wait), so Prometheus can take a last scrape.
 //
 // Worker identity (base/worker_identity.h) decides the Hadoop mode and, with --rate-total, this
 // worker's share of the rate: worker i of N sends RATE/N requests per second, its schedule
@@ -51,6 +54,8 @@ struct LoadFlags {
   std::string body;                  // text, or @FILE
   std::string summary_json;
   std::string html;
+  std::string metrics_listen;  // --metrics-listen ADDR
+  std::string metrics_linger;  // --metrics-linger DUR
   bool table = false;
   bool no_table = false;
   bool hadoop = false;
@@ -116,6 +121,7 @@ class LoadCommand {
   std::vector<stats::Threshold> thresholds_;
   std::string input_name_;
   LoadInput input_;
+  Nanos metrics_linger_ = 0;
   int signal_ = 0;
 };
 

@@ -59,6 +59,9 @@ struct LoadOptions {
   // sent but left out of every statistic, record and counter; `duration` includes it.
   Nanos warmup = 0;
   ThinkTime think_time;  // closed loop: each slot's pause between two requests
+  // --metrics-listen: workers also report their figures per key every interval (RunMonitor),
+  // which LoadMetrics serves to Prometheus. Off: no per-request cost.
+  bool live_key_metrics = false;
 };
 
 }  // namespace hammer::load

@@ -35,7 +35,7 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 // idle pipe or an endless line returns); a second one abandons the requests in flight. Returns
 // the first signal, 0 when none came.
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
-                 ProgressReporter& progress) {
+                 ProgressReporter& progress, RunMonitor& monitor, LoadMetrics* metrics) {
   int first_signal = 0;
   while (!loops.WaitUntilStopped(0)) {
     if (int signal = WaitForShutdownSignal(kTick); signal != 0) {
@@ -54,6 +54,7 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
       }
     }
     progress.Poll(MonoNow());
+    if (metrics != nullptr) metrics->Update(MonoNow(), monitor);
   }
   // A signal that came as the last worker stopped still marks the run as interrupted.
   if (first_signal == 0) first_signal = WaitForShutdownSignal(0);
@@ -103,7 +104,7 @@ void WritePartials(const LoadSummary& summary, RecordSink& sink) {
 }  // namespace
 
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
-                            const ProgressOptions& progress_options) {
+                            const ProgressOptions& progress_options, LoadMetrics* metrics) {
   const int threads = options.threads;
   // Every connection in flight is a descriptor: -c 5000 needs more than a soft limit of 1024.
   RaiseOpenFileLimit();
@@ -138,9 +139,11 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     worker->Start(start);
   progress.Begin(start);
   progress.Status("started");
-  const int signal = DriveWorkers(loops, workers, shared, input, progress);
+  if (metrics != nullptr) metrics->BeginRun(start);
+  const int signal = DriveWorkers(loops, workers, shared, input, progress, monitor, metrics);
   loops.Join();
   const MonoNanos end = MonoNow();
+  if (metrics != nullptr) metrics->EndRun(end, monitor);
   progress.End();
 
   LoadSummary summary;

@@ -14,6 +14,7 @@
 #include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
+#include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
@@ -68,7 +69,9 @@ struct LoadInput {
 
 // Runs to completion. Records go to `records_fd` (stdout). Fails on set-up errors and on a
 // malformed request file (the message names the file and line; what was sent is in summary).
+// `metrics` (--metrics-listen; null: none, else options.live_key_metrics must be set) gets the
+// run's figures while it works and its final ones at the end; it keeps serving them after.
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
-                            const ProgressOptions& progress);
+                            const ProgressOptions& progress, LoadMetrics* metrics = nullptr);
 
 }  // namespace hammer::load

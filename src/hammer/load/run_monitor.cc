@@ -1,8 +1,10 @@
 #include "hammer/load/run_monitor.h"
 
+#include <utility>
+
 namespace hammer::load {
 
-void RunMonitor::Report(int index, const IntervalSnapshot& interval) {
+void RunMonitor::Report(int index, IntervalSnapshot& interval) {
   std::lock_guard<std::mutex> lock(mutex_);
   succeeded_ += interval.succeeded;
   failed_ += interval.failed;
@@ -13,6 +15,12 @@ void RunMonitor::Report(int index, const IntervalSnapshot& interval) {
     timeline_.Add(interval.wall_start_ms, interval.succeeded, interval.failed, interval.latency);
   }
   in_flight_[static_cast<size_t>(index)] = interval.in_flight;
+  if (interval.keys.size() > 0) key_intervals_.push_back(std::move(interval.keys));
+}
+
+std::vector<stats::KeyTable> RunMonitor::TakeKeyIntervals() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(key_intervals_, {});
 }
 
 RunMonitor::View RunMonitor::Totals() {

@@ -3,7 +3,10 @@
 // Each worker keeps its own statistics (nothing shared on the hot path) and, once per
 // interval, hands a snapshot of that interval to the monitor, which is the only shared,
 // locked object of a run. The main thread reads totals for the live line, Hadoop counters
-// (`reporter:counter:error,<type>,<delta>`) and status lines.
+// (`reporter:counter:error,<type>,<delta>`) and status lines. With --metrics-listen the
+// interval also carries its figures per key (IntervalSnapshot::keys), which the monitor only
+// queues (a move under the lock) for the main thread to merge (TakeKeyIntervals): a worker
+// never waits for that work, nor for a scrape.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/base/failure.h"
 #include "hammer/stats/histogram.h"
+#include "hammer/stats/key_table.h"
 #include "hammer/stats/timeline.h"
 
 namespace hammer::load {
@@ -25,14 +29,17 @@ struct IntervalSnapshot {
   uint64_t in_flight = 0;
   uint64_t late = 0;          // open loop: requests sent more than 1 ms after their due time
   int64_t wall_start_ms = 0;  // when this interval began (Unix ms), for the timeline
+  // The interval's figures per key, filled only for --metrics-listen (bounded by --max-keys
+  // like the worker's own table); empty otherwise.
+  stats::KeyTable keys = stats::KeyTable(0);
 };
 
 class RunMonitor {
  public:
   explicit RunMonitor(int workers) : in_flight_(static_cast<size_t>(workers), 0) {}
 
-  // Called by worker `index` with the interval it just closed.
-  void Report(int index, const IntervalSnapshot& interval);
+  // Called by worker `index` with the interval it just closed (its `keys` are moved out).
+  void Report(int index, IntervalSnapshot& interval);
 
   struct View {
     uint64_t succeeded = 0;
@@ -49,6 +56,8 @@ class RunMonitor {
   View Totals();
   // Requests, errors and latency per second of the run (for the HTML report).
   stats::Timeline TakeTimeline();
+  // The per-key tables of the intervals reported since the last call, oldest first.
+  std::vector<stats::KeyTable> TakeKeyIntervals();
 
  private:
   std::mutex mutex_;
@@ -59,6 +68,7 @@ class RunMonitor {
   stats::Histogram recent_;
   stats::Timeline timeline_;
   std::vector<uint64_t> in_flight_;
+  std::vector<stats::KeyTable> key_intervals_;
 };
 
 }  // namespace hammer::load
