@@ -93,6 +93,11 @@ int StatsMain(int argc, char** argv) {
                  "path template (/item/{id}) and the rest go to an (other) row (0: no limit; "
                  "never applies to --reducer and --combine)")
       ->capture_default_str();
+  std::vector<std::string> key_patterns;
+  app.add_option("--key-pattern", key_patterns,
+                 "REGEX=NAME (repeatable): a record's key matching REGEX is grouped as NAME (\\1 "
+                 "refers to groups), as hammer load --key-pattern would have, e.g. "
+                 "'/item/[0-9]+=/item/:id'");
   app.add_option("--rows", rows, "--table: keys to list before '... N more keys' (0: all)")
       ->capture_default_str();
   app.add_option("FILE", inputs, "inputs, '-' for stdin (default: stdin)");
@@ -121,6 +126,9 @@ int StatsMain(int argc, char** argv) {
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
   options.max_keys = max_keys;
+  Result<stats::KeyPatterns> patterns = stats::KeyPatterns::Create(key_patterns);
+  if (!patterns.ok()) return Complain("stats", patterns.status().message(), kExitUsage);
+  options.key_patterns = std::move(*patterns);
   if (app.count("--html") > 0) options.html_path = html_path;
   if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
   options.html_title = title;

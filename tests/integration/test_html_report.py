@@ -162,7 +162,8 @@ def test_page_loads_without_errors_and_shows_table_and_charts(report):
 
     # Charts: spectrum (one line per key with successes), errors, throughput and latency.
     spectrum = section(dom, "chart-spectrum")
-    assert spectrum.count("<path ") == len([k for k, (ok, _) in counts.items() if ok > 0])
+    # One line per key with successes, and TOTAL.
+    assert spectrum.count("<path ") == len([k for k, (ok, _) in counts.items() if ok > 0]) + 1
     for tick in ("0%", "90%", "99%", "99.9%", "99.99%"):
         assert f">{tick}</text>" in spectrum
     assert section(dom, "chart-errors").count("<rect ") >= 4
@@ -335,3 +336,117 @@ def test_many_distinct_keys_fold_into_template_rows_and_the_page_loads(tmp_path)
     assert len(rows) == 51
     assert sum(ok + failed for ok, failed in rows.values()) == len(lines)
     assert "exceeded --max-keys 50" in dom
+
+
+def svg_data_hover(dom, chart_id):
+    """The hover data a line chart embeds (series names and values per x)."""
+    m = re.search(r'id="%s"><svg [^>]*data-hover="([^"]*)"' % chart_id, dom)
+    assert m, f"no data-hover in #{chart_id}"
+    return json.loads(html.unescape(m.group(1)))
+
+
+def bar_labels(dom):
+    """(shown label, full key) of each bar of the errors chart, top to bottom."""
+    chart = section(dom, "chart-errors")
+    return [(html.unescape(short), html.unescape(full)) for full, short in
+            re.findall(r'<text class="label"[^>]*><title>([^<]*)</title>([^<]*)</text>', chart)]
+
+
+def naive_middle(text, max_chars=40):
+    """What shortening in the middle alone shows (the report's 40 characters)."""
+    if len(text) <= max_chars:
+        return text
+    head = (max_chars - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (max_chars - 1 - head):]
+
+
+def test_report_at_scale_keeps_labels_distinct_draws_total_and_no_partial_bucket_ramp(tmp_path):
+    """300 keys that differ only in the middle of long URLs, failing, over a run that starts
+    0.7 s into a second and ends 0.3 s into one, at a constant 200 requests per second: the
+    error bars' labels are all distinct (shortening in the middle alone would make them
+    collide), the percentile chart has a TOTAL line, and the throughput chart's first and last
+    buckets show the constant rate instead of a ramp and a cliff."""
+    keys = [f"http://127.0.0.1:8080/api/v1/customers/{i:04d}/orders/history/all?page=1"
+            for i in range(300)]
+    assert len({naive_middle(k) for k in keys}) == 1  # the trap: every label the same
+    start = T0 + 700
+    seconds, per_second = 10, 200
+    lines = []
+    for i in range(seconds * per_second):
+        key = keys[i % len(keys)]
+        t = start + i * 1000 // per_second
+        if i % 7 == 0:
+            lines.append(f"{key}\t\t{t}")
+        else:
+            lines.append(f"{key}\t0.00{1000 + i % 5000:04d}\t{t}")
+    src = tmp_path / "records.tsv"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "report.html"
+    proc = subprocess.run([HAMMER, "stats", "--html", str(out), str(src)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    dom = chromium(["--virtual-time-budget=5000", "--dump-dom", out.as_uri()],
+                   tmp_path / "profile")
+    body = body_attributes(dom)
+    assert body.get("data-ready") == "1" and "data-errors" not in body, body
+
+    labels = bar_labels(dom)
+    assert len(labels) == 12  # kMaxErrorBarKeys
+    shown = [short for short, _ in labels]
+    assert len(set(shown)) == len(shown), shown
+    for short, full in labels:
+        assert full in keys and len(short) <= 40, (short, full)
+        # The shown part is the distinguishing one: the customer number is in it.
+        assert "/" + re.search(r"customers/(\d{4})/", full).group(1) + "/" in short, (short, full)
+
+    spectrum = svg_data_hover(dom, "chart-spectrum")
+    names = [s["n"] for s in spectrum["s"]]
+    assert names[0] == "TOTAL" and len(names) == 1 + 12, names
+    assert section(dom, "chart-spectrum").count("<path ") == len(names)
+
+    throughput = svg_data_hover(dom, "chart-throughput")
+    requests = next(s["v"] for s in throughput["s"] if s["n"] == "requests/s")
+    assert len(requests) == seconds + 1  # 0.3 s, 9 whole seconds, 0.7 s (the ends are partial)
+    for i, rate in enumerate(requests):
+        assert rate is not None and abs(rate - per_second) <= 0.05 * per_second, (i, requests)
+    assert "run covered 0.30 s" in throughput["x"][0], throughput["x"][0]
+
+
+def test_stats_key_pattern_groups_records_as_load_would(serve, tmp_path):
+    """`hammer stats --key-pattern` over the records of a run without one gives the same rows
+    as `hammer load --key-pattern` (the same rule, stats::KeyPatterns)."""
+    urls = tmp_path / "urls.txt"
+    urls.write_text("".join(serve.url(p) + "\n" for p in
+                            ("/bytes/1", "/bytes/2", "/bytes/30", "/status/404", "/", "/echo")))
+    pattern = "/bytes/([0-9])[0-9]*$=bytes-\\1"
+    load_json = tmp_path / "load.json"
+    load = subprocess.run([HAMMER, "load", str(urls), "-n", "60", "--loop", "-c", "1", "-t", "1",
+                           "--key-pattern", pattern, "--summary-json", str(load_json)],
+                          capture_output=True, text=True, timeout=60)
+    assert load.returncode == 0, load.stderr
+    plain = subprocess.run([HAMMER, "load", str(urls), "-n", "60", "--loop", "-c", "1", "-t",
+                            "1"], capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 0, plain.stderr
+    records = tmp_path / "records.tsv"
+    records.write_text(plain.stdout)
+    # The option comes before the file, as users write it; it must not swallow the file.
+    stats = subprocess.run([HAMMER, "stats", "--json", "--key-pattern", pattern, str(records)],
+                           capture_output=True, text=True, timeout=60)
+    assert stats.returncode == 0, stats.stderr
+
+    def rows(document):
+        return {k["key"]: (k["succeeded"], k["failed"]) for k in document["keys"]}
+
+    expected = rows(json.loads(load_json.read_text()))
+    assert set(expected) == {"bytes-1", "bytes-2", "bytes-3", serve.url("/status/404"),
+                             serve.url("/"), serve.url("/echo")}
+    assert expected["bytes-1"] == (10, 0) and expected["bytes-3"] == (10, 0)
+    assert rows(json.loads(stats.stdout)) == expected
+    html_out = tmp_path / "grouped.html"
+    r = subprocess.run([HAMMER, "stats", "--html", str(html_out), "--key-pattern", pattern,
+                        str(records)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert ">bytes-3</td>" in html_out.read_text()
+    bad = subprocess.run([HAMMER, "stats", "--json", "--key-pattern", "nope", str(records)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--key-pattern 'nope': expected REGEX=NAME" in bad.stderr

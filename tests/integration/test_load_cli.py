@@ -34,6 +34,8 @@ SAMPLE_VALUES = {
     "--cacert": ["/etc/ssl/certs/ca-certificates.crt"],
     "--summary-json": ["/dev/null"],
     "--html": ["/dev/null"],
+    "--metrics-listen": ["127.0.0.1:0"],
+    "--metrics-linger": ["1s", "--metrics-listen", "127.0.0.1:0"],
     "--start-at": ["1"],
     "--rate-total": ["100", "--workers", "2"],
     "--workers": ["2"],

@@ -1,7 +1,5 @@
 #include "hammer/load/key_mapper.h"
 
-#include <re2/re2.h>
-
 #include <utility>
 
 #include "hammer/base/strings.h"
@@ -32,26 +30,11 @@ std::string_view KeyModeName(KeyMode mode) {
 }
 
 Result<KeyMapper> KeyMapper::Create(KeyMode mode, const std::vector<std::string>& patterns) {
+  Result<stats::KeyPatterns> compiled = stats::KeyPatterns::Create(patterns);
+  if (!compiled.ok()) return compiled.status();
   KeyMapper mapper;
   mapper.mode_ = mode;
-  for (const std::string& text : patterns) {
-    std::string what = "--key-pattern " + QuoteInput(text) + ": ";
-    size_t equals = text.rfind('=');
-    if (equals == std::string::npos) return Status::Error(what + "expected REGEX=NAME");
-    std::string regex_text = text.substr(0, equals);
-    std::string name = text.substr(equals + 1);
-    if (regex_text.empty()) return Status::Error(what + "empty REGEX");
-    if (name.empty()) return Status::Error(what + "empty NAME");
-    RE2::Options options;
-    options.set_log_errors(false);
-    auto regex = std::make_shared<const RE2>(regex_text, options);
-    if (!regex->ok()) return Status::Error(what + "invalid REGEX: " + regex->error());
-    std::string error;
-    if (!regex->CheckRewriteString(name, &error)) {
-      return Status::Error(what + "invalid NAME: " + error);
-    }
-    mapper.patterns_.push_back(Pattern{std::move(regex), std::move(name)});
-  }
+  mapper.patterns_ = std::move(*compiled);
   return mapper;
 }
 
@@ -72,11 +55,7 @@ std::string KeyMapper::KeyFor(std::string_view method, const http::Url& url,
       key = url.HostHeader();
       break;
   }
-  for (const Pattern& pattern : patterns_) {
-    std::string renamed;
-    if (RE2::Extract(key, *pattern.regex, pattern.name, &renamed)) return renamed;
-  }
-  return key;
+  return patterns_.Rename(std::move(key));
 }
 
 }  // namespace hammer::load

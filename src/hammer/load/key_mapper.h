@@ -6,17 +6,12 @@
 //   method-path  method, a space and the path: "GET /item/42"
 //   host         the Host header value: host, with ":port" unless it is the scheme's default
 //
-// `--key-pattern REGEX=NAME` (repeatable) then renames keys: the patterns are tried in order
-// against the key from MODE, and the first one that matches anywhere in it (RE2 partial
-// match; anchor with ^ and $ to match the whole key) replaces the whole key with NAME.
-// "/item/[0-9]+=/item/:id" turns "/item/42" into "/item/:id". NAME may refer to groups of
-// REGEX as \1..\9 (\0 is the whole match; write \\ for a backslash). The text is split at its
-// last '=', so REGEX may contain '=' and NAME may not; NAME must not be empty.
+// `--key-pattern REGEX=NAME` (repeatable) then renames the key from MODE (stats::KeyPatterns,
+// shared with `hammer stats --key-pattern`, which renames the keys of records the same way).
 //
-// Create returns an error naming the bad argument: an unknown mode, a pattern without
-// '=NAME', an empty REGEX or NAME, a REGEX that RE2 rejects, or a NAME that refers to a group
-// the REGEX does not have. A KeyMapper is an immutable value (copies share the compiled
-// patterns); KeyFor may be called from any number of threads at once.
+// Create returns an error naming the bad argument: an unknown mode, or a pattern that
+// stats::KeyPatterns::Create refuses. A KeyMapper is an immutable value (copies share the
+// compiled patterns); KeyFor may be called from any number of threads at once.
 #pragma once
 
 #include <memory>
@@ -26,10 +21,7 @@
 
 #include "hammer/base/status.h"
 #include "hammer/http/url.h"
-
-namespace re2 {
-class RE2;
-}
+#include "hammer/stats/key_patterns.h"
 
 namespace hammer::load {
 
@@ -53,13 +45,8 @@ class KeyMapper {
   KeyMode mode() const { return mode_; }
 
  private:
-  struct Pattern {
-    std::shared_ptr<const re2::RE2> regex;
-    std::string name;
-  };
-
   KeyMode mode_ = KeyMode::kUrl;
-  std::vector<Pattern> patterns_;
+  stats::KeyPatterns patterns_;
 };
 
 }  // namespace hammer::load

@@ -179,6 +179,8 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
     }
   }
   input.timeline = s.timeline.empty() ? nullptr : &s.timeline;
+  input.covered_from_ms = s.wall_start_ms;
+  input.covered_to_ms = s.wall_end_ms;
   input.duration_seconds = s.seconds;
   return stats::RenderHtmlReport(input);
 }

@@ -135,6 +135,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
 
   loops.Start();
   const MonoNanos start = MonoNow();
+  const int64_t wall_start_us = WallNowMicros();
   for (auto& worker : workers)
     worker->Start(start);
   progress.Begin(start);
@@ -143,6 +144,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   const int signal = DriveWorkers(loops, workers, shared, input, progress, monitor, metrics);
   loops.Join();
   const MonoNanos end = MonoNow();
+  const int64_t wall_end_us = WallNowMicros();
   if (metrics != nullptr) metrics->EndRun(end, monitor);
   progress.End();
 
@@ -159,6 +161,9 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     summary.target_rate = static_cast<double>(due / (static_cast<long double>(measured) / kSecond));
   }
   summary.concurrency = options.concurrency;
+  summary.wall_start_ms =
+      (wall_start_us + std::min(options.warmup, end - start) / kMicrosecond) / 1000;
+  summary.wall_end_ms = wall_end_us / 1000;
   summary.interrupted = signal != 0;
   summary.signal = signal;
   if (input.lines) summary.source_warning = input.lines->warning();

@@ -107,7 +107,7 @@ bool LoadWorker::stopping() const {
 
 void LoadWorker::Begin() {
   interval_.wall_start_ms = WallNowMicros() / 1000;
-  interval_timer_.ArmAfter(report_interval_);
+  interval_timer_.ArmAfter(UntilNextReport());
   if (stop_at_ != 0) stop_timer_.ArmAt(stop_at_);
   for (auto& slot : slots_)
     free_slots_.push_back(slot.get());
@@ -342,13 +342,22 @@ void LoadWorker::OnPaceTimer() {
   MaybeFinish();
 }
 
+Nanos LoadWorker::UntilNextReport() const {
+  // Intervals end on multiples of their length in wall-clock time, so that each one falls in
+  // one bucket of the run's Timeline (whole seconds): only the first and last are partial.
+  const int64_t period_us = report_interval_ / kMicrosecond;
+  const int64_t now_us = WallNowMicros();
+  return std::max<Nanos>((period_us - now_us % period_us) * kMicrosecond, kMillisecond);
+}
+
 void LoadWorker::ReportInterval() {
   interval_.in_flight = in_flight_;
+  interval_.wall_end_ms = WallNowMicros() / 1000;
   monitor_->Report(index_, interval_);
   interval_ = IntervalSnapshot{};
   interval_.keys = stats::KeyTable(options_->max_keys);
   interval_.wall_start_ms = WallNowMicros() / 1000;
-  if (!finished_) interval_timer_.ArmAfter(report_interval_);
+  if (!finished_) interval_timer_.ArmAfter(UntilNextReport());
 }
 
 void LoadWorker::MaybeFinish() {

@@ -76,6 +76,8 @@ class LoadWorker final : public RequestSlot::Owner {
   void RecordFailure(const PreparedRequest& target, Failure failure, std::string_view detail);
   void FlushRecords(bool force);
   void ReportInterval();
+  // Time until the end of the current report interval (aligned to the wall clock).
+  Nanos UntilNextReport() const;
   void MaybeFinish();
   bool stopping() const;
   // The row of `request`'s key in result_.keys (see PreparedRequest::stats).

@@ -12,7 +12,13 @@ void RunMonitor::Report(int index, IntervalSnapshot& interval) {
   failures_.Merge(interval.failures);
   recent_.Merge(interval.latency);
   if (interval.succeeded + interval.failed > 0) {
-    timeline_.Add(interval.wall_start_ms, interval.succeeded, interval.failed, interval.latency);
+    // The midpoint: an interval that ends on a second boundary (LoadWorker aligns them) stays
+    // in its second even when the timer fired a little early or late.
+    const int64_t at =
+        interval.wall_end_ms > interval.wall_start_ms
+            ? interval.wall_start_ms + (interval.wall_end_ms - interval.wall_start_ms) / 2
+            : interval.wall_start_ms;
+    timeline_.Add(at, interval.succeeded, interval.failed, interval.latency);
   }
   in_flight_[static_cast<size_t>(index)] = interval.in_flight;
   if (interval.keys.size() > 0) key_intervals_.push_back(std::move(interval.keys));

@@ -29,6 +29,7 @@ struct IntervalSnapshot {
   uint64_t in_flight = 0;
   uint64_t late = 0;          // open loop: requests sent more than 1 ms after their due time
   int64_t wall_start_ms = 0;  // when this interval began (Unix ms), for the timeline
+  int64_t wall_end_ms = 0;    // when it ended; the timeline counts it at the midpoint
   // The interval's figures per key, filled only for --metrics-listen (bounded by --max-keys
   // like the worker's own table); empty otherwise.
   stats::KeyTable keys = stats::KeyTable(0);

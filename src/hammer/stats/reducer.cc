@@ -11,7 +11,8 @@ namespace hammer::stats {
 
 Reducer::Reducer(Options options, KeySink* sink, Timeline* timeline)
     : options_(std::move(options)), sink_(sink), timeline_(timeline) {
-  if (options_.order == Order::kUnsorted || options_.max_keys > 0) {
+  if (options_.order == Order::kUnsorted || options_.max_keys > 0 ||
+      !options_.key_patterns.empty()) {
     map_ = std::make_unique<KeyTable>(options_.max_keys);
     unsorted_ = true;
     window_open_ = false;
@@ -57,21 +58,27 @@ KeyStats* Reducer::StatsFor(std::string_view key, Fits fits) {
 void Reducer::OnLine(std::string_view line) {
   ++lines_;
   ParsedRecord record = ParseRecordLine(line);
+  std::string renamed;
+  std::string_view key = record.key;
+  if (!options_.key_patterns.empty() && record.kind != RecordKind::kMalformed) {
+    renamed = options_.key_patterns.Rename(std::string(record.key));
+    key = renamed;
+  }
   switch (record.kind) {
     case RecordKind::kMalformed:
       Malformed(record.error);
       return;
     case RecordKind::kFailure:
-      StatsFor(record.key, [](const KeyStats&) { return true; })->RecordFailure(record.failure);
-      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record);
+      StatsFor(key, [](const KeyStats&) { return true; })->RecordFailure(record.failure);
+      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record, key);
       return;
     case RecordKind::kSuccess: {
       int64_t micros = record.micros;
       KeyStats* stats =
-          StatsFor(record.key, [micros](const KeyStats& s) { return s.CanRecordSuccess(micros); });
+          StatsFor(key, [micros](const KeyStats& s) { return s.CanRecordSuccess(micros); });
       if (stats == nullptr) return Malformed("sum of the key's times overflows");
       stats->RecordSuccess(micros);
-      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record);
+      if (record.has_epoch_ms && timeline_ != nullptr) AddToTimeline(record, key);
       return;
     }
     case RecordKind::kPartial: {
@@ -80,7 +87,7 @@ void Reducer::OnLine(std::string_view line) {
         return Malformed(status.message());
       }
       KeyStats* stats =
-          StatsFor(record.key, [&partial](const KeyStats& s) { return s.CanMerge(partial); });
+          StatsFor(key, [&partial](const KeyStats& s) { return s.CanMerge(partial); });
       if (stats == nullptr) return Malformed("the key's counters overflow");
       stats->Merge(partial);
       return;
@@ -132,8 +139,8 @@ size_t Reducer::OnLines(std::string_view lines) {
   return static_cast<size_t>(p - lines.data());
 }
 
-void Reducer::AddToTimeline(const ParsedRecord& record) {
-  if (options_.timeline_key && record.key != *options_.timeline_key) return;
+void Reducer::AddToTimeline(const ParsedRecord& record, std::string_view key) {
+  if (options_.timeline_key && key != *options_.timeline_key) return;
   if (record.kind == RecordKind::kSuccess) {
     timeline_->AddSuccess(record.epoch_ms, record.micros);
   } else {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "hammer/base/line_reader.h"
+#include "hammer/stats/key_patterns.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_table.h"
 #include "hammer/stats/record.h"
@@ -61,6 +62,10 @@ class Reducer : public LineHandler {
     size_t window_bytes = 4 << 20;
     std::optional<std::string> timeline_key;  // only this key's records go to the timeline
     size_t max_keys = 0;                      // 0: every key exact
+    // --key-pattern: each record's key is renamed before it is aggregated (and before
+    // timeline_key is compared). Non-empty implies Order::kUnsorted: renamed keys are not
+    // sorted.
+    KeyPatterns key_patterns;
   };
 
   // `sink` and `timeline` (optional) must outlive the reducer.
@@ -100,7 +105,7 @@ class Reducer : public LineHandler {
   void CloseWindow();
   void SwitchToMap();
 
-  void AddToTimeline(const ParsedRecord& record);
+  void AddToTimeline(const ParsedRecord& record, std::string_view key);
 
   Options options_;
   KeySink* sink_;

@@ -352,6 +352,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   Reducer::Options reducer_options;
   reducer_options.order = options_.order;
   reducer_options.timeline_key = options_.only_key;
+  reducer_options.key_patterns = options_.key_patterns;
   const bool exact_lines =
       options_.mode == StatsMode::kReducer || options_.mode == StatsMode::kCombine;
   if (!exact_lines && !options_.only_key) reducer_options.max_keys = options_.max_keys;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "hammer/base/status.h"
+#include "hammer/stats/key_patterns.h"
 #include "hammer/stats/reducer.h"
 
 namespace hammer::stats {
@@ -48,6 +49,9 @@ struct StatsJobOptions {
   std::optional<std::string> hdr_log_path;
   // Key rows of the report modes (see above); 0: every key exact. Not applied with only_key.
   size_t max_keys = kDefaultMaxKeys;
+  // --key-pattern: records' keys are renamed before they are grouped, as `hammer load
+  // --key-pattern` would have named them (key_patterns.h); only_key names a renamed key.
+  KeyPatterns key_patterns;
 };
 
 struct StatsJobSummary {

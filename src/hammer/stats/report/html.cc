@@ -21,6 +21,10 @@ using Row = std::pair<std::string, KeyStats>;
 constexpr double kSpectrumStep = 0.05;  // x grid of the spectrum, in decades of 1/(1-p)
 constexpr std::string_view kErrorColor = "#e15759";
 constexpr std::string_view kRequestColor = "#4e79a7";
+// A partial first or last time bucket whose covered part is shorter than this share of its
+// width gets no rate (a few requests over a few milliseconds would draw a spike).
+constexpr double kMinCoveredFraction = 0.25;
+constexpr std::string_view kTotalColor = "#6b6b6b";  // the spectrum's TOTAL line (dashed)
 // One colour per failure type, in failure.h's order, and for failures of unknown type.
 constexpr std::array<std::string_view, kFailureCount> kFailureColors = {
     "#9c755f", "#b07aa1", "#e15759", "#ff9da7", "#f28e2b", "#edc948",
@@ -215,7 +219,7 @@ std::string PercentLabel(double x) {
   return fmt::format("{:.{}f}%", p, decimals);
 }
 
-std::string Spectrum(const std::vector<const Row*>& rows) {
+std::string Spectrum(const KeyStats& total, const std::vector<const Row*>& rows) {
   std::vector<const Row*> keys;
   for (const Row* row : rows) {
     if (row->second.count > 0) keys.push_back(row);
@@ -223,7 +227,8 @@ std::string Spectrum(const std::vector<const Row*>& rows) {
   std::string out =
       "<section id=\"spectrum\"><h2>Latency percentile spectrum</h2><p class=\"sub\">"
       "Latency at each percentile, HdrHistogram style: the x axis stretches the tail "
-      "(log scale of 1/(1&minus;percentile)), the y axis is logarithmic.";
+      "(log scale of 1/(1&minus;percentile)), the y axis is logarithmic; the dashed line is "
+      "TOTAL, every request of every key.";
   if (keys.empty()) return out + " No successful requests.</p></section>\n";
   std::stable_sort(keys.begin(), keys.end(),
                    [](const Row* a, const Row* b) { return a->second.count > b->second.count; });
@@ -234,7 +239,7 @@ std::string Spectrum(const std::vector<const Row*>& rows) {
                        keys.size(), Thousands(more));
   out += "</p>";
 
-  uint64_t largest = keys.front()->second.count;
+  uint64_t largest = std::max(total.count, keys.front()->second.count);
   int decades =
       std::clamp(static_cast<int>(std::ceil(std::log10(static_cast<double>(largest)))), 4, 6);
   LineChart chart;
@@ -255,11 +260,10 @@ std::string Spectrum(const std::vector<const Row*>& rows) {
         d == 0 ? "0%" : fmt::format("{:.{}f}%", 100.0 - std::pow(10.0, 2 - d), std::max(0, d - 2));
     chart.x_ticks.push_back({static_cast<double>(d), tick});
   }
-  for (size_t k = 0; k < keys.size(); ++k) {
-    const KeyStats& stats = keys[k]->second;
+  auto spectrum = [&chart](std::string name, std::string color, const KeyStats& stats) {
     LineSeries series;
-    series.name = keys[k]->first;
-    series.color = std::string(ChartColor(k));
+    series.name = std::move(name);
+    series.color = std::move(color);
     double reach = std::log10(static_cast<double>(stats.count)) + 1e-9;
     for (double x : chart.x) {
       series.values.push_back(
@@ -267,8 +271,13 @@ std::string Spectrum(const std::vector<const Row*>& rows) {
               ? static_cast<double>(Percentile(stats, 100.0 * (1.0 - std::pow(10.0, -x)))) / 1000
               : std::numeric_limits<double>::quiet_NaN());
     }
-    chart.series.push_back(std::move(series));
-  }
+    return series;
+  };
+  // Every key merged first (dashed), then the keys.
+  chart.series.push_back(spectrum("TOTAL", std::string(kTotalColor), total));
+  chart.series.back().dashed = true;
+  for (size_t k = 0; k < keys.size(); ++k)
+    chart.series.push_back(spectrum(keys[k]->first, std::string(ChartColor(k)), keys[k]->second));
   return out + RenderLineChart(chart) + "</section>\n";
 }
 
@@ -366,6 +375,10 @@ std::string TimeCharts(const HtmlReportInput& input) {
   const double width_s = static_cast<double>(timeline.bucket_ms()) / 1000;
   const int64_t origin_ms = timeline.bucket_start_ms(0);
   const double span = width_s * static_cast<double>(timeline.size());
+  // What the run covered, [from, to) in epoch ms: given, or from the first to the last record.
+  const int64_t covered_from =
+      input.covered_from_ms > 0 ? input.covered_from_ms : timeline.first_ms();
+  const int64_t covered_to = input.covered_to_ms > 0 ? input.covered_to_ms : timeline.last_ms() + 1;
 
   LineChart throughput;
   throughput.id = "chart-throughput";
@@ -393,15 +406,25 @@ std::string TimeCharts(const HtmlReportInput& input) {
     const Timeline::Bucket& bucket = timeline.bucket(i);
     int64_t start_ms = timeline.bucket_start_ms(i);
     double x = static_cast<double>(start_ms - origin_ms) / 1000 + width_s / 2;
+    // The first and last buckets hold only the part of their width that the run covered:
+    // their rates are per covered second, not a ramp and a cliff; one covered too little for a
+    // rate is not drawn.
+    const int64_t covered_ms =
+        std::max<int64_t>(0, std::min(start_ms + timeline.bucket_ms(), covered_to) -
+                                 std::max(start_ms, covered_from));
+    const double covered = static_cast<double>(covered_ms) / 1000;
+    const bool rated = covered >= kMinCoveredFraction * width_s;
     std::string hover = UtcTime(start_ms, "%H:%M:%S");
     if (width_s > 1) hover += "\u2013" + UtcTime(start_ms + timeline.bucket_ms(), "%H:%M:%S");
     hover += " UTC";
+    if (covered < width_s) hover += fmt::format(" (run covered {:.2f} s)", covered);
     for (LineChart* chart : {&throughput, &latency}) {
       chart->x.push_back(x);
       chart->x_hover.push_back(hover);
     }
-    requests.values.push_back(static_cast<double>(bucket.requests) / width_s);
-    errors.values.push_back(static_cast<double>(bucket.errors) / width_s);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    requests.values.push_back(rated ? static_cast<double>(bucket.requests) / covered : nan);
+    errors.values.push_back(rated ? static_cast<double>(bucket.errors) / covered : nan);
     for (size_t p = 0; p < kLevels.size(); ++p) {
       percentiles[p].values.push_back(
           bucket.latency.empty()
@@ -451,7 +474,7 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   out += Header(input);
   out += Summary(input);
   out += KeyTable(input, rows);
-  out += Spectrum(rows);
+  out += Spectrum(input.total, rows);
   out += Errors(input, rows);
   if (input.timeline != nullptr && input.timeline->requests() > 0) out += TimeCharts(input);
   out += "<footer>Generated by hammer " HAMMER_VERSION "</footer>\n</main>\n<script>\n";

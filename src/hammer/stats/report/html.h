@@ -8,13 +8,19 @@
 //   per-key table, sortable by any column (key, requests, count, errors, error %, min, p50, p90,
 //     p99, p99.9, max, mean; times in ms), busiest keys first, a TOTAL row at the bottom;
 //   latency percentile spectrum (HdrHistogram style: x = percentile on a log scale of
-//     1/(1-p) with ticks 0%, 90%, 99%, 99.9%, ...; y = latency, log scale), one line per key for
-//     the kMaxSpectrumKeys keys with the most successes;
-//   errors: a stacked bar chart of failures by type for the keys with the most failures, a
+//     1/(1-p) with ticks 0%, 90%, 99%, 99.9%, ...; y = latency, log scale), a dashed TOTAL line
+//     (every key merged) and one line per key for the kMaxSpectrumKeys keys with the most
+//     successes;
+//   errors: a stacked bar chart of failures by type for the keys with the most failures (labels
+//     shortened in the middle and kept distinct, svg_chart.h DistinctShortLabels), a
 //     failure type × key table ("untyped" counts failures whose type is unknown, e.g. those of
 //     records read back by `hammer stats`: records carry no type), and examples when given;
 //   when a timeline with requests is given: throughput (requests/s and errors/s) and latency
-//     (p50, p90, p99) over time.
+//     (p50, p90, p99) over time. Rates are per second of the run inside each bucket: the first
+//     and last buckets, which the run covers only in part, are divided by their covered part
+//     (HtmlReportInput::covered_from_ms/covered_to_ms), so a run that starts or ends mid-bucket
+//     draws no ramp and no cliff; a bucket covered less than a quarter of its width draws no
+//     rate (its hover names the covered seconds).
 // Charts are inline SVG (svg_chart.h); the stylesheet and the small script (table sorting, hover
 // values) are src/assets/report.css and report.js, embedded into the binary and inlined into the
 // page. Everything taken from the input is HTML-escaped. The script sets
@@ -54,6 +60,10 @@ struct HtmlReportInput {
 
   // Optional; must outlive the call. Requests over time; its first to last bucket are charted.
   const Timeline* timeline = nullptr;
+  // What the run covered in epoch ms, [from, to), for the partial first and last buckets.
+  // 0: from the timeline's first record to its last (the times records carry: their ends).
+  int64_t covered_from_ms = 0;
+  int64_t covered_to_ms = 0;
   // Run length for the throughput figure. 0: the timeline's span when there is a timeline,
   // else no throughput figure.
   double duration_seconds = 0;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "hammer/stats/report/html_escape.h"
@@ -151,6 +152,62 @@ std::string ShortenMiddle(std::string_view text, size_t max_chars) {
   size_t tail = max_chars - 1 - head;
   return std::string(text.substr(0, starts[head])) + "\xE2\x80\xA6" +
          std::string(text.substr(starts[starts.size() - tail]));
+}
+
+namespace {
+
+// Byte offset of the code point that starts at or before `offset` in `text`.
+size_t CodePointStart(std::string_view text, size_t offset) {
+  while (offset > 0 && offset < text.size() &&
+         (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80)
+    --offset;
+  return offset;
+}
+
+// Indices of `labels` grouped by equal value, groups of one left out.
+std::vector<std::vector<size_t>> Collisions(const std::vector<std::string>& labels) {
+  std::map<std::string_view, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < labels.size(); ++i)
+    by_label[labels[i]].push_back(i);
+  std::vector<std::vector<size_t>> groups;
+  for (auto& [label, indices] : by_label) {
+    if (indices.size() > 1) groups.push_back(std::move(indices));
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::vector<std::string> DistinctShortLabels(const std::vector<std::string>& texts,
+                                             size_t max_chars) {
+  constexpr size_t kContextBytes = 6;  // shown before the first difference
+  std::vector<std::string> labels;
+  labels.reserve(texts.size());
+  for (const std::string& text : texts)
+    labels.push_back(ShortenMiddle(text, max_chars));
+  for (const std::vector<size_t>& group : Collisions(labels)) {
+    // The group's texts start alike up to `common`: show each from just before it.
+    size_t common = texts[group[0]].size();
+    for (size_t i : group) {
+      const std::string& a = texts[group[0]];
+      const std::string& b = texts[i];
+      size_t n = 0;
+      while (n < common && n < b.size() && a[n] == b[n])
+        ++n;
+      common = n;
+    }
+    for (size_t i : group) {
+      std::string_view text = texts[i];
+      size_t from = CodePointStart(text, common > kContextBytes ? common - kContextBytes : 0);
+      if (from == 0) continue;
+      labels[i] = "\xE2\x80\xA6" + ShortenMiddle(text.substr(from), max_chars - 1);
+    }
+  }
+  for (const std::vector<size_t>& group : Collisions(labels)) {
+    for (size_t n = 1; n < group.size(); ++n)
+      labels[group[n]] += " #" + std::to_string(n + 1);
+  }
+  return labels;
 }
 
 std::string RenderLineChart(const LineChart& chart) {
@@ -338,13 +395,14 @@ std::string RenderStackedBarChart(const StackedBarChart& chart) {
   AppendHtmlEscaped(out, chart.x_title);
   out += "</text></g>";
 
+  const std::vector<std::string> labels = DistinctShortLabels(chart.bars, kLabelChars);
   for (size_t bar = 0; bar < chart.bars.size(); ++bar) {
     double y = plot_top + kRow * static_cast<double>(bar);
     out += fmt::format("<g class=\"bar\"><text class=\"label\" x=\"{}\" y=\"{}\"><title>",
                        Num(plot_left - 8), Num(y + kRow / 2 + 4));
     AppendHtmlEscaped(out, chart.bars[bar]);
     out += "</title>";
-    AppendHtmlEscaped(out, ShortenMiddle(chart.bars[bar], kLabelChars));
+    AppendHtmlEscaped(out, labels[bar]);
     out += "</text>";
     uint64_t cumulative = 0;
     const std::vector<uint64_t>& row = chart.values[bar];

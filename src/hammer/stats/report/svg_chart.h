@@ -64,4 +64,11 @@ std::string FormatCompact(double value);
 // `text` shortened to at most max_chars code points, "…" in the middle.
 std::string ShortenMiddle(std::string_view text, size_t max_chars);
 
+// ShortenMiddle of each of `texts` (distinct), kept distinct: texts whose shortened forms
+// collide (hundreds of URLs that differ only in the middle) are shown from a little before
+// the point where they start to differ ("…/item/4711/reviews?page=2"), and any that still
+// collide get " #2", " #3", ... in input order. Same size and order as `texts`.
+std::vector<std::string> DistinctShortLabels(const std::vector<std::string>& texts,
+                                             size_t max_chars);
+
 }  // namespace hammer::stats

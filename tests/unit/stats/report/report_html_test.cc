@@ -84,6 +84,27 @@ TEST(HtmlSvgChartTest, Helpers) {
             "\xC3\xA9\xE2\x80\xA6\xC3\xA9");  // cuts between code points
 }
 
+TEST(SvgChartTest, DistinctShortLabelsKeepLabelsThatCollideApart) {
+  // Shortened in the middle alone, all three read "http://h/a/…/reviews/all".
+  const std::vector<std::string> texts = {"http://h/a/1111/reviews/all",
+                                          "http://h/a/2222/reviews/all",
+                                          "http://h/a/3333/reviews/all", "short"};
+  EXPECT_EQ(ShortenMiddle(texts[0], 20), ShortenMiddle(texts[1], 20));
+  std::vector<std::string> labels = DistinctShortLabels(texts, 20);
+  ASSERT_EQ(labels.size(), 4u);
+  // Shown from 6 bytes before the first difference.
+  EXPECT_EQ(labels[0], "\xE2\x80\xA6//h/a/111\xE2\x80\xA6views/all");
+  EXPECT_EQ(labels[1], "\xE2\x80\xA6//h/a/222\xE2\x80\xA6views/all");
+  EXPECT_EQ(labels[3], "short");
+  // Texts whose only difference is beyond what fits are told apart by a number.
+  const std::vector<std::string> far = {"x" + std::string(60, 'a') + "1" + std::string(60, 'b'),
+                                        "x" + std::string(60, 'a') + "2" + std::string(60, 'b'),
+                                        "y"};
+  labels = DistinctShortLabels(far, 10);
+  EXPECT_NE(labels[0], labels[1]);
+  EXPECT_EQ(labels[2], "y");
+}
+
 TEST(HtmlAssetsTest, ReportAssetsAreEmbedded) {
   std::string_view js = assets::Asset("report.js");
   std::string_view css = assets::Asset("report.css");
@@ -119,9 +140,10 @@ TEST(HtmlReportTest, DocumentStructure) {
   EXPECT_LT(body.find("http://b/"), body.find("http://c/"));
   EXPECT_NE(body.find("data-v=\"40000\">40.000</td>"), std::string::npos);  // a's max
 
-  // Spectrum: one line per key with successes.
+  // Spectrum: TOTAL, then one line per key with successes.
   std::string spectrum = Between(html, "id=\"chart-spectrum\"", "</figure>");
-  EXPECT_EQ(Count(spectrum, "<path d=\"M"), 2u);
+  EXPECT_EQ(Count(spectrum, "<path d=\"M"), 3u);
+  EXPECT_NE(spectrum.find("&quot;n&quot;:&quot;TOTAL&quot;"), std::string::npos);
   for (const char* tick : {">0%<", ">90%<", ">99%<", ">99.9%<", ">99.99%<"})
     EXPECT_NE(spectrum.find(tick), std::string::npos) << tick;
 
@@ -185,7 +207,7 @@ TEST(HtmlReportTest, ManyKeysAreCapped) {
   EXPECT_EQ(Count(Between(html, "<tbody>", "</tbody>"), "<tr>"), 20u);
   EXPECT_NE(html.find("15 more keys"), std::string::npos);
   std::string spectrum = Between(html, "id=\"chart-spectrum\"", "</figure>");
-  EXPECT_EQ(Count(spectrum, "<path d=\"M"), kMaxSpectrumKeys);
+  EXPECT_EQ(Count(spectrum, "<path d=\"M"), kMaxSpectrumKeys + 1);  // and TOTAL
   EXPECT_NE(html.find("18 others not drawn"), std::string::npos);
   std::string bars = Between(html, "id=\"chart-errors\"", "</figure>");
   EXPECT_EQ(Count(bars, "<g class=\"bar\">"), kMaxErrorBarKeys);
