@@ -12,6 +12,12 @@
 // A request sent on a reused keep-alive connection that the server had already closed (EOF or
 // reset before any response byte) is retried once on a new connection; that is the only
 // retry. Everything else is reported as a Failure with a human-readable detail.
+//
+// Streaming (the dark proxy's large bodies; `load` and `bulk` use neither): a request body may
+// come from a BodyStream (ClientRequest::body_stream) that is sent as it fills, and the reading
+// of the response may be paused and resumed through a ResponseFlow (ClientRequest::flow), so
+// that a slow reader of the response slows the server through TCP instead of filling memory.
+// An exchange without either costs what it did before: one pointer test each.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +30,7 @@
 
 #include "hammer/base/clock.h"
 #include "hammer/base/failure.h"
+#include "hammer/http/body_stream.h"
 #include "hammer/http/message.h"
 #include "hammer/http/tls.h"
 #include "hammer/http/url.h"
@@ -33,6 +40,7 @@
 namespace hammer::http {
 
 class ClientConnection;
+class ResponseFlow;
 
 // Where requests go: scheme, host and port. Interned by HttpClient::GetOrigin; the pointer is
 // stable for the client's lifetime.
@@ -51,6 +59,18 @@ struct ClientRequest {
   bool head_method = false;  // HEAD: the response has no body
   bool idempotent = true;    // may be retried once after a stale keep-alive connection
   MonoNanos deadline = 0;    // the whole exchange must end by then (0: no deadline)
+  // A body sent as it arrives, instead of `body` (which must then be empty). The head must
+  // announce it: "Content-Length: N" when body_stream->length() is N (the bytes are sent as
+  // they are), "Transfer-Encoding: chunked" when the length is unknown (the client frames
+  // each piece as a chunk and ends with the last chunk). Owned by the caller, like the head;
+  // the exchange consumes it (SetConsumer) until it ends. A stream that fails (its producer
+  // gave up) fails the exchange (Failure::kOther, "request body abandoned by its source");
+  // an exchange that ends before the whole body was sent (the server answered early, or
+  // failed) cancels the stream and closes the connection. Never retried after a stale
+  // keep-alive connection (its bytes may already be consumed).
+  BodyStream* body_stream = nullptr;
+  // Lets the caller pause the reading of the response; owned by the caller (see ResponseFlow).
+  ResponseFlow* flow = nullptr;
 };
 
 struct ExchangeResult {
@@ -73,6 +93,37 @@ class ResponseHandler {
   virtual void OnResponseHead(const ResponseHead& /*head*/) {}
   virtual void OnResponseBody(std::string_view /*data*/) {}
   virtual void OnResponseComplete(const ExchangeResult& result) = 0;
+};
+
+// The caller's hold on the reading of one response. Named in ClientRequest::flow, it is bound
+// to the exchange from Send until OnResponseComplete (or Abort, or a CancelAll); unbound, its
+// calls do nothing. Loop thread only; may be called from inside the handler's callbacks.
+// Destroying a bound flow aborts its exchange (its handler is presumably going too).
+class ResponseFlow {
+ public:
+  ResponseFlow() = default;
+  ~ResponseFlow();
+  ResponseFlow(const ResponseFlow&) = delete;
+  ResponseFlow& operator=(const ResponseFlow&) = delete;
+
+  // Stops reading the response once the piece being delivered has been (OnResponseBody may
+  // still be called for the bytes of the read in progress): the server's TCP window fills.
+  // While paused the exchange's deadline does not run: a slow reader downstream is not the
+  // server's fault (the reader's own timeouts apply to it).
+  void Pause();
+  // Reading goes on, from a later loop iteration (never inline); the deadline is pushed back
+  // by the time spent paused.
+  void Resume();
+  // Ends the exchange now: its connection is closed (the server sees the request aborted) and
+  // the handler is never called again, OnResponseComplete included. False if none was bound.
+  bool Abort();
+  bool bound() const { return connection_ != nullptr; }
+  bool paused() const { return paused_; }
+
+ private:
+  friend class ClientConnection;
+  ClientConnection* connection_ = nullptr;
+  bool paused_ = false;
 };
 
 struct ClientOptions {
@@ -134,6 +185,7 @@ class HttpClient {
 
  private:
   friend class ClientConnection;
+  class ResponseFlow;
   struct Pool {
     std::vector<ClientConnection*> idle;  // most recently used last
   };

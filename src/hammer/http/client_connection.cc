@@ -12,6 +12,8 @@ namespace hammer::http {
 namespace {
 
 constexpr uint32_t kEpollEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+// The largest chunk taken from a streamed body of unknown length at once.
+constexpr size_t kMaxChunk = 64 * 1024;
 
 std::string FormatSeconds(Nanos d) {
   char buf[32];
@@ -30,6 +32,7 @@ ClientConnection::ClientConnection(HttpClient* client, const Origin* origin)
 
 ClientConnection::~ClientConnection() {
   *alive_ = false;
+  if (request_.flow != nullptr) request_.flow->connection_ = nullptr;
   CloseSocket();
 }
 
@@ -67,6 +70,33 @@ void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandl
   response_keep_alive_ = true;
   parser_.Reset(request.head_method);
   read_start_ = read_end_ = 0;
+  reading_paused_ = false;
+  if (request.flow != nullptr) {
+    request.flow->connection_ = this;
+    request.flow->paused_ = false;
+  }
+  if (request.body_stream != nullptr) {
+    request.body_stream->SetConsumer(this);
+    chunk_.clear();
+    chunk_sent_ = 0;
+    last_chunk_queued_ = false;
+  }
+}
+
+// The exchange is over for this connection: the stream and the flow are let go. A body not
+// wholly sent is cancelled, so that its producer stops reading it.
+void ClientConnection::Unbind() {
+  if (BodyStream* stream = request_.body_stream) {
+    stream->SetConsumer(nullptr);
+    if (!stream->finished()) stream->Cancel();
+    request_.body_stream = nullptr;
+  }
+  if (ResponseFlow* flow = request_.flow) {
+    flow->connection_ = nullptr;
+    flow->paused_ = false;
+    request_.flow = nullptr;
+  }
+  reading_paused_ = false;
 }
 
 void ClientConnection::OnResolved(const Result<net::AddressList>& addresses) {
@@ -191,6 +221,10 @@ void ClientConnection::OnConnected() {
 }
 
 void ClientConnection::OnWritable() {
+  if (request_.body_stream != nullptr) {
+    WriteStreamedBody();
+    return;
+  }
   const size_t head_size = request_.head.size();
   const size_t total = head_size + request_.body.size();
   while (write_offset_ < total) {
@@ -223,8 +257,99 @@ void ClientConnection::OnWritable() {
   }
 }
 
-void ClientConnection::OnReadable(bool peer_closing) {
+// The next bytes of a streamed body to write: the stream's own bytes when its length is known;
+// else the current chunk, framed from what the stream has (moved out of it), then the last
+// chunk once it ended. Empty: nothing to write until the stream wakes us, or all was written.
+std::string_view ClientConnection::NextStreamedPiece() {
+  BodyStream* stream = request_.body_stream;
+  if (stream->length()) return stream->available();
+  if (chunk_sent_ == chunk_.size()) {
+    chunk_.clear();
+    chunk_sent_ = 0;
+    std::string_view available = stream->available().substr(0, kMaxChunk);
+    if (!available.empty()) {
+      AppendChunk(chunk_, available);
+      stream->Consume(available.size());
+    } else if (stream->finished() && !last_chunk_queued_) {
+      chunk_.assign(kLastChunk);
+      last_chunk_queued_ = true;
+    }
+  }
+  return std::string_view(chunk_).substr(chunk_sent_);
+}
+
+void ClientConnection::WriteStreamedBody() {
+  BodyStream* stream = request_.body_stream;
+  const size_t head_size = request_.head.size();
   while (state_ == State::kActive) {
+    if (stream->failed()) {
+      Fail(Failure::kOther, "request body abandoned by its source");
+      return;
+    }
+    std::string_view piece = NextStreamedPiece();
+    iovec iov[2];
+    int count = 0;
+    if (write_offset_ < head_size) {
+      iov[count++] = {const_cast<char*>(request_.head.data() + write_offset_),
+                      head_size - write_offset_};
+    }
+    if (!piece.empty()) iov[count++] = {const_cast<char*>(piece.data()), piece.size()};
+    if (count == 0) return;  // OnBodyStreamReady brings more, or the body is all written
+    net::IoResult r = transport_->Write(iov, count);
+    if (r.kind == net::IoResult::Kind::kWantWrite || r.kind == net::IoResult::Kind::kWantRead) {
+      return;
+    }
+    if (r.kind != net::IoResult::Kind::kOk) {
+      Fail(Failure::kReset, "write: " + transport_->last_error());
+      return;
+    }
+    size_t written = r.bytes;
+    result_.bytes_sent += written;
+    if (write_offset_ < head_size) {
+      size_t of_head = std::min(written, head_size - write_offset_);
+      write_offset_ += of_head;
+      written -= of_head;
+    }
+    if (stream->length()) {
+      stream->Consume(written);
+    } else {
+      chunk_sent_ += written;
+    }
+  }
+}
+
+void ClientConnection::OnBodyStreamReady() {
+  BodyStream* stream = request_.body_stream;
+  if (stream == nullptr) return;
+  if (stream->failed() && state_ != State::kIdle && state_ != State::kClosed) {
+    Fail(Failure::kOther, "request body abandoned by its source");
+    return;
+  }
+  if (state_ == State::kActive) WriteStreamedBody();
+}
+
+void ClientConnection::PauseReading() {
+  if (reading_paused_ || state_ != State::kActive) return;
+  reading_paused_ = true;
+  paused_at_ = loop_->now();
+}
+
+void ClientConnection::ResumeReading() {
+  if (!reading_paused_) return;
+  reading_paused_ = false;
+  if (request_.deadline != 0) request_.deadline += loop_->now() - paused_at_;
+  ArmTimer();
+  // Input left in the socket raised no new edge: read it from a later iteration (never from
+  // inside the caller, which may be this exchange's own handler).
+  std::weak_ptr<bool> alive = alive_;
+  loop_->Defer([this, alive] {
+    if (alive.expired() || state_ != State::kActive || reading_paused_) return;
+    OnReadable(/*peer_closing=*/true);
+  });
+}
+
+void ClientConnection::OnReadable(bool peer_closing) {
+  while (state_ == State::kActive && !reading_paused_) {
     if (read_end_ == read_buffer_.size()) {
       if (read_start_ > 0) {
         std::copy(read_buffer_.begin() + static_cast<std::ptrdiff_t>(read_start_),
@@ -265,6 +390,11 @@ void ClientConnection::OnReadable(bool peer_closing) {
       return;
     }
     if (p.state == Progress::State::kComplete) {
+      // A streamed body not wholly sent (the server answered early): the connection is out
+      // of step.
+      if (request_.body_stream != nullptr && !request_.body_stream->finished()) {
+        response_keep_alive_ = false;
+      }
       // Bytes after a complete response, with no request outstanding, mean the connection is
       // out of step: do not reuse it.
       if (read_end_ > read_start_) response_keep_alive_ = false;
@@ -291,7 +421,8 @@ void ClientConnection::HandleEof() {
 }
 
 bool ClientConnection::TryStaleRetry() {
-  if (!result_.reused_connection || is_retry_ || parser_.started() || !request_.idempotent) {
+  if (!result_.reused_connection || is_retry_ || parser_.started() || !request_.idempotent ||
+      request_.body_stream != nullptr) {
     return false;
   }
   ClientRequest request = request_;
@@ -304,12 +435,14 @@ bool ClientConnection::TryStaleRetry() {
 }
 
 void ClientConnection::OnHead(const ResponseHead& head) {
+  if (handler_ == nullptr) return;  // aborted from inside a callback (ResponseFlow::Abort)
   result_.status = head.status;
   response_keep_alive_ = head.keep_alive;
   handler_->OnResponseHead(head);
 }
 
 void ClientConnection::OnBody(std::string_view data) {
+  if (handler_ == nullptr) return;  // aborted from inside a callback (ResponseFlow::Abort)
   handler_->OnResponseBody(data);
 }
 
@@ -327,6 +460,7 @@ void ClientConnection::ArmTimer() {
 
 void ClientConnection::OnTimer() {
   if (state_ == State::kIdle || state_ == State::kClosed) return;
+  if (reading_paused_) return;  // the deadline waits; ResumeReading re-arms it
   MonoNanos now = loop_->now();
   if (request_.deadline != 0 && now >= request_.deadline) {
     Fail(Failure::kTimeout, state_ == State::kResolving    ? "timeout while resolving"
@@ -353,6 +487,7 @@ void ClientConnection::Finish() {
   ResponseHandler* handler = handler_;
   handler_ = nullptr;
   ExchangeResult result = std::move(result_);
+  Unbind();
   if (response_keep_alive_) {
     state_ = State::kIdle;
     client_->ReturnToPool(this);
@@ -370,6 +505,7 @@ void ClientConnection::Fail(Failure failure, std::string detail) {
   result.failure = failure;
   result.detail = std::move(detail);
   result.end = loop_->now();
+  Unbind();
   Close();
   if (handler != nullptr) client_->Complete(handler, std::move(result));
 }
@@ -378,6 +514,7 @@ void ClientConnection::Close() {
   if (state_ == State::kClosed && !transport_) return;
   state_ = State::kClosed;
   timer_.Cancel();
+  Unbind();
   CloseSocket();
   client_->Destroy(this);
 }
@@ -394,6 +531,28 @@ void ClientConnection::CloseSocket() {
     loop_->Remove(transport_->fd());
     transport_.reset();
   }
+}
+
+ResponseFlow::~ResponseFlow() {
+  Abort();
+}
+
+void ResponseFlow::Pause() {
+  if (connection_ == nullptr) return;
+  paused_ = true;
+  connection_->PauseReading();
+}
+
+void ResponseFlow::Resume() {
+  if (connection_ == nullptr) return;
+  paused_ = false;
+  connection_->ResumeReading();
+}
+
+bool ResponseFlow::Abort() {
+  if (connection_ == nullptr) return false;
+  connection_->Abandon();  // unbinds this flow
+  return true;
 }
 
 }  // namespace hammer::http

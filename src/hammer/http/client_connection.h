@@ -5,6 +5,11 @@
 // kActive writes the request, then reads and parses the response. The connection carries at
 // most one exchange at a time (no pipelining). A single Timer enforces both the connect
 // timeout and the exchange deadline. Owned by HttpClient; destroyed via DeleteLater.
+//
+// A streamed request body (ClientRequest::body_stream) is written as the stream fills: the
+// connection is its consumer from BeginExchange until the exchange ends (Unbind). A bound
+// ResponseFlow may pause the reading of the response (reading_paused_): input is then left in
+// the socket, and resuming reads it from a deferred task.
 #pragma once
 
 #include <memory>
@@ -18,7 +23,8 @@ namespace hammer::http {
 
 class ClientConnection final : public net::IoHandler,
                                public net::Deletable,
-                               private ResponseParser::Visitor {
+                               private ResponseParser::Visitor,
+                               private BodyStream::Consumer {
  public:
   ClientConnection(HttpClient* client, const Origin* origin);
   ~ClientConnection() override;
@@ -38,6 +44,10 @@ class ClientConnection final : public net::IoHandler,
 
   void OnIoEvents(uint32_t events) override;
 
+  // ResponseFlow entry points.
+  void PauseReading();
+  void ResumeReading();
+
  private:
   enum class State : uint8_t { kResolving, kConnecting, kHandshaking, kActive, kIdle, kClosed };
 
@@ -48,6 +58,9 @@ class ClientConnection final : public net::IoHandler,
   void OnHandshakeReady();
   void OnConnected();
   void OnWritable();
+  void WriteStreamedBody();
+  std::string_view NextStreamedPiece();
+  void Unbind();
   void OnReadable(bool peer_closing);
   void OnTimer();
   void ArmTimer();
@@ -60,6 +73,8 @@ class ClientConnection final : public net::IoHandler,
   // ResponseParser::Visitor
   void OnHead(const ResponseHead& head) override;
   void OnBody(std::string_view data) override;
+  // BodyStream::Consumer
+  void OnBodyStreamReady() override;
 
   HttpClient* client_;
   net::EventLoop* loop_;
@@ -85,6 +100,12 @@ class ClientConnection final : public net::IoHandler,
   std::string read_buffer_;
   size_t read_start_ = 0;  // unconsumed bytes are read_buffer_[read_start_, read_end_)
   size_t read_end_ = 0;
+  // Streaming (see ClientRequest::body_stream and ResponseFlow).
+  bool reading_paused_ = false;
+  MonoNanos paused_at_ = 0;
+  std::string chunk_;  // a chunk being written (unknown-length body): chunk_[chunk_sent_, size)
+  size_t chunk_sent_ = 0;
+  bool last_chunk_queued_ = false;
 };
 
 }  // namespace hammer::http

@@ -1,0 +1,96 @@
+#include "hammer/http/body_stream.h"
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+
+namespace hammer::http {
+
+BodyStream::BodyStream(net::EventLoop* loop, std::optional<uint64_t> length, size_t window,
+                       BufferBudget* budget)
+    : loop_(loop), length_(length), window_(window), charge_(budget) {}
+
+void BodyStream::Consume(size_t bytes) {
+  bytes = std::min(bytes, data_.size() - start_);
+  start_ += bytes;
+  consumed_ += bytes;
+  if (start_ == data_.size()) {
+    data_.clear();
+    start_ = 0;
+  }
+  if (producer_blocked_ && !full()) {
+    producer_blocked_ = false;
+    WakeProducer();
+  }
+}
+
+void BodyStream::Append(std::string_view data) {
+  if (ended_ || failed_ || cancelled_ || data.empty()) return;
+  // Reuse the room of what was consumed rather than grow.
+  if (start_ > 0 && data_.size() + data.size() > data_.capacity()) {
+    data_.erase(0, start_);
+    start_ = 0;
+  }
+  data_.append(data);
+  appended_ += data.size();
+  charge_.Set(data_.capacity());
+  if (full()) producer_blocked_ = true;
+  WakeConsumer();
+}
+
+void BodyStream::End() {
+  if (ended_ || failed_ || cancelled_) return;
+  ended_ = true;
+  WakeConsumer();
+}
+
+void BodyStream::Fail() {
+  if (ended_ || failed_ || cancelled_) return;
+  failed_ = true;
+  Drop();
+  WakeConsumer();
+}
+
+void BodyStream::Cancel() {
+  if (failed_ || cancelled_) return;
+  cancelled_ = true;
+  Drop();
+  WakeProducer();
+}
+
+void BodyStream::Drop() {
+  std::string().swap(data_);
+  start_ = 0;
+  charge_.Set(0);
+}
+
+void BodyStream::WakeConsumer() {
+  if (consumer_wake_pending_) return;
+  consumer_wake_pending_ = true;
+  loop_->Defer([self = weak_from_this()] {
+    std::shared_ptr<BodyStream> stream = self.lock();
+    if (!stream) return;
+    stream->consumer_wake_pending_ = false;
+    if (stream->consumer_ != nullptr) stream->consumer_->OnBodyStreamReady();
+  });
+}
+
+void BodyStream::WakeProducer() {
+  if (producer_wake_pending_) return;
+  producer_wake_pending_ = true;
+  loop_->Defer([self = weak_from_this()] {
+    std::shared_ptr<BodyStream> stream = self.lock();
+    if (!stream) return;
+    stream->producer_wake_pending_ = false;
+    if (stream->producer_ != nullptr) stream->producer_->OnBodyStreamDrained();
+  });
+}
+
+void AppendChunk(std::string& out, std::string_view data) {
+  if (data.empty()) return;
+  char size[20];
+  char* end = std::to_chars(size, size + sizeof(size), data.size(), 16).ptr;
+  out.append(size, end).append("\r\n").append(data).append("\r\n");
+}
+
+}  // namespace hammer::http

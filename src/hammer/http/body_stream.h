@@ -1,0 +1,119 @@
+// BodyStream: a message body that passes through without ever being held whole. A producer
+// appends pieces as they arrive; a consumer takes them as its socket accepts them. At most
+// about `window` bytes wait in between: the producer stops reading its source while the stream
+// is full(), so a slow consumer slows the producer's peer through TCP, and memory stays near
+// the window whatever the body's size (one piece may overshoot it: a producer appends what
+// one read brought).
+//
+// The dark proxy uses one per direction of a streamed exchange: a request body (producer: the
+// ServerConnection reading it from the client; consumer: the ClientConnection sending it
+// upstream) and a response body (producer: whoever receives it from the HttpClient; consumer:
+// the ServerConnection writing it to the client).
+//
+// Wake-ups are deferred (EventLoop::Defer), never made from inside a call, so neither side
+// can re-enter the other: Append, End and Fail schedule Consumer::OnBodyStreamReady; a Consume
+// that frees room for a producer that found the stream full, and Cancel, schedule
+// Producer::OnBodyStreamDrained.
+//
+// Errors: either side may give up. Fail() is the producer's (its source went away or broke:
+// nothing more comes, and whatever carries the body cannot be completed); Cancel() is the
+// consumer's (its destination went away: nothing more is taken, and the producer should stop
+// its source). Both drop the waiting bytes. After either, Append does nothing.
+//
+// Ownership: shared (std::shared_ptr) by the producer side and the consumer side. Each side
+// registers itself (SetProducer/SetConsumer) and must detach (set nullptr) before it is
+// destroyed. The bytes waiting (the buffer's capacity) are charged to a BufferBudget when one
+// is given. Threading: one event loop's thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hammer/http/buffer_budget.h"
+#include "hammer/net/event_loop.h"
+
+namespace hammer::http {
+
+class BodyStream : public std::enable_shared_from_this<BodyStream> {
+ public:
+  class Consumer {
+   public:
+    virtual ~Consumer() = default;
+    // More bytes are available, or the body ended or failed.
+    virtual void OnBodyStreamReady() = 0;
+  };
+  class Producer {
+   public:
+    virtual ~Producer() = default;
+    // The stream was full and has room again, or the consumer cancelled it.
+    virtual void OnBodyStreamDrained() = 0;
+  };
+
+  // `length`: the body's size when the producer knows it (Content-Length), else unknown (the
+  // consumer frames it, e.g. chunked). `budget` may be null.
+  BodyStream(net::EventLoop* loop, std::optional<uint64_t> length, size_t window,
+             BufferBudget* budget);
+  BodyStream(const BodyStream&) = delete;
+  BodyStream& operator=(const BodyStream&) = delete;
+
+  // --- Consumer side.
+  // The bytes waiting; valid until the next call on the stream.
+  std::string_view available() const { return std::string_view(data_).substr(start_); }
+  // `bytes` of available() have been passed on; frees their room.
+  void Consume(size_t bytes);
+  // Every byte has been appended (End) and consumed.
+  bool finished() const { return ended_ && start_ == data_.size(); }
+  // The producer gave up: nothing more comes.
+  bool failed() const { return failed_; }
+  // The consumer gave up: nothing more is taken.
+  bool cancelled() const { return cancelled_; }
+  void Cancel();
+  void SetConsumer(Consumer* consumer) { consumer_ = consumer; }
+
+  // --- Producer side.
+  void Append(std::string_view data);
+  void End();
+  void Fail();
+  // At or over the window: the producer stops until OnBodyStreamDrained.
+  bool full() const { return data_.size() - start_ >= window_; }
+  bool ended() const { return ended_; }
+  void SetProducer(Producer* producer) { producer_ = producer; }
+
+  std::optional<uint64_t> length() const { return length_; }
+  uint64_t appended() const { return appended_; }
+  uint64_t consumed() const { return consumed_; }
+  size_t charged() const { return charge_.charged(); }
+
+ private:
+  void Drop();
+  void WakeConsumer();
+  void WakeProducer();
+
+  net::EventLoop* loop_;
+  std::optional<uint64_t> length_;
+  size_t window_;
+  std::string data_;  // waiting bytes are data_[start_, size)
+  size_t start_ = 0;
+  uint64_t appended_ = 0;
+  uint64_t consumed_ = 0;
+  bool ended_ = false;
+  bool failed_ = false;
+  bool cancelled_ = false;
+  bool producer_blocked_ = false;  // an Append filled it: wake the producer when room frees
+  bool consumer_wake_pending_ = false;
+  bool producer_wake_pending_ = false;
+  Consumer* consumer_ = nullptr;
+  Producer* producer_ = nullptr;
+  BufferCharge charge_;
+};
+
+// Appends `data` to `out` as one chunk of the chunked transfer coding (RFC 9112 §7.1):
+// the size in hex, CRLF, the data, CRLF. Empty data appends nothing (a zero-size chunk would
+// end the body: kLastChunk does that).
+void AppendChunk(std::string& out, std::string_view data);
+inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
+}  // namespace hammer::http

@@ -1,0 +1,358 @@
+// HttpClient's streaming: a request body sent from a BodyStream as it fills (with a length, or
+// chunked), and a response whose reading is paused, resumed or aborted through a ResponseFlow.
+// Against the real `hammer serve` routes (TargetServerGroup) over loopback; the client's loop
+// runs on the test thread.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "hammer/http/body_stream.h"
+#include "hammer/http/client.h"
+#include "hammer/http/url.h"
+#include "hammer/net/event_loop.h"
+#include "hammer/net/resolver.h"
+#include "hammer/serve/serve_group.h"
+
+namespace hammer::http {
+namespace {
+
+constexpr Nanos kGuard = 20 * kSecond;
+constexpr size_t kPiece = 64 * 1024;
+constexpr size_t kWindow = 256 * 1024;
+
+// The body's bytes: a pattern that a misplaced or lost piece would break.
+char PatternByte(uint64_t i) {
+  return static_cast<char>('a' + (i * 7 + i / 4099) % 26);
+}
+
+std::string Pattern(uint64_t size) {
+  std::string out(size, '\0');
+  for (uint64_t i = 0; i < size; ++i)
+    out[i] = PatternByte(i);
+  return out;
+}
+
+// Produces `total` bytes of the pattern into a stream, one piece per loop iteration while the
+// stream has room, and stops when it is full (as a server connection stops reading its
+// client). Records the most bytes it ever saw waiting. `fail_after`: gives up (Fail) once that
+// many bytes were appended.
+class PatternSource final : public BodyStream::Producer {
+ public:
+  PatternSource(net::EventLoop* loop, BodyStream* stream, uint64_t total,
+                std::optional<uint64_t> fail_after = std::nullopt)
+      : loop_(loop), stream_(stream), total_(total), fail_after_(fail_after) {
+    stream_->SetProducer(this);
+  }
+  ~PatternSource() override { Detach(); }
+  void Detach() {
+    if (stream_ != nullptr) stream_->SetProducer(nullptr);
+    stream_ = nullptr;
+  }
+
+  void Start() { Schedule(); }
+  void OnBodyStreamDrained() override { Schedule(); }
+
+  size_t most_waiting = 0;
+  bool saw_cancel = false;
+
+ private:
+  void Schedule() {
+    if (scheduled_) return;
+    scheduled_ = true;
+    loop_->Defer([this] {
+      scheduled_ = false;
+      Produce();
+    });
+  }
+  void Produce() {
+    if (stream_->cancelled()) {
+      saw_cancel = true;
+      return;
+    }
+    if (fail_after_ && sent_ >= *fail_after_) {
+      stream_->Fail();
+      return;
+    }
+    if (sent_ == total_ || stream_->full()) return;  // done, or OnBodyStreamDrained resumes
+    std::string piece(std::min<uint64_t>(kPiece, total_ - sent_), '\0');
+    for (size_t i = 0; i < piece.size(); ++i)
+      piece[i] = PatternByte(sent_ + i);
+    stream_->Append(piece);
+    sent_ += piece.size();
+    most_waiting = std::max(most_waiting, stream_->available().size());
+    if (sent_ == total_) {
+      stream_->End();
+      return;
+    }
+    Schedule();
+  }
+
+  net::EventLoop* loop_;
+  BodyStream* stream_;
+  uint64_t total_;
+  std::optional<uint64_t> fail_after_;
+  uint64_t sent_ = 0;
+  bool scheduled_ = false;
+};
+
+// One exchange and what its handler saw; `on_body` runs on each piece of the response.
+class StreamExchange final : public ResponseHandler {
+ public:
+  void OnResponseHead(const ResponseHead& head) override { status = head.status; }
+  void OnResponseBody(std::string_view data) override {
+    body.append(data);
+    ++pieces;
+    if (on_body) on_body(data);
+  }
+  void OnResponseComplete(const ExchangeResult& r) override {
+    ++completions;
+    result = r;
+    if (then) then();
+  }
+  int status = 0;
+  int pieces = 0;
+  int completions = 0;
+  std::string body;
+  ExchangeResult result;
+  std::function<void(std::string_view)> on_body;
+  std::function<void()> then;
+};
+
+class ClientStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    serve::ServeOptions options;
+    options.listen = "127.0.0.1:0";
+    options.threads = 1;
+    Result<std::unique_ptr<serve::TargetServerGroup>> server =
+        serve::TargetServerGroup::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status().message();
+    server_ = std::move(*server);
+    ASSERT_TRUE(loop_.Init().ok());
+    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, ClientOptions{});
+    Result<Url> url = ParseUrl("http://" + server_->address().ToString() + "/");
+    ASSERT_TRUE(url.ok());
+    origin_ = client_->GetOrigin(*url);
+  }
+
+  std::string Head(std::string_view method, std::string_view path, std::string_view framing) {
+    return std::string(method) + " " + std::string(path) +
+           " HTTP/1.1\r\nHost: " + origin_->host_header + "\r\n" + std::string(framing) + "\r\n";
+  }
+
+  bool RunLoop() {
+    bool guard_fired = false;
+    net::Timer guard(&loop_, [&] {
+      guard_fired = true;
+      loop_.Stop();
+    });
+    guard.ArmAt(loop_.UpdateNow() + kGuard);
+    loop_.Run();
+    return !guard_fired;
+  }
+
+  // Sends `head` with a body streamed from a PatternSource and returns the exchange.
+  std::unique_ptr<StreamExchange> SendStreamed(const std::string& head, BodyStream* stream,
+                                               PatternSource* source) {
+    auto exchange = std::make_unique<StreamExchange>();
+    exchange->then = [this] { loop_.Stop(); };
+    ClientRequest request;
+    request.origin = origin_;
+    request.head = head;
+    request.body_stream = stream;
+    request.idempotent = false;
+    client_->Send(request, exchange.get());
+    source->Start();
+    return exchange;
+  }
+
+  net::EventLoop loop_;
+  net::Resolver resolver_{1};
+  std::unique_ptr<HttpClient> client_;
+  std::unique_ptr<serve::TargetServerGroup> server_;
+  const Origin* origin_ = nullptr;
+};
+
+TEST_F(ClientStreamTest, BodyWithALengthArrivesWhole) {
+  const uint64_t size = 3 * 1024 * 1024 + 17;
+  BufferBudget budget;
+  auto stream = std::make_shared<BodyStream>(&loop_, size, kWindow, &budget);
+  PatternSource source(&loop_, stream.get(), size);
+  std::string head = Head("POST", "/echo", "Content-Length: " + std::to_string(size) + "\r\n");
+  auto exchange = SendStreamed(head, stream.get(), &source);
+  ASSERT_TRUE(RunLoop());
+  ASSERT_EQ(exchange->completions, 1);
+  ASSERT_FALSE(exchange->result.failure) << exchange->result.detail;
+  EXPECT_EQ(exchange->status, 200);
+  nlohmann::json echo = nlohmann::json::parse(exchange->body);
+  EXPECT_EQ(echo["headers"]["Content-Length"], std::to_string(size));
+  EXPECT_TRUE(echo["body"] == Pattern(size));
+  EXPECT_EQ(exchange->result.bytes_sent, head.size() + size);
+  EXPECT_TRUE(stream->finished());
+  // Back-pressure: the source never got more than a window (plus its last piece) ahead.
+  EXPECT_LE(source.most_waiting, kWindow + kPiece);
+  EXPECT_GT(budget.used(), 0u);  // the stream's buffer is charged while it lives
+  source.Detach();
+  stream.reset();
+  EXPECT_EQ(budget.used(), 0u);
+}
+
+TEST_F(ClientStreamTest, BodyOfUnknownLengthIsSentChunked) {
+  const uint64_t size = 1024 * 1024 + 5;
+  auto stream = std::make_shared<BodyStream>(&loop_, std::nullopt, kWindow, nullptr);
+  PatternSource source(&loop_, stream.get(), size);
+  std::string head = Head("POST", "/echo", "Transfer-Encoding: chunked\r\n");
+  auto exchange = SendStreamed(head, stream.get(), &source);
+  ASSERT_TRUE(RunLoop());
+  ASSERT_EQ(exchange->completions, 1);
+  ASSERT_FALSE(exchange->result.failure) << exchange->result.detail;
+  nlohmann::json echo = nlohmann::json::parse(exchange->body);
+  EXPECT_EQ(echo["headers"]["Transfer-Encoding"], "chunked");
+  EXPECT_TRUE(echo["body"] == Pattern(size));
+  // Chunk framing went on the wire besides the body.
+  EXPECT_GT(exchange->result.bytes_sent, head.size() + size);
+  EXPECT_LE(source.most_waiting, kWindow + kPiece);
+}
+
+TEST_F(ClientStreamTest, SourceGivingUpMidBodyFailsTheExchange) {
+  const uint64_t size = 2 * 1024 * 1024;
+  auto stream = std::make_shared<BodyStream>(&loop_, size, kWindow, nullptr);
+  PatternSource source(&loop_, stream.get(), size, /*fail_after=*/512 * 1024);
+  std::string head = Head("POST", "/echo", "Content-Length: " + std::to_string(size) + "\r\n");
+  auto exchange = SendStreamed(head, stream.get(), &source);
+  ASSERT_TRUE(RunLoop());
+  ASSERT_EQ(exchange->completions, 1);
+  ASSERT_TRUE(exchange->result.failure);
+  EXPECT_EQ(*exchange->result.failure, Failure::kOther);
+  EXPECT_EQ(exchange->result.detail, "request body abandoned by its source");
+  EXPECT_EQ(exchange->status, 0);
+  EXPECT_EQ(client_->open_connections(), 0u);  // never pooled: the server waits for the rest
+}
+
+TEST_F(ClientStreamTest, EarlyAnswerCancelsTheRestOfTheBody) {
+  // hammer serve refuses a body over 16 MiB from its head (413) while the client still sends.
+  const uint64_t size = 20 * 1024 * 1024;
+  auto stream = std::make_shared<BodyStream>(&loop_, size, kWindow, nullptr);
+  PatternSource source(&loop_, stream.get(), size);
+  std::string head = Head("POST", "/echo", "Content-Length: " + std::to_string(size) + "\r\n");
+  auto exchange = SendStreamed(head, stream.get(), &source);
+  ASSERT_TRUE(RunLoop());
+  ASSERT_EQ(exchange->completions, 1);
+  if (exchange->result.failure) {
+    // The server may close before the client reads its answer: then the write fails.
+    EXPECT_EQ(*exchange->result.failure, Failure::kReset) << exchange->result.detail;
+  } else {
+    EXPECT_EQ(exchange->status, 413);
+  }
+  EXPECT_TRUE(stream->cancelled());
+  EXPECT_LT(stream->consumed(), size);
+  EXPECT_EQ(client_->open_connections(), 0u);  // out of step: never pooled
+  // The source hears of it on a later iteration and stops.
+  loop_.Defer([this] { loop_.Defer([this] { loop_.Stop(); }); });
+  ASSERT_TRUE(RunLoop());
+  EXPECT_TRUE(source.saw_cancel);
+}
+
+TEST_F(ClientStreamTest, PausedResponseIsNotReadUntilResumed) {
+  const size_t size = 8 * 1024 * 1024;
+  ResponseFlow flow;
+  StreamExchange exchange;
+  size_t at_pause = 0;
+  size_t at_resume = 0;
+  net::Timer resume(&loop_, [&] {
+    at_resume = exchange.body.size();
+    flow.Resume();
+  });
+  exchange.on_body = [&](std::string_view) {
+    if (at_pause != 0) return;
+    at_pause = exchange.body.size();
+    flow.Pause();
+    EXPECT_TRUE(flow.paused());
+    // While paused, the server's bytes wait in the socket; 400 ms is ample for the 8 MiB to
+    // arrive over loopback if the client kept reading.
+    resume.ArmAfter(400 * kMillisecond);
+  };
+  exchange.then = [this] { loop_.Stop(); };
+  std::string head = Head("GET", "/bytes/" + std::to_string(size), "");
+  ClientRequest request;
+  request.origin = origin_;
+  request.head = head;
+  request.flow = &flow;
+  request.deadline = loop_.UpdateNow() + 300 * kMillisecond;  // shorter than the pause
+  client_->Send(request, &exchange);
+  EXPECT_TRUE(flow.bound());
+  ASSERT_TRUE(RunLoop());
+  ASSERT_EQ(exchange.completions, 1);
+  ASSERT_FALSE(exchange.result.failure) << exchange.result.detail;  // paused time not counted
+  EXPECT_GT(at_pause, 0u);
+  EXPECT_EQ(at_resume, at_pause);  // nothing was read while paused
+  EXPECT_EQ(exchange.body.size(), size);
+  EXPECT_EQ(exchange.body, std::string(size, 'x'));
+  EXPECT_FALSE(flow.bound());  // unbound at completion
+}
+
+TEST_F(ClientStreamTest, AbortEndsTheExchangeWithoutCallingBack) {
+  ResponseFlow flow;
+  StreamExchange exchange;
+  exchange.on_body = [&](std::string_view) {
+    if (!flow.bound()) return;
+    EXPECT_TRUE(flow.Abort());
+    loop_.Defer([this] { loop_.Stop(); });
+  };
+  exchange.then = [this] { loop_.Stop(); };
+  std::string head = Head("GET", "/bytes/" + std::to_string(16 * 1024 * 1024), "");
+  ClientRequest request;
+  request.origin = origin_;
+  request.head = head;
+  request.flow = &flow;
+  client_->Send(request, &exchange);
+  ASSERT_TRUE(RunLoop());
+  EXPECT_EQ(exchange.completions, 0);
+  EXPECT_EQ(exchange.pieces, 1);  // nothing delivered after the abort, even from that read
+  EXPECT_FALSE(flow.bound());
+  EXPECT_FALSE(flow.Abort());
+  EXPECT_EQ(client_->open_connections(), 0u);
+}
+
+TEST_F(ClientStreamTest, BodyStreamCountsAndWakesBothSides) {
+  struct Side : BodyStream::Producer, BodyStream::Consumer {
+    int drained = 0;
+    int ready = 0;
+    void OnBodyStreamDrained() override { ++drained; }
+    void OnBodyStreamReady() override { ++ready; }
+  } side;
+  BufferBudget budget;
+  auto stream = std::make_shared<BodyStream>(&loop_, std::nullopt, 8, &budget);
+  stream->SetProducer(&side);
+  stream->SetConsumer(&side);
+  stream->Append("0123456789");
+  EXPECT_TRUE(stream->full());
+  EXPECT_EQ(side.ready, 0);  // deferred, never inline
+  loop_.Defer([this] { loop_.Stop(); });
+  ASSERT_TRUE(RunLoop());
+  EXPECT_EQ(side.ready, 1);
+  stream->Consume(4);
+  EXPECT_EQ(stream->available(), "456789");
+  stream->End();
+  EXPECT_FALSE(stream->finished());
+  stream->Consume(6);
+  EXPECT_TRUE(stream->finished());
+  loop_.Defer([this] { loop_.Stop(); });
+  ASSERT_TRUE(RunLoop());
+  EXPECT_EQ(side.drained, 1);
+  EXPECT_EQ(stream->appended(), 10u);
+  EXPECT_EQ(stream->consumed(), 10u);
+  std::string chunk;
+  AppendChunk(chunk, std::string(26, 'z'));
+  EXPECT_EQ(chunk, "1a\r\n" + std::string(26, 'z') + "\r\n");
+  stream->SetProducer(nullptr);
+  stream->SetConsumer(nullptr);
+}
+
+}  // namespace
+}  // namespace hammer::http
