@@ -5,6 +5,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/server_flags.h"
+#include "hammer/base/byte_size.h"
 #include "hammer/dark/dark_command.h"
 
 namespace hammer::cli {
@@ -152,6 +153,13 @@ int DarkMain(int argc, char** argv) {
                  "abandon the dark copies in flight, let the requests in flight finish for at "
                  "most this long, then close what is left (counted); a second signal stops at once")
       ->capture_default_str();
+  std::string stream_threshold = "1MiB";
+  app.add_option("--stream-threshold", stream_threshold,
+                 "request and response bodies larger than this are passed on as they arrive, "
+                 "with back-pressure, instead of being held whole (a 256KiB window per "
+                 "direction); requests whose body is streamed are not copied to dark clusters "
+                 "(counted as hammer_dark_streamed_total); 0: hold every body whole")
+      ->capture_default_str();
   ServerLimitFlags limit_flags;
   limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;
@@ -161,6 +169,11 @@ int DarkMain(int argc, char** argv) {
       !s.ok()) {
     return Complain("dark", s.message(), kExitUsage);
   }
+  Result<uint64_t> threshold = ParseByteSize(stream_threshold);
+  if (!threshold.ok()) {
+    return Complain("dark", "--stream-threshold: " + threshold.status().message(), kExitUsage);
+  }
+  options.stream_threshold = *threshold;
   Result<dark::DarkCommand> command = dark::DarkCommand::Create(flags);
   if (!command.ok()) return Complain("dark", command.status().message(), kExitUsage);
   Result<dark::DarkOutcome> outcome = command->Run();

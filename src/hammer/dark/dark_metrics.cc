@@ -48,6 +48,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            bool membership_stale, const http::TlsServerStats* tls) {
   std::string out;
   uint64_t requests = 0, responses = 0, abandoned = 0, dark_headers_removed = 0, bad_targets = 0;
+  uint64_t streamed_requests = 0, streamed_responses = 0, client_aborted = 0, upstream_aborted = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
@@ -55,6 +56,10 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
     abandoned += Load(loop->proxy.abandoned);
     dark_headers_removed += Load(loop->proxy.dark_headers_removed);
     bad_targets += Load(loop->proxy.bad_targets);
+    streamed_requests += Load(loop->proxy.streamed_requests);
+    streamed_responses += Load(loop->proxy.streamed_responses);
+    client_aborted += Load(loop->proxy.client_aborted);
+    upstream_aborted += Load(loop->proxy.upstream_aborted);
     for (size_t i = 0; i < kFailureCount; ++i)
       upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
   }
@@ -78,6 +83,21 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       "origin-form nor absolute-form.\n";
   out += "# TYPE hammer_dark_bad_targets_total counter\n";
   out += fmt::format("hammer_dark_bad_targets_total {}\n", bad_targets);
+  out +=
+      "# HELP hammer_dark_streamed_bodies_total Bodies passed on as they arrived rather than kept "
+      "whole (over --stream-threshold), by direction.\n";
+  out += "# TYPE hammer_dark_streamed_bodies_total counter\n";
+  out += fmt::format("hammer_dark_streamed_bodies_total{{direction=\"request\"}} {}\n",
+                     streamed_requests);
+  out += fmt::format("hammer_dark_streamed_bodies_total{{direction=\"response\"}} {}\n",
+                     streamed_responses);
+  out +=
+      "# HELP hammer_dark_stream_aborted_total Streamed exchanges cut short: by the client "
+      "(gone mid-body; the upstream request was aborted) or by the upstream (failed after the "
+      "response head was sent; the client connection was closed).\n";
+  out += "# TYPE hammer_dark_stream_aborted_total counter\n";
+  out += fmt::format("hammer_dark_stream_aborted_total{{by=\"client\"}} {}\n", client_aborted);
+  out += fmt::format("hammer_dark_stream_aborted_total{{by=\"upstream\"}} {}\n", upstream_aborted);
   out += "# HELP hammer_dark_upstream_failures_total Regular-side failures by type.\n";
   out += "# TYPE hammer_dark_upstream_failures_total counter\n";
   for (size_t i = 0; i < kFailureCount; ++i) {
@@ -102,6 +122,8 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       {"dropped", "Copies not sent because the in-flight budget was full."},
       {"backed_off", "Copies not sent while backing off from a cluster refusing connections."},
       {"abandoned", "Copies in flight when the proxy stopped or began draining."},
+      {"skipped_streamed",
+       "Copies not sent because the request body was streamed (over --stream-threshold)."},
   };
   constexpr size_t kCounterCount = std::size(kCounters);
   for (size_t c = 0; c < gauges.size(); ++c) {
@@ -120,6 +142,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
       values[5] += Load(k.dropped);
       values[6] += Load(k.backed_off);
       values[7] += Load(k.abandoned);
+      values[8] += Load(k.streamed);
       in_flight += Load(k.in_flight);
       for (size_t i = 0; i < kFailureCount; ++i)
         failed[i] += Load(k.failed[i]);

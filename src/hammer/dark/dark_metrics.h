@@ -26,6 +26,7 @@ struct alignas(64) ClusterCounters {
   std::atomic<uint64_t> dropped{0};     // copies not sent: the in-flight budget was full
   std::atomic<uint64_t> backed_off{0};  // copies not sent: connections were refused just before
   std::atomic<uint64_t> abandoned{0};   // copies in flight when the proxy stopped or drained
+  std::atomic<uint64_t> streamed{0};    // copies not sent: the request body was streamed
   std::atomic<uint64_t> in_flight{0};   // gauge: copies sent and not yet finished or abandoned
   std::array<std::atomic<uint64_t>, kFailureCount> failed{};  // copies failed, by type
 };
@@ -36,6 +37,12 @@ struct alignas(64) ProxyCounters {
   std::atomic<uint64_t> abandoned{0};  // requests in flight when the proxy stopped: no response
   std::atomic<uint64_t> dark_headers_removed{0};  // requests that came with their own X-Hammer-Dark
   std::atomic<uint64_t> bad_targets{0};  // requests refused 400: target not origin/absolute-form
+  std::atomic<uint64_t> streamed_requests{0};   // request bodies streamed (over the threshold)
+  std::atomic<uint64_t> streamed_responses{0};  // response bodies streamed
+  // The client went away mid-stream (request body or response): the upstream request aborted.
+  std::atomic<uint64_t> client_aborted{0};
+  // The upstream failed after the response head was sent: the client's connection closed.
+  std::atomic<uint64_t> upstream_aborted{0};
   std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
 };
 

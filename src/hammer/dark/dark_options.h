@@ -48,6 +48,12 @@ struct DarkOptions {
   uint32_t dark_max_in_flight = 256;   // per dark cluster and thread; beyond it copies are dropped
   size_t max_response_bytes = 64u << 20;
   size_t max_request_body_bytes = 16u << 20;
+  // --stream-threshold: request and response bodies above this many bytes are passed on as
+  // they arrive (with back-pressure) rather than kept whole; requests streamed are not copied
+  // to dark clusters. 0: every body is kept whole. 1 MiB: most API bodies stay whole (and
+  // forkable) while a large upload or download holds a 256 KiB window per direction instead of
+  // its size (see README "Streamed bodies").
+  size_t stream_threshold = 1u << 20;
   bool preserve_host = false;
   // Method override headers decide eligibility only when trusted (rest.li query tunnelling).
   bool trust_method_override = false;

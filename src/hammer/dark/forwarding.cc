@@ -98,7 +98,9 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   if (!forwarded_for.empty()) out.append("X-Forwarded-For: ").append(forwarded_for).append("\r\n");
   if (!forwarded.empty()) out.append("Forwarded: ").append(forwarded).append("\r\n");
   if (!options.extra_header.empty()) out.append(options.extra_header).append("\r\n");
-  if (body_size > 0 || head.framing != http::BodyFraming::kNone) {
+  if (options.chunked_body) {
+    out.append("Transfer-Encoding: chunked\r\n");
+  } else if (body_size > 0 || head.framing != http::BodyFraming::kNone) {
     out.append("Content-Length: ");
     AppendNumber(out, body_size);
     out.append("\r\n");
@@ -107,12 +109,13 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   return out;
 }
 
-std::string ForwardResponse(int status, std::string_view reason,
-                            std::span<const http::Header> headers, std::string_view body,
-                            bool head_request, bool keep_alive) {
+std::string ForwardResponseHead(int status, std::string_view reason,
+                                std::span<const http::Header> headers,
+                                std::optional<uint64_t> body_size, bool head_request,
+                                bool keep_alive) {
   std::string_view connection = http::FindHeader(headers, "Connection").value_or("");
   std::string out;
-  out.reserve(256 + body.size());
+  out.reserve(256);
   out.append("HTTP/1.1 ");
   AppendNumber(out, static_cast<uint64_t>(status));
   out.append(" ").append(reason.empty() ? http::ReasonPhrase(status) : reason).append("\r\n");
@@ -125,18 +128,29 @@ std::string ForwardResponse(int status, std::string_view reason,
     }
     out.append(h.name).append(": ").append(h.value).append("\r\n");
   }
-  bool no_body_status = status < 200 || status == 204 || status == 304;
   if (head_request) {
     if (!upstream_length.empty())
       out.append("Content-Length: ").append(upstream_length).append("\r\n");
-  } else if (!no_body_status) {
-    out.append("Content-Length: ");
-    AppendNumber(out, body.size());
-    out.append("\r\n");
+  } else if (!ResponseHasNoBody(status)) {
+    if (body_size) {
+      out.append("Content-Length: ");
+      AppendNumber(out, *body_size);
+      out.append("\r\n");
+    } else {
+      out.append("Transfer-Encoding: chunked\r\n");
+    }
   }
   if (!keep_alive) out.append("Connection: close\r\n");
   out.append("\r\n");
-  if (!head_request && !no_body_status) out.append(body);
+  return out;
+}
+
+std::string ForwardResponse(int status, std::string_view reason,
+                            std::span<const http::Header> headers, std::string_view body,
+                            bool head_request, bool keep_alive) {
+  std::string out =
+      ForwardResponseHead(status, reason, headers, body.size(), head_request, keep_alive);
+  if (!head_request && !ResponseHasNoBody(status)) out.append(body);
   return out;
 }
 

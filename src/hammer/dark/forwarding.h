@@ -12,6 +12,8 @@
 // strip what a proxy in front of this one added. Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +29,9 @@ struct ForwardOptions {
   // The client's IP, appended to X-Forwarded-For (created if absent) and to Forwarded (as
   // for=..., only when the client sent Forwarded); empty: both are passed on unchanged.
   std::string_view client_ip;
+  // The body is streamed without a known length: "Transfer-Encoding: chunked" is sent instead
+  // of Content-Length (and the HttpClient frames the chunks).
+  bool chunked_body = false;
 };
 
 // The request-target to forward (RFC 9112 §3.2): origin-form ("/p?q") as is; absolute-form
@@ -45,6 +50,18 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
 std::string ForwardResponse(int status, std::string_view reason,
                             std::span<const http::Header> headers, std::string_view body,
                             bool head_request, bool keep_alive);
+
+// The head of that response alone, for a body streamed after it: Content-Length `body_size`,
+// or "Transfer-Encoding: chunked" when the size is unknown (nullopt).
+std::string ForwardResponseHead(int status, std::string_view reason,
+                                std::span<const http::Header> headers,
+                                std::optional<uint64_t> body_size, bool head_request,
+                                bool keep_alive);
+
+// 1xx, 204 and 304 responses carry no body (RFC 9112 §6.3).
+inline bool ResponseHasNoBody(int status) {
+  return status < 200 || status == 204 || status == 304;
+}
 
 // True for a header that must not be forwarded (hop-by-hop), given the Connection header value.
 // Connection may not name a field the proxy writes or vouches for (IsProxyAsserted).

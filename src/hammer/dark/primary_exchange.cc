@@ -1,5 +1,6 @@
 #include "hammer/dark/primary_exchange.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "hammer/dark/comparison_join.h"
@@ -8,32 +9,121 @@
 namespace hammer::dark {
 
 PrimaryExchange::PrimaryExchange(InFlightSet<PrimaryExchange>* owner, ProxyCounters* counters,
-                                 size_t max_response_bytes, http::Responder responder,
-                                 bool head_request, std::shared_ptr<ComparisonJoin> join)
+                                 const ResponseHolding& holding, http::Responder responder,
+                                 bool head_request, bool client_takes_chunked,
+                                 std::shared_ptr<ComparisonJoin> join,
+                                 std::shared_ptr<http::BodyStream> request_body)
     : owner_(owner),
       counters_(counters),
-      max_response_bytes_(max_response_bytes),
+      holding_(holding),
       responder_(std::move(responder)),
       head_request_(head_request),
+      client_takes_chunked_(client_takes_chunked),
       join_(std::move(join)),
-      start_(MonoNow()) {}
+      request_stream_(std::move(request_body)),
+      start_(MonoNow()),
+      response_charge_(holding.budget) {}
+
+PrimaryExchange::~PrimaryExchange() {
+  if (response_stream_ != nullptr) {
+    response_stream_->SetProducer(nullptr);
+    response_stream_->Fail();  // abandoned mid-body: the client connection closes
+  }
+}
 
 void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
   const std::string_view extra[] = {head.reason};
   headers_.Assign(head.headers, extra);
+  if (holding_.stream_threshold != 0 && !head_request_ && !ResponseHasNoBody(head.status) &&
+      head.framing == http::BodyFraming::kContentLength &&
+      head.content_length > holding_.stream_threshold) {
+    StartStreaming(head.content_length);
+  }
+}
+
+// The head goes to the client now; the body follows through the stream.
+void PrimaryExchange::StartStreaming(std::optional<uint64_t> length) {
+  Bump(counters_->streamed_responses);
+  response_stream_ = std::make_shared<http::BodyStream>(holding_.loop, length,
+                                                        holding_.stream_window, holding_.budget);
+  response_stream_->SetProducer(this);
+  bool keep_alive = responder_.keeps_alive();
+  responder_.RespondStream(ForwardResponseHead(status_, headers_.Extra(0), headers_.headers(),
+                                               length, head_request_, keep_alive),
+                           response_stream_, keep_alive);
+}
+
+void PrimaryExchange::Capture(std::string_view data) {
+  if (!join_) return;
+  size_t room = holding_.compare_capture_bytes -
+                std::min(holding_.compare_capture_bytes, response_body_.size());
+  response_body_.append(data.substr(0, room));
+  response_charge_.Set(response_body_.capacity());
 }
 
 void PrimaryExchange::OnResponseBody(std::string_view data) {
-  if (response_body_.size() + data.size() > max_response_bytes_) {
+  if (response_stream_ != nullptr) {
+    Capture(data);
+    response_stream_->Append(data);
+    if (response_stream_->full()) flow_.Pause();  // OnBodyStreamDrained resumes
+    return;
+  }
+  if (holding_.stream_threshold != 0 && client_takes_chunked_ &&
+      response_body_.size() + data.size() > holding_.stream_threshold) {
+    // A body of unknown length grew past the threshold: what was kept goes first.
+    std::string kept = std::move(response_body_);
+    response_body_.clear();
+    StartStreaming(std::nullopt);
+    Capture(kept);
+    response_stream_->Append(kept);
+    OnResponseBody(data);
+    return;
+  }
+  if (response_body_.size() + data.size() > holding_.max_response_bytes) {
     too_large_ = true;
     return;
   }
   response_body_.append(data);
+  response_charge_.Set(response_body_.capacity());
+}
+
+// The response stream has room again, or the client went away (cancelled).
+void PrimaryExchange::OnBodyStreamDrained() {
+  if (response_stream_ == nullptr) return;
+  if (!response_stream_->cancelled()) {
+    flow_.Resume();
+    return;
+  }
+  Bump(counters_->client_aborted);
+  flow_.Abort();  // the upstream sees the request aborted; no completion follows
+  response_stream_->SetProducer(nullptr);
+  response_stream_.reset();
+  if (join_) join_->PrimaryFailed();
+  owner_->Finish(this);  // last: destroyed after this loop iteration
 }
 
 void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
-  if (result.failure || too_large_) {
+  const bool client_left = (request_stream_ != nullptr && request_stream_->failed()) ||
+                           (response_stream_ != nullptr && response_stream_->cancelled());
+  if (client_left) {
+    Bump(counters_->client_aborted);  // nobody to answer
+    if (join_) join_->PrimaryFailed();
+  } else if (response_stream_ != nullptr) {
+    if (result.failure) {
+      // The client has the head already: closing its connection is all that can be said.
+      Bump(counters_->upstream_failed[static_cast<size_t>(*result.failure)]);
+      Bump(counters_->upstream_aborted);
+      response_stream_->Fail();
+      if (join_) join_->PrimaryFailed();
+    } else {
+      response_stream_->End();
+      if (join_) {
+        join_->SetPrimary(status_, headers_.headers(), response_body_,
+                          (result.end - start_) / kMicrosecond);
+      }
+    }
+  } else if (result.failure || too_large_) {
     Failure failure = result.failure ? *result.failure : Failure::kProtocol;
     Bump(counters_->upstream_failed[static_cast<size_t>(failure)]);
     int status = failure == Failure::kTimeout ? 504 : 502;
@@ -52,7 +142,11 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
                         (result.end - start_) / kMicrosecond);
     }
   }
-  Bump(counters_->responses);
+  if (response_stream_ != nullptr) {
+    response_stream_->SetProducer(nullptr);
+    response_stream_.reset();
+  }
+  if (!client_left) Bump(counters_->responses);
   owner_->Finish(this);  // last: destroyed after this loop iteration
 }
 

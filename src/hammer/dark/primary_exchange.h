@@ -1,15 +1,31 @@
 // PrimaryExchange: the regular side of one client request. It carries the request to a regular
-// upstream through the handler's HttpClient, keeps the response (up to
-// DarkOptions::max_response_bytes), and answers the client through its Responder: the
+// upstream through the handler's HttpClient and answers the client through its Responder: the
 // upstream's response unchanged (hop-by-hop headers aside), or 502 (unreachable, reset,
 // invalid, too large) / 504 (timeout) with the failure counted. With --compare it also hands
 // the primary answer to the request's ComparisonJoin.
 //
+// Bodies: a request body the listener streamed (IncomingRequest::body_stream, above
+// --stream-threshold) goes upstream as it arrives (the HttpClient consumes the stream). A
+// response body is kept whole up to the threshold and answered with Content-Length, as
+// before; a larger one (a Content-Length above it, or a body of unknown length that grows past
+// it) is streamed: the head goes to the client at once and the body follows through a
+// BodyStream that this exchange produces. While that stream is full (the client reads slowly)
+// the reading of the upstream's response is paused (ResponseFlow), so the upstream waits in
+// its TCP window. A kept response is at most DarkOptions::max_response_bytes (else 502); a
+// streamed one has no cap. Kept bytes are charged to the listener's BufferBudget. The
+// comparison gets the first compare_capture_bytes of a streamed body, as dark copies keep.
+//
+// Errors mid-stream: the upstream failing after the head was sent fails the response stream
+// (the client connection is closed: it has a status line already) and counts
+// upstream_aborted; the client going away (the request stream fails, or the response stream is
+// cancelled) aborts the upstream exchange and counts client_aborted.
+//
 // Ownership: created by DarkProxyHandler and owned by its InFlightSet<PrimaryExchange> from
-// Send until OnResponseComplete, whose last act is to Finish() itself there (destroyed after
-// the loop iteration). If the handler stops first, the exchange is cancelled in the HttpClient
-// and destroyed without answering (counted as abandoned by the handler). The request bytes it
-// owns (head(), body()) stay valid as long as it lives, as HttpClient::Send requires.
+// Send until it ends (OnResponseComplete, or a client abort), whose last act is to Finish()
+// itself (destroyed after the loop iteration). If the handler stops first, the exchange is
+// cancelled in the HttpClient and destroyed without answering (counted as abandoned by the
+// handler); a response being streamed is then failed. The request bytes it owns (head(),
+// body(), the request stream) stay valid as long as it lives, as HttpClient::Send requires.
 // Threading: the handler's loop thread only.
 #pragma once
 
@@ -19,6 +35,8 @@
 #include "hammer/base/clock.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/in_flight_set.h"
+#include "hammer/http/body_stream.h"
+#include "hammer/http/buffer_budget.h"
 #include "hammer/http/client.h"
 #include "hammer/http/owned_headers.h"
 #include "hammer/http/server.h"
@@ -27,34 +45,62 @@ namespace hammer::dark {
 
 class ComparisonJoin;
 
-class PrimaryExchange final : public http::ResponseHandler, public net::Deletable {
+// How a primary exchange holds the upstream's response.
+struct ResponseHolding {
+  net::EventLoop* loop = nullptr;         // the handler's
+  size_t max_response_bytes = 64u << 20;  // a kept (not streamed) response above it: 502
+  size_t stream_threshold = 1u << 20;     // a body above it is streamed (0: never)
+  size_t stream_window = http::kDefaultStreamWindow;
+  size_t compare_capture_bytes = 1u << 20;  // of a streamed body, for the comparison
+  http::BufferBudget* budget = nullptr;     // kept and streamed bytes are charged here
+};
+
+class PrimaryExchange final : public http::ResponseHandler,
+                              public net::Deletable,
+                              private http::BodyStream::Producer {
  public:
+  // `request_body`: the streamed request body, or null. `client_takes_chunked`: the client
+  // speaks HTTP/1.1 (a streamed response of unknown length is sent chunked; an HTTP/1.0 client
+  // gets it kept whole instead).
   PrimaryExchange(InFlightSet<PrimaryExchange>* owner, ProxyCounters* counters,
-                  size_t max_response_bytes, http::Responder responder, bool head_request,
-                  std::shared_ptr<ComparisonJoin> join);
+                  const ResponseHolding& holding, http::Responder responder, bool head_request,
+                  bool client_takes_chunked, std::shared_ptr<ComparisonJoin> join,
+                  std::shared_ptr<http::BodyStream> request_body);
+  ~PrimaryExchange() override;
 
   // The serialized request to send (owned here so it outlives the exchange).
   std::string& head() { return head_; }
   std::string& body() { return body_; }
+  http::BodyStream* request_stream() { return request_stream_.get(); }
+  http::ResponseFlow* flow() { return &flow_; }
 
   void OnResponseHead(const http::ResponseHead& head) override;
   void OnResponseBody(std::string_view data) override;
   void OnResponseComplete(const http::ExchangeResult& result) override;
 
  private:
+  void StartStreaming(std::optional<uint64_t> length);
+  void OnBodyStreamDrained() override;
+  void Capture(std::string_view data);
+
   InFlightSet<PrimaryExchange>* owner_;
   ProxyCounters* counters_;
-  size_t max_response_bytes_;
+  ResponseHolding holding_;
   http::Responder responder_;
   bool head_request_;
+  bool client_takes_chunked_;
   std::shared_ptr<ComparisonJoin> join_;
+  std::shared_ptr<http::BodyStream> request_stream_;
   MonoNanos start_;
   std::string head_;
   std::string body_;
   int status_ = 0;
   bool too_large_ = false;
   http::OwnedHeaders headers_;  // Extra(0) = reason phrase
-  std::string response_body_;
+  std::string response_body_;   // kept whole, or the comparison's capture of a streamed one
+  http::BufferCharge response_charge_;
+  std::shared_ptr<http::BodyStream> response_stream_;  // produced here once streaming
+  http::ResponseFlow flow_;                            // last: aborts the exchange first
 };
 
 }  // namespace hammer::dark

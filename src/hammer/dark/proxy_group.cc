@@ -155,6 +155,7 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
                                                   /*descriptors_per_connection=*/3);
   http::ServerOptions server;
   server.limits.max_body_bytes = options.max_request_body_bytes;
+  server.stream_body_above = options.stream_threshold;
   server.header_timeout = options.client_limits.header_timeout;
   server.resources = group->resources_;
   if (options.listener_tls.enabled()) {
@@ -177,7 +178,7 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
     auto handler = std::make_unique<DarkProxyHandler>(
         loop, &group->resolver_, &group->options_, membership, &group->registry_,
         group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy(),
-        *upstream_tls);
+        *upstream_tls, &group->resources_->budget());
     auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
     if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
     bind_to = listener->local_address();

@@ -14,7 +14,8 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
                                    const DarkOptions* options, const Membership* membership,
                                    ClusterRegistry* registry, DarkLoopCounters* counters,
                                    uint64_t seed,
-                                   std::shared_ptr<const http::TlsClientConfig> upstream_tls)
+                                   std::shared_ptr<const http::TlsClientConfig> upstream_tls,
+                                   http::BufferBudget* budget)
     : loop_(loop),
       resolver_(resolver),
       options_(options),
@@ -26,6 +27,11 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       primaries_(loop),
       copies_(loop) {
   client_options_.connect_timeout = options->connect_timeout;
+  holding_.loop = loop;
+  holding_.max_response_bytes = options->max_response_bytes;
+  holding_.stream_threshold = options->stream_threshold;
+  holding_.compare_capture_bytes = options->compare_max_body_bytes;
+  holding_.budget = budget;
   client_options_.tls_config = std::move(upstream_tls);
   upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
@@ -136,7 +142,8 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   }
   http::RequestHead head = received.head;
   head.target = target;
-  const http::IncomingRequest request{head, received.body, received.client_ip};
+  const http::IncomingRequest request{head, received.body, received.client_ip,
+                                      received.body_stream};
   if (!draining_) SyncClusters();
   const http::Url& upstream = options_->upstreams[next_upstream_++ % options_->upstreams.size()];
   bool eligible = eligibility_.Eligible(request.head);
@@ -148,15 +155,24 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   }
   bool head_request = request.head.method == "HEAD";
   PrimaryExchange* primary = primaries_.Adopt(std::make_unique<PrimaryExchange>(
-      &primaries_, &counters_->proxy, options_->max_response_bytes, std::move(responder),
-      head_request, join));
+      &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
+      request.head.minor_version >= 1, join, request.body_stream));
   ForwardOptions forward = ForwardOptionsFor(request);
-  primary->head() = ForwardRequestHead(request.head, upstream, request.body.size(), forward);
-  primary->body().assign(request.body);
   http::ClientRequest out;
+  if (http::BodyStream* stream = primary->request_stream()) {
+    Bump(counters_->proxy.streamed_requests);
+    forward.chunked_body = !stream->length();
+    primary->head() =
+        ForwardRequestHead(request.head, upstream, stream->length().value_or(0), forward);
+    out.body_stream = stream;
+  } else {
+    primary->head() = ForwardRequestHead(request.head, upstream, request.body.size(), forward);
+    primary->body().assign(request.body);
+    out.body = primary->body();
+  }
   out.origin = upstream_client_->GetOrigin(upstream);
   out.head = primary->head();
-  out.body = primary->body();
+  out.flow = primary->flow();
   out.head_method = head_request;
   out.idempotent = http::IsIdempotentMethod(request.head.method);
   out.deadline = MonoNow() + options_->upstream_timeout;
@@ -166,6 +182,10 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   for (DarkCluster* cluster : active_)
     Bump(counters_->clusters[cluster->index()].considered);
   if (!eligible) return;
+  if (request.body_stream != nullptr) {
+    SkipStreamed(request, std::move(join));
+    return;
+  }
   Fork(request, join);
   if (join && join->dark_expected() && !options_->compare_secondary.empty()) {
     SendSecondary(request, join);
@@ -193,6 +213,29 @@ void DarkProxyHandler::Fork(const http::IncomingRequest& request,
         compared = join;
       }
       SendCopy(*cluster, request.head, request.body, request.client_ip, std::move(compared));
+    }
+  }
+}
+
+// A streamed body is not held, so there is nothing to copy from: every copy the strategies
+// ask for is counted as streamed, as a dropped copy would be, and a compared request counts
+// them unsent.
+void DarkProxyHandler::SkipStreamed(const http::IncomingRequest& request,
+                                    std::shared_ptr<ComparisonJoin> join) {
+  IdenticalSelector identical(rng_, options_->identical_header, request.head.headers);
+  for (DarkCluster* cluster : active_) {
+    ClusterCounters& counters = counters_->clusters[cluster->index()];
+    Bump(counters.eligible);
+    if (cluster->strategy() == ForkStrategyKind::kConstantQps) {
+      Bump(counters.streamed);  // not offered to the cluster's schedule
+      continue;
+    }
+    uint32_t copies = cluster->CopiesFor(identical);
+    Bump(counters.selected, copies);
+    Bump(counters.streamed, copies);
+    if (join && copies > 0) {
+      join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
+      join->DarkNotSent(cluster->index());
     }
   }
 }

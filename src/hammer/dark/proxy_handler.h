@@ -8,7 +8,10 @@
 // against a per-cluster in-flight budget (a full budget drops the copy and counts it), have
 // their own timeout, and their responses are read and discarded, or kept, bounded, for
 // comparison. Nothing on the dark side can delay, alter or fail the client's response: the
-// copies are started after the regular request and never awaited.
+// copies are started after the regular request and never awaited. A request whose body is
+// streamed (above --stream-threshold) is never copied: it is not held to copy from. Each copy
+// its strategy asked for is counted as `streamed` (like a dropped copy), and a compared
+// request counts it as unsent.
 //
 // Ownership: the handler owns its HttpClients (regular side, comparison secondary, one per
 // dark cluster inside each DarkCluster), the DarkClusters, and every exchange and copy in
@@ -58,7 +61,8 @@ class DarkProxyHandler final : public http::RequestHandler {
   DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver, const DarkOptions* options,
                    const Membership* membership, ClusterRegistry* registry,
                    DarkLoopCounters* counters, uint64_t seed,
-                   std::shared_ptr<const http::TlsClientConfig> upstream_tls);
+                   std::shared_ptr<const http::TlsClientConfig> upstream_tls,
+                   http::BufferBudget* budget = nullptr);
   ~DarkProxyHandler() override;
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override;
@@ -83,6 +87,7 @@ class DarkProxyHandler final : public http::RequestHandler {
   void SyncClusters();
   DarkCluster* ClusterFor(const DarkClusterMembership& cluster);
   void Fork(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
+  void SkipStreamed(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
   void SendCopy(DarkCluster& cluster, const http::RequestHead& head, std::string_view body,
                 std::string_view client_ip, std::shared_ptr<ComparisonJoin> join);
   ForwardOptions ForwardOptionsFor(const http::IncomingRequest& request) const;
@@ -96,6 +101,7 @@ class DarkProxyHandler final : public http::RequestHandler {
   ClusterRegistry* registry_;
   SnapshotReader membership_;
   http::ClientOptions client_options_;  // of every HttpClient: regular, secondary, dark
+  ResponseHolding holding_;             // of every PrimaryExchange
   uint64_t synced_version_ = 0;
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;

@@ -28,4 +28,13 @@ void Responder::RespondRawThenReset(std::string_view bytes) {
   connection_->RespondRawThenReset(sequence_, bytes);
 }
 
+void Responder::RespondStream(std::string_view head, std::shared_ptr<BodyStream> body,
+                              bool keep_alive) {
+  if (alive_.expired()) {
+    body->Cancel();  // nobody will ever read it
+    return;
+  }
+  connection_->RespondStream(sequence_, head, std::move(body), keep_alive);
+}
+
 }  // namespace hammer::http

@@ -3,11 +3,13 @@
 // HttpListener accepts connections on one event loop (several loops can each own a listener
 // on the same port through SO_REUSEPORT). Each connection parses requests with RequestParser,
 // buffers the request body (up to Limits::max_body_bytes), and hands the whole request to a
-// RequestHandler together with a Responder. The handler answers at once or later (from the
-// same loop thread); requests on one connection are answered in order, one at a time, so
-// pipelined requests wait their turn. Malformed requests are answered 400 (duplicate or
-// missing Host included), transfer codings other than "chunked" 501, oversized heads 431,
-// oversized bodies 413, and the connection is closed.
+// RequestHandler together with a Responder; a body above ServerOptions::stream_body_above is
+// streamed to the handler instead (IncomingRequest::body_stream), and a response body may be
+// streamed back (Responder::RespondStream), each with back-pressure through TCP. The handler
+// answers at once or later (from the same loop thread); requests on one connection are answered in
+// order, one at a time, so pipelined requests wait their turn. Malformed requests are answered 400
+// (duplicate or missing Host included), transfer codings other than "chunked" 501, oversized heads
+// 431, oversized bodies 413, and the connection is closed.
 //
 // Every byte a client sends is hostile, so what a client can make the server hold is bounded
 // (each refusal is counted in ServerResources under its Rejection):
@@ -44,6 +46,7 @@
 #include <string>
 #include <string_view>
 
+#include "hammer/http/body_stream.h"
 #include "hammer/http/message.h"
 #include "hammer/http/request_parser.h"
 #include "hammer/http/server_resources.h"
@@ -61,12 +64,22 @@ class ConnectionTable;
 inline constexpr size_t kReadChunk = 64 * 1024;
 // Unsent answer bytes above which a connection takes no new request (pipelining back-pressure).
 inline constexpr size_t kOutputHighWater = 64 * 1024;
+// The default window of a streamed body (ServerOptions::stream_window): four reads' worth.
+inline constexpr size_t kDefaultStreamWindow = 256 * 1024;
 
 // A request as received; views are valid only during RequestHandler::OnRequest.
 struct IncomingRequest {
   const RequestHead& head;
   std::string_view body;
   std::string_view client_ip = {};  // the connection's peer IP ("127.0.0.1", "::1"), or ""
+  // Set when the body is streamed (ServerOptions::stream_body_above): `body` is then empty and
+  // the whole body, decoded (no chunk framing), comes through this stream as it is read; its
+  // length() is the Content-Length, or unknown for a chunked body. The connection is its
+  // producer: it stops reading its client while the stream is full(), Ends it after the last
+  // byte, and Fails it if the client goes away or stalls first. The handler keeps the pointer
+  // as long as it needs the body, registers the stream's consumer, and must answer (or the
+  // client waits): an answer given before the body's end closes the connection after it.
+  std::shared_ptr<BodyStream> body_stream = nullptr;
 };
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.
@@ -86,6 +99,16 @@ class Responder {
   bool keeps_alive() const;
   // Sends `bytes` and then resets the connection (RST): a fault for testing clients.
   void RespondRawThenReset(std::string_view bytes);
+  // Sends `head` (a serialized response head: status line, headers, blank line) and then the
+  // body as `body` fills. The head must frame the body: Content-Length equal to body->length(),
+  // or, for a stream of unknown length, "Transfer-Encoding: chunked" (the connection frames
+  // each piece and ends with the last chunk). The connection becomes the stream's consumer: it
+  // takes bytes only while its unsent output is under kOutputHighWater, so a client that reads
+  // slowly leaves the stream full and its producer should stop its source. When the stream
+  // ends, the response is complete (`keep_alive` as for RespondRaw). If the stream fails, the
+  // client has had a status line already: the connection is closed (the producer counts it).
+  // If the client goes away first, or has already, the stream is cancelled.
+  void RespondStream(std::string_view head, std::shared_ptr<BodyStream> body, bool keep_alive);
 
  private:
   friend class ServerConnection;
@@ -116,6 +139,13 @@ struct ServerOptions {
   // listener keeps its own, without limits (bytes and refusals are still counted).
   std::shared_ptr<ServerResources> resources;
   std::shared_ptr<TlsServerContext> tls;  // null: plain TCP
+  // Request bodies above this many bytes are streamed rather than buffered whole: the request
+  // goes to the handler with IncomingRequest::body_stream as soon as its head is in (a
+  // Content-Length above it) or once this many bytes of a chunked body have arrived. 0: every
+  // body is buffered whole (up to limits.max_body_bytes), as `hammer serve` does.
+  size_t stream_body_above = 0;
+  // The most bytes of a streamed request body held between the client and the handler.
+  size_t stream_window = kDefaultStreamWindow;
 };
 
 class HttpListener final : public net::IoHandler {

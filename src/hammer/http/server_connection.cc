@@ -4,7 +4,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
@@ -23,12 +22,6 @@ constexpr size_t kKeepCapacity = 64 * 1024;
 constexpr int kReadsPerEvent = 16;
 constexpr std::string_view kRequestTimeout =
     "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-
-void AppendNumber(std::string& out, uint64_t n) {
-  char buf[24];
-  char* end = std::to_chars(buf, buf + sizeof(buf), n).ptr;
-  out.append(buf, end);
-}
 
 void ReleaseIfLarge(std::string& buffer) {
   if (buffer.empty() && buffer.capacity() > kKeepCapacity) std::string().swap(buffer);
@@ -53,8 +46,11 @@ ServerConnection::ServerConnection(HttpListener* listener,
 
 ServerConnection::~ServerConnection() {
   *alive_ = false;
-  // Destroyed with its listener, still open: give its slot back.
-  if (phase_ != Phase::kClosed) resources_->CloseConnection();
+  // Destroyed with its listener, still open: give its slot back, and let go of its streams.
+  if (phase_ != Phase::kClosed) {
+    resources_->CloseConnection();
+    ReleaseStreams();
+  }
 }
 
 Status ServerConnection::Register() {
@@ -169,7 +165,10 @@ void ServerConnection::OnIoEvents(uint32_t events) {
 void ServerConnection::OnReadable(bool peer_closing) {
   bool again = true;
   for (int reads = 0; again; ++reads) {
-    if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kServing) return;
+    if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kStreamingBody &&
+        phase_ != Phase::kServing) {
+      return;
+    }
     if (reading_paused_) return;
     if (reads == kReadsPerEvent) {
       // Yield to the other connections of this loop; re-arming reports what is still waiting.
@@ -194,7 +193,9 @@ void ServerConnection::ReadIntoSharedBuffer(bool peer_closing, bool* again) {
     if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) Close();
     return;
   }
-  if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+  if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
+    timer_.ArmAfter(listener_->options_.idle_timeout);
+  }
   std::string_view input(buffer.data(), r.bytes);
   size_t used = ParseAndDispatch(input);
   if (phase_ == Phase::kClosed) return;
@@ -226,7 +227,9 @@ void ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool* again) {
     return;
   }
   in_end_ += r.bytes;
-  if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+  if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
+    timer_.ArmAfter(listener_->options_.idle_timeout);
+  }
   if (phase_ != Phase::kServing) ServeBuffered();
   *again = r.bytes == room || peer_closing || !transport_->short_read_drains();
 }
@@ -263,7 +266,7 @@ void ServerConnection::ServeBuffered() {
 }
 
 bool ServerConnection::TakingRequests() const {
-  return phase_ == Phase::kHead || phase_ == Phase::kBody;
+  return phase_ == Phase::kHead || phase_ == Phase::kBody || phase_ == Phase::kStreamingBody;
 }
 
 // Parses and dispatches requests from `input` while the connection can take one (a handler
@@ -274,6 +277,11 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
   while (used < input.size() && TakingRequests()) {
     // The answers already queued must drain before another request is taken.
     if (phase_ == Phase::kHead && !parser_.started() && OutputBacklogged()) break;
+    // A streamed body waits until its stream drains (OnBodyStreamDrained); so does the client.
+    if (phase_ == Phase::kStreamingBody && RequestStreamFull()) {
+      PauseReading();
+      break;
+    }
     Progress p = parser_.Feed(input.substr(used), *this);
     used += p.consumed;
     if (phase_ == Phase::kClosed) break;
@@ -294,11 +302,25 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
       break;
     }
     if (p.state == Progress::State::kNeedMore) {
-      if (phase_ == Phase::kBody) timer_.ArmAfter(listener_->options_.idle_timeout);
+      if (dispatch_early_) {  // a streamed body: the handler takes the request now
+        dispatch_early_ = false;
+        Dispatch();
+        if (phase_ == Phase::kClosed) break;
+      }
+      if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
+        timer_.ArmAfter(listener_->options_.idle_timeout);
+      }
       break;
     }
     // kComplete: OnHead/OnBody have collected (copied) the request; hand it over.
     parser_.Reset();
+    if (request_stream_ != nullptr) {
+      bool dispatched = !dispatch_early_;
+      dispatch_early_ = false;
+      EndRequestStream();
+      if (!dispatched) Dispatch();
+      continue;
+    }
     Dispatch();
   }
   serving_ = false;
@@ -309,8 +331,11 @@ void ServerConnection::OnHead(const RequestHead& head) {
   phase_ = Phase::kBody;
   listener_->connections_->StopWaiting(this);
   const BufferBudget& budget = resources_->budget();
+  const ServerOptions& options = listener_->options_;
   uint64_t body_bytes =
       head.framing == BodyFraming::kContentLength ? head.content_length : uint64_t{0};
+  const bool stream = options.stream_body_above != 0 && body_bytes > options.stream_body_above;
+  if (stream) body_bytes = options.stream_window;  // what a streamed body holds at most
   if (budget.exhausted() || budget.WouldExceed(body_bytes)) {
     refusal_ = Rejection::kOverBudget;
     return;
@@ -327,21 +352,38 @@ void ServerConnection::OnHead(const RequestHead& head) {
   head_.target = head_copy_.Extra(1);
   head_.headers = head_copy_.headers();
   body_.clear();
+  if (stream) StartRequestStream(head.content_length);
 }
 
 void ServerConnection::OnBody(std::string_view data) {
   if (refusal_) return;  // answered 503 once the parser returns
+  if (request_stream_ != nullptr) {
+    request_stream_->Append(data);  // dropped if its consumer cancelled it
+    return;
+  }
   body_.append(data);
+  const size_t threshold = listener_->options_.stream_body_above;
+  if (threshold != 0 && body_.size() > threshold) {  // a chunked body grew past the threshold
+    StartRequestStream(std::nullopt);
+    request_stream_->Append(body_);
+    body_.clear();
+    ReleaseIfLarge(body_);
+  }
 }
 
 void ServerConnection::Dispatch() {
-  phase_ = Phase::kServing;
-  timer_.Cancel();
+  if (request_stream_ != nullptr) {
+    phase_ = Phase::kStreamingBody;
+    timer_.ArmAfter(listener_->options_.idle_timeout);
+  } else {
+    phase_ = Phase::kServing;
+    timer_.Cancel();
+  }
   ++listener_->requests_;
   ++sequence_;
   request_keep_alive_ = head_.keep_alive;
   request_was_head_ = head_.method == "HEAD";
-  IncomingRequest request{head_, body_, client_ip_};
+  IncomingRequest request{head_, body_, client_ip_, request_stream_};
   listener_->handler_->OnRequest(request, Responder(this, alive_, sequence_));
   body_.clear();  // the handler has copied what it keeps
   ReleaseIfLarge(body_);
@@ -361,7 +403,11 @@ void ServerConnection::PauseReading() {
 
 void ServerConnection::ResumeReadingIfRoom() {
   if (!reading_paused_ || in_end_ - in_start_ >= input_cap_) return;
-  if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kServing) return;
+  if (phase_ != Phase::kHead && phase_ != Phase::kBody && phase_ != Phase::kStreamingBody &&
+      phase_ != Phase::kServing) {
+    return;
+  }
+  if (phase_ == Phase::kStreamingBody && RequestStreamFull()) return;
   reading_paused_ = false;
   // Re-arming makes epoll report input that arrived while it was not watched.
   Watch(kWatchInput);
@@ -419,10 +465,16 @@ void ServerConnection::OnTimer() {
       Flush();
       Close();
       return;
+    case Phase::kStreamingBody:
+      resources_->Count(Rejection::kBodyTimeout);  // the handler has it: nothing to answer
+      Close();
+      return;
     case Phase::kLingering:
       Close();
       return;
     case Phase::kServing:
+      if (response_stream_ != nullptr) Close();  // the client stopped reading the response
+      return;
     case Phase::kClosing:
     case Phase::kClosed:
       return;
@@ -458,58 +510,16 @@ void ServerConnection::DrainLingering() {
 
 // --- Output --------------------------------------------------------------------------------
 
-// Before an answer is appended: bytes already written are dropped from the front of the output
-// rather than let the buffer grow past what is still unsent (a client reading slowly would
-// otherwise make it grow without end).
-void ServerConnection::MakeOutputRoom(size_t more) {
-  if (out_sent_ > 0 && out_.size() + more > out_.capacity()) {
-    out_.erase(0, out_sent_);
-    out_sent_ = 0;
-  }
-}
-
-void ServerConnection::Respond(uint64_t sequence, int status, std::string_view content_type,
-                               std::string_view body, std::span<const Header> extra) {
-  if (sequence != sequence_ || phase_ != Phase::kServing) return;
-  MakeOutputRoom(256 + body.size());
-  bool keep_alive = KeepsAlive();
-  AppendResponseHead(status, content_type, body.size(), extra, keep_alive);
-  if (!request_was_head_) out_.append(body);
-  Answered(keep_alive);
-}
-
-void ServerConnection::RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
-  if (sequence != sequence_ || phase_ != Phase::kServing) return;
-  MakeOutputRoom(bytes.size());
-  out_.append(bytes);
-  Answered(keep_alive && KeepsAlive());
-}
-
-void ServerConnection::RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
-  if (sequence != sequence_ || phase_ != Phase::kServing) return;
-  MakeOutputRoom(bytes.size());
-  out_.append(bytes);
-  reset_on_close_ = true;
-  phase_ = Phase::kClosing;
-  PauseReading();
-  Flush();  // closes once written
-}
-
-void ServerConnection::AppendResponseHead(int status, std::string_view content_type,
-                                          size_t body_size, std::span<const Header> extra,
-                                          bool keep_alive) {
-  out_.append("HTTP/1.1 ");
-  AppendNumber(out_, static_cast<uint64_t>(status));
-  out_.append(" ").append(ReasonPhrase(status)).append("\r\n");
-  if (!content_type.empty()) out_.append("Content-Type: ").append(content_type).append("\r\n");
-  for (const Header& h : extra)
-    out_.append(h.name).append(": ").append(h.value).append("\r\n");
-  out_.append("Content-Length: ");
-  AppendNumber(out_, body_size);
-  out_.append(keep_alive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
-}
-
 void ServerConnection::Answered(bool keep_alive) {
+  if (phase_ == Phase::kStreamingBody) {
+    // Answered before the streamed body's end: the rest is not read (the stream is failed for
+    // its consumer), and the connection closes after the answer, lingering so the client sees it.
+    keep_alive = false;
+    linger_after_flush_ = true;
+    request_stream_->SetProducer(nullptr);
+    request_stream_->Fail();
+    request_stream_.reset();
+  }
   if (!keep_alive) {
     phase_ = Phase::kClosing;
     PauseReading();
@@ -563,9 +573,12 @@ void ServerConnection::OnOutputRoom() {
       if (phase_ == Phase::kClosed) return;
       ResumeReadingIfRoom();
       return;
+    case Phase::kServing:
+    case Phase::kStreamingBody:
+      if (response_stream_ != nullptr) PumpResponse();
+      return;
     case Phase::kHandshake:
     case Phase::kBody:
-    case Phase::kServing:
     case Phase::kLingering:
     case Phase::kClosed:
       return;
@@ -585,6 +598,7 @@ void ServerConnection::Close() {
     setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
   }
   loop_->Remove(transport_->fd());
+  ReleaseStreams();
   resources_->CloseConnection();
   listener_->open_connections_.fetch_sub(1, std::memory_order_relaxed);
   charge_.Set(0);

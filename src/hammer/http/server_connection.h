@@ -10,6 +10,10 @@
 //              the timer is the head deadline (HeadDeadline).
 //   kBody      the head is in; the body is being read and buffered whole. The timer is
 //              idle_timeout, re-armed on each read.
+//   kStreamingBody  the handler has the request, whose body (above stream_body_above) is still
+//              being read into its BodyStream: the connection reads only while the stream has
+//              room (back-pressure through TCP) and resumes when it drains
+//              (OnBodyStreamDrained). The timer is idle_timeout since bytes last moved.
 //   kServing   the handler has the request. Input is read ahead into the connection's buffer
 //              until it is full, then the socket is no longer watched for input (back-pressure
 //              through TCP). No timer: a slow handler is not the client's fault.
@@ -19,7 +23,11 @@
 //              unread input would reset the connection).
 //   kClosed    waiting for DeleteLater.
 // The output side is a buffer written as the socket accepts it; with more than
-// kOutputHighWater bytes waiting, no new request is parsed.
+// kOutputHighWater bytes waiting, no new request is parsed. A streamed response
+// (RespondStream) is moved from its BodyStream into that buffer only while it is under
+// kOutputHighWater; the timer is then idle_timeout since bytes last moved (a client that stops
+// reading is closed). Closing the connection fails the request stream and cancels the response
+// stream, so that the handler's side stops (answers and streaming are in server_answers.cc).
 //
 // Buffers: input is read into the listener's shared buffer whenever the connection has
 // nothing buffered, and only what is left unparsed (a partial head, pipelined requests) is
@@ -47,7 +55,9 @@ namespace hammer::http {
 
 class ServerConnection final : public net::IoHandler,
                                public net::Deletable,
-                               private RequestParser::Visitor {
+                               private RequestParser::Visitor,
+                               private BodyStream::Producer,
+                               private BodyStream::Consumer {
  public:
   ServerConnection(HttpListener* listener, std::unique_ptr<net::Transport> transport);
   ~ServerConnection() override;
@@ -60,6 +70,8 @@ class ServerConnection final : public net::IoHandler,
                std::span<const Header> extra);
   void RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive);
   void RespondRawThenReset(uint64_t sequence, std::string_view bytes);
+  void RespondStream(uint64_t sequence, std::string_view head, std::shared_ptr<BodyStream> body,
+                     bool keep_alive);
 
   // When this connection began waiting for its current request head (kHead only).
   MonoNanos waiting_since() const { return waiting_since_; }
@@ -69,12 +81,24 @@ class ServerConnection final : public net::IoHandler,
   // response, which says "Connection: close".
   void Drain();
   // Whether the connection stays open after the current response.
-  bool KeepsAlive() const { return request_keep_alive_ && !listener_->draining_; }
+  // Not while a streamed request body is still coming: the rest would have to be read first.
+  bool KeepsAlive() const {
+    return request_keep_alive_ && !listener_->draining_ && phase_ != Phase::kStreamingBody;
+  }
 
   IntrusiveLink<ServerConnection> waiting_link;  // in the listener's queue while in kHead
 
  private:
-  enum class Phase : uint8_t { kHandshake, kHead, kBody, kServing, kClosing, kLingering, kClosed };
+  enum class Phase : uint8_t {
+    kHandshake,
+    kHead,
+    kBody,
+    kStreamingBody,
+    kServing,
+    kClosing,
+    kLingering,
+    kClosed
+  };
 
   // kHandshake
   void ContinueHandshake();
@@ -110,6 +134,16 @@ class ServerConnection final : public net::IoHandler,
   bool OutputBacklogged() const { return out_.size() - out_sent_ > kOutputHighWater; }
   void UpdateCharge();
   void Close();
+  // Streaming (server_answers.cc)
+  bool Answerable() const { return phase_ == Phase::kServing || phase_ == Phase::kStreamingBody; }
+  void StartRequestStream(std::optional<uint64_t> length);
+  void EndRequestStream();
+  bool RequestStreamFull() const;
+  void OnBodyStreamDrained() override;
+  void OnBodyStreamReady() override;
+  void PumpResponse();
+  void FinishResponseStream();
+  void ReleaseStreams();
 
   // RequestParser::Visitor
   void OnHead(const RequestHead& head) override;
@@ -146,6 +180,13 @@ class ServerConnection final : public net::IoHandler,
   bool request_was_head_ = false;
   bool linger_after_flush_ = false;
   bool reset_on_close_ = false;  // RespondRawThenReset
+  // Streaming: the request body being read into a stream (this connection produces it), and
+  // the response body being written from one (this connection consumes it).
+  std::shared_ptr<BodyStream> request_stream_;
+  bool dispatch_early_ = false;  // the request goes to the handler once this Feed returns
+  std::shared_ptr<BodyStream> response_stream_;
+  bool response_keep_alive_ = false;
+  bool pumping_ = false;
   BufferCharge charge_;
 };
 
