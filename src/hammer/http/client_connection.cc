@@ -318,6 +318,14 @@ void ClientConnection::WriteStreamedBody() {
   }
 }
 
+// Every byte of the streamed body is on the wire, framing included.
+bool ClientConnection::StreamedBodyWritten() const {
+  const BodyStream* stream = request_.body_stream;
+  if (write_offset_ < request_.head.size()) return false;
+  if (stream->length()) return stream->finished();
+  return last_chunk_queued_ && chunk_sent_ == chunk_.size();
+}
+
 void ClientConnection::OnBodyStreamReady() {
   BodyStream* stream = request_.body_stream;
   if (stream == nullptr) return;
@@ -392,9 +400,7 @@ void ClientConnection::OnReadable(bool peer_closing) {
     if (p.state == Progress::State::kComplete) {
       // A streamed body not wholly sent (the server answered early): the connection is out
       // of step.
-      if (request_.body_stream != nullptr && !request_.body_stream->finished()) {
-        response_keep_alive_ = false;
-      }
+      if (request_.body_stream != nullptr && !StreamedBodyWritten()) response_keep_alive_ = false;
       // Bytes after a complete response, with no request outstanding, mean the connection is
       // out of step: do not reuse it.
       if (read_end_ > read_start_) response_keep_alive_ = false;

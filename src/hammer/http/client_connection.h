@@ -60,6 +60,7 @@ class ClientConnection final : public net::IoHandler,
   void OnWritable();
   void WriteStreamedBody();
   std::string_view NextStreamedPiece();
+  bool StreamedBodyWritten() const;
   void Unbind();
   void OnReadable(bool peer_closing);
   void OnTimer();
