@@ -314,11 +314,14 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
     }
     // kComplete: OnHead/OnBody have collected (copied) the request; hand it over.
     parser_.Reset();
-    if (request_stream_ != nullptr) {
-      bool dispatched = !dispatch_early_;
-      dispatch_early_ = false;
-      EndRequestStream();
-      if (!dispatched) Dispatch();
+    if (request_stream_ != nullptr) {  // a streamed body ended
+      request_stream_->End();
+      if (dispatch_early_) {  // ... in the read that streaming began with
+        dispatch_early_ = false;
+        Dispatch();
+        if (phase_ == Phase::kClosed) break;
+      }
+      if (request_stream_ != nullptr) EndRequestStream();
       continue;
     }
     Dispatch();
@@ -372,7 +375,7 @@ void ServerConnection::OnBody(std::string_view data) {
 }
 
 void ServerConnection::Dispatch() {
-  if (request_stream_ != nullptr) {
+  if (request_stream_ != nullptr && !request_stream_->ended()) {
     phase_ = Phase::kStreamingBody;
     timer_.ArmAfter(listener_->options_.idle_timeout);
   } else {

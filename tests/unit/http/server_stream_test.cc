@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -275,6 +277,32 @@ TEST_F(ServerStreamTest, ClientLeavingMidBodyFailsTheRequestStream) {
   sock = net::Fd();  // leaves with most of the body unsent
   EXPECT_TRUE(Eventually([&] { return handler_->failures.load() == 1; }));
   EXPECT_TRUE(Eventually([&] { return listener_->resources().budget().used() == 0; }));
+}
+
+// The second read brings both the bytes that take a chunked body past the threshold and its
+// end: the request goes to the handler with the whole body in an ended stream.
+TEST_F(ServerStreamTest, ChunkedBodyPassingTheThresholdAndEndingInOneReadArrivesWhole) {
+  net::Fd sock(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  net::SocketAddress address = listener_->local_address();
+  ASSERT_EQ(connect(sock.get(), address.sockaddr_ptr(), address.length()), 0);
+  const size_t size = kThreshold + 6 * 1024;
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "%zx", size);
+  std::string out =
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+      "Connection: close\r\n\r\n" +
+      std::string(hex) + "\r\n" + std::string(size, 'z') + "\r\n0\r\n\r\n";
+  ASSERT_EQ(send(sock.get(), out.data(), out.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(out.size()));
+  std::string answer;
+  char buffer[16384];
+  for (ssize_t n; (n = recv(sock.get(), buffer, sizeof(buffer), 0)) > 0;)
+    answer.append(buffer, static_cast<size_t>(n));
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answer.substr(0, 200);
+  EXPECT_NE(answer.find("Transfer-Encoding: chunked"), std::string::npos);
+  EXPECT_EQ(static_cast<size_t>(std::count(answer.begin(), answer.end(), 'z')), size);
+  EXPECT_EQ(handler_->streamed.load(), 1);
+  EXPECT_EQ(handler_->failures.load(), 0);
 }
 
 }  // namespace
