@@ -68,6 +68,14 @@ def bulk(cluster, index, args, input_text=None, path=None, tmp_path=None):
     # The summary schema every hammer command shares (docs/summary.schema.json).
     jsonschema.validate(document, SUMMARY_SCHEMA)
     assert document["requests"] == document["succeeded"] + document["failed"]
+    # The latency of the POST _bulk requests answered (not 429/5xx), in microseconds.
+    latency = document["latency"]
+    if document["succeeded"] > 0:
+        assert latency is not None, document
+        assert 0 < latency["min_us"] <= latency["p50_us"] <= latency["p99_us"] <= latency["max_us"]
+        assert latency["max_us"] < document["seconds"] * 1e6 + 1e6, (latency, document["seconds"])
+    else:
+        assert latency is None, document
     return document, proc.stderr
 
 

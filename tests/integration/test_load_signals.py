@@ -84,6 +84,30 @@ def test_signal_while_reading_an_idle_pipe(sig, status):
     assert "interrupted by " + signal.Signals(sig).name in err
 
 
+@pytest.mark.parametrize("fmt,entry", [
+    ("vegeta", "GET {url}\nX-Test: 1\n\n"),
+    ("jsonl", '{{"method": "GET", "url": "{url}"}}\n'),
+])
+@pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_while_a_request_file_waits_on_an_idle_pipe(serve, fmt, entry, sig, status):
+    """A request file read from standard input stops on a signal as a URL list does: the entry
+    already read is sent, and the run ends with its summary, not an input error."""
+    reader, writer = os.pipe()
+    try:
+        proc = start_load(["--targets-format", fmt, "-", "-c", "1"], stdin=reader)
+        os.write(writer, entry.format(url=serve.url("/")).encode())
+        wait_until(lambda: serve.stats()["requests"] == 1, "the first entry was never sent")
+        proc.send_signal(sig)
+        code, out, err = finish(proc)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert code == status, err
+    assert "1 requests sent = 1 succeeded + 0 failed" in err
+    assert "interrupted by " + signal.Signals(sig).name in err
+    assert out == serve.url("/") + "\t" + out.split("\t", 1)[1] and out.count("\n") == 1, out
+
+
 def test_signal_while_skipping_an_endless_line():
     proc = start_load(["/dev/zero", "-c", "1"])
     proc.send_signal(signal.SIGTERM)

@@ -1,5 +1,6 @@
 """One summary schema (docs/summary.schema.json, "hammer.summary.v1") for `hammer load
---summary-json`, `hammer stats --json` and `hammer bulk --summary-json` (validated in test_bulk),
+--summary-json`, `hammer stats --json` and `hammer bulk --summary-json` (validated in test_bulk,
+its latency that of the bulk requests),
 checked with the python jsonschema validator; and every record form `hammer load` writes read
 by `hammer stats --csv`, `hammer stats --json` and the seed's Ruby reducer."""
 import csv

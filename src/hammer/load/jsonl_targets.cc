@@ -64,7 +64,9 @@ struct JsonTargetReader::Parser {
 
 Result<JsonTargetReader> JsonTargetReader::Open(const std::string& path,
                                                 const JsonTargetOptions& options) {
-  Result<LineReader> lines = LineReader::Open(path, LineReader::WholeLines(options.max_line_bytes));
+  LineReader::Options line_options = LineReader::WholeLines(options.max_line_bytes);
+  line_options.interrupt = options.interrupt;
+  Result<LineReader> lines = LineReader::Open(path, line_options);
   if (!lines.ok()) return lines.status();
   return JsonTargetReader(std::move(lines).value());
 }

@@ -19,6 +19,7 @@
 // thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ namespace hammer::load {
 
 struct JsonTargetOptions {
   size_t max_line_bytes = 64u << 20;  // bodies are inline, so lines can be long
+  // As VegetaTargetOptions::interrupt.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 class JsonTargetReader {

@@ -47,6 +47,7 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
       } else {
         first_signal = signal;
         if (input.lines) input.lines->Interrupt();
+        if (input.specs) input.specs->Interrupt();
         for (auto& worker : workers)
           worker->RequestStop();
         progress.Say(

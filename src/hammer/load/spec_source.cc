@@ -35,11 +35,15 @@ Result<std::unique_ptr<SpecSource>> SpecSource::Open(const std::string& path, Ta
 
 Status SpecSource::Reopen() {
   if (format_ == TargetsFormat::kVegeta) {
-    Result<VegetaTargetReader> reader = VegetaTargetReader::Open(path_);
+    VegetaTargetOptions options;
+    options.interrupt = &interrupted_;
+    Result<VegetaTargetReader> reader = VegetaTargetReader::Open(path_, options);
     if (!reader.ok()) return reader.status();
     vegeta_.emplace(std::move(*reader));
   } else {
-    Result<JsonTargetReader> reader = JsonTargetReader::Open(path_);
+    JsonTargetOptions options;
+    options.interrupt = &interrupted_;
+    Result<JsonTargetReader> reader = JsonTargetReader::Open(path_, options);
     if (!reader.ok()) return reader.status();
     jsonl_.emplace(std::move(*reader));
   }
@@ -63,7 +67,8 @@ bool SpecSource::NextBatch(std::vector<RequestSpec>& out, size_t max) {
   while (n < max && !done_) {
     Result<bool> got = NextOne(&out[n]);
     if (!got.ok()) {
-      error_ = got.status();
+      // A signal ended the input: what was read is sent, nothing is malformed.
+      if (!interrupted_.load()) error_ = got.status();
       done_ = true;
       break;
     }

@@ -8,6 +8,7 @@
 // pass to the next so --har-timing replays the recording again and again. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,10 @@ class SpecSource {
   // Fills `out` (storage reused) with up to `max` requests; false at the end (or on error).
   bool NextBatch(std::vector<RequestSpec>& out, size_t max);
 
+  // Ends the input as soon as possible, from any thread: a worker blocked reading an idle pipe
+  // or terminal returns within ~50 ms, and the stream ends there (not an error).
+  void Interrupt() { interrupted_.store(true); }
+
   // The first malformed entry, if any ("targets.txt:12: expected 'METHOD URL'").
   std::optional<Status> error() const;
   std::map<std::string, uint64_t> skipped() const;
@@ -47,6 +52,7 @@ class SpecSource {
   Status Reopen();
   Result<bool> NextOne(RequestSpec* out);
 
+  std::atomic<bool> interrupted_{false};
   mutable std::mutex mutex_;
   std::string path_;
   TargetsFormat format_;

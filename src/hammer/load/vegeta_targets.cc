@@ -31,7 +31,9 @@ std::string DirectoryOf(const std::string& path) {
 
 Result<VegetaTargetReader> VegetaTargetReader::Open(const std::string& path,
                                                     const VegetaTargetOptions& options) {
-  Result<LineReader> lines = LineReader::Open(path, LineReader::WholeLines(options.max_line_bytes));
+  LineReader::Options line_options = LineReader::WholeLines(options.max_line_bytes);
+  line_options.interrupt = options.interrupt;
+  Result<LineReader> lines = LineReader::Open(path, line_options);
   if (!lines.ok()) return lines.status();
   return VegetaTargetReader(std::move(lines).value(), path == "-" ? "." : DirectoryOf(path),
                             options);

@@ -31,6 +31,7 @@
 // thread-safe (one reader feeds one producer).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -43,6 +44,9 @@ namespace hammer::load {
 struct VegetaTargetOptions {
   size_t max_line_bytes = 1 << 20;
   size_t max_body_bytes = 256u << 20;
+  // When set and true, a read waiting on an idle pipe or terminal ends with the error "read
+  // <name>: interrupted" (LineReader::Options::interrupt). Not owned.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 class VegetaTargetReader {

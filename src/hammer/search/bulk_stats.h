@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "hammer/stats/histogram.h"
+
 namespace hammer::search {
 
 struct NodeTraffic {
@@ -71,6 +73,9 @@ struct BulkStats {
                                    // run may end before a late one completes
   uint64_t discovery_failures = 0;
   std::vector<NodeTraffic> nodes;
+  // Latency of the POST _bulk requests not counted as failed (answered, but neither 429 nor
+  // 5xx), from the send to the end of the response, µs: the summary's "latency".
+  stats::Histogram request_latency;
 
   double seconds = 0;
   bool stopped_by_signal = false;

@@ -85,6 +85,7 @@ void BulkWriter::SendWindow() {
   status_ = 0;
   response_.clear();
   in_flight_ = true;
+  sent_at_ = MonoNow();
   host_->client()->Send(request, this);
 }
 
@@ -108,6 +109,9 @@ void BulkWriter::OnResponseComplete(const http::ExchangeResult& result) {
     // Written in full: the server may have applied it even though no answer came back.
     RetryWindow("transport failure: " + detail, result.bytes_sent >= request_bytes_, 0);
     return;
+  }
+  if (!IsRetryableHttpStatus(status_)) {
+    stats.request_latency.Record((MonoNow() - sent_at_) / kMicrosecond);
   }
   if (status_ == 200) {
     JudgeItems();

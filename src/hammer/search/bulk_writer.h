@@ -125,6 +125,7 @@ class BulkWriter final : public http::ResponseHandler {
   size_t request_bytes_ = 0;
   bool in_flight_ = false;
   int status_ = 0;
+  MonoNanos sent_at_ = 0;  // when the request in flight was handed to the client
   std::string response_;
   net::Timer backoff_;
 };
