@@ -1,5 +1,7 @@
 #include "hammer/stats/report/json.h"
 
+#include <algorithm>
+
 #include "hammer/base/failure.h"
 #include "hammer/stats/report/tsv.h"
 
@@ -20,7 +22,10 @@ nlohmann::ordered_json LatencyJson(const KeyStats& stats) {
   static constexpr const char* kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
   static_assert(std::size(kNames) == kReportedPercentiles.size());
   for (size_t i = 0; i < kReportedPercentiles.size(); ++i) {
-    j[kNames[i]] = stats.histogram.ValueAtPercentile(kReportedPercentiles[i]);
+    // Held within the exact [min, max], as in the table and the HTML report: a histogram
+    // bucket's highest equivalent value may lie above the largest value recorded.
+    j[kNames[i]] = std::clamp(stats.histogram.ValueAtPercentile(kReportedPercentiles[i]),
+                              stats.min_micros, stats.max_micros);
   }
   j["max_us"] = stats.max_micros;
   return j;

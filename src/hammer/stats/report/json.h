@@ -33,6 +33,7 @@ inline constexpr std::string_view kSummarySchema = "hammer.summary.v1";
 // {"schema": ..., "command": command}: the first fields of every summary.
 nlohmann::ordered_json SummaryHeader(std::string_view command);
 // The latency object of the successful requests of `stats`: null when there are none.
+// Percentiles are held within the exact [min_us, max_us].
 nlohmann::ordered_json LatencyJson(const KeyStats& stats);
 // The same from a histogram alone (min, max and mean as the histogram has them).
 nlohmann::ordered_json LatencyJson(const Histogram& histogram);
