@@ -5,7 +5,8 @@
 // or resolved) is not canonical: scheme not http/https, empty or upper-case host, port 0,
 // target not starting with '/', a byte that cannot go in a request line, or a ToString()
 // that does not parse back to the same Url. Resolving a URL's own ToString() against it must
-// give it back.
+// give it back. UrlParser, given the base and then the second line as a URL, must answer
+// exactly as ParseUrl does for each.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -45,6 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t newline = input.find('\n');
   std::string_view base_text = input.substr(0, newline);
   hammer::Result<Url> base = hammer::http::ParseUrl(base_text);
+  hammer::http::UrlParser parser;
+  Url parsed;
+  for (std::string_view text :
+       {base_text, newline == std::string_view::npos ? base_text : input.substr(newline + 1)}) {
+    hammer::Status status = parser.Parse(text, &parsed);
+    hammer::Result<Url> expected = hammer::http::ParseUrl(text);
+    Require(status.ok() == expected.ok());
+    Require(status.ok() ? parsed == *expected : status.message() == expected.status().message());
+  }
   if (!base.ok()) {
     Require(!base.status().message().empty());
     return 0;

@@ -207,6 +207,7 @@ class HttpClient {
   std::shared_ptr<bool> completion_token_ = std::make_shared<bool>(true);
   std::unique_ptr<TlsClientContext> tls_;
   std::unordered_map<std::string, std::unique_ptr<Origin>> origins_;
+  const Origin* last_origin_ = nullptr;  // the one GetOrigin returned last
   std::unordered_map<const Origin*, Pool> pools_;
   std::unordered_map<ClientConnection*, std::unique_ptr<ClientConnection>> connections_;
 };

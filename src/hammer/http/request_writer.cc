@@ -26,6 +26,14 @@ bool MethodCarriesBody(std::string_view method) {
 std::string SerializeRequestHead(std::string_view method, const Url& url, const HeaderList& headers,
                                  size_t body_size) {
   std::string head;
+  SerializeRequestHead(method, url, headers, body_size, &head);
+  return head;
+}
+
+void SerializeRequestHead(std::string_view method, const Url& url, const HeaderList& headers,
+                          size_t body_size, std::string* out) {
+  std::string& head = *out;
+  head.clear();
   head.reserve(128 + url.target.size());
   head.append(method).append(" ").append(url.target).append(" HTTP/1.1\r\n");
   if (!HasHeader(headers, "Host")) head.append("Host: ").append(url.HostHeader()).append("\r\n");
@@ -44,7 +52,6 @@ std::string SerializeRequestHead(std::string_view method, const Url& url, const 
     head.append("Content-Length: ").append(std::to_string(body_size)).append("\r\n");
   }
   head.append("\r\n");
-  return head;
 }
 
 bool IsIdempotentMethod(std::string_view method) {

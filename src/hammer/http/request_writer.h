@@ -19,6 +19,10 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 // usually carries one): a Content-Length or Transfer-Encoding among `headers` is left out.
 std::string SerializeRequestHead(std::string_view method, const Url& url, const HeaderList& headers,
                                  size_t body_size);
+// The same head written into `*head` (replacing what it held), reusing its capacity: a stream of
+// distinct URLs prepares one head per line into the same scratch request.
+void SerializeRequestHead(std::string_view method, const Url& url, const HeaderList& headers,
+                          size_t body_size, std::string* head);
 
 // Methods whose repetition has no extra effect (RFC 9110 §9.2.2): safe to retry.
 bool IsIdempotentMethod(std::string_view method);

@@ -115,7 +115,7 @@ Status ParseAuthority(std::string_view authority, Url* url) {
 // The scheme of a URI reference, if it has one (RFC 3986 §3.1): ALPHA *( ALPHA / DIGIT /
 // "+" / "-" / "." ) followed by ':' before any '/', '?' or '#'.
 bool HasScheme(std::string_view reference) {
-  size_t colon = reference.find_first_of(":/?#");
+  size_t colon = FindFirstOf(reference, ":/?#");
   if (colon == std::string_view::npos || colon == 0 || reference[colon] != ':') return false;
   if (!IsAlpha(reference[0])) return false;
   for (char c : reference.substr(0, colon)) {
@@ -190,7 +190,7 @@ Result<Url> ParseUrl(std::string_view text) {
   }
   std::string_view rest = text.substr(colon + 3);
   rest = rest.substr(0, rest.find('#'));
-  size_t path_start = rest.find_first_of("/?");
+  size_t path_start = FindFirstOf(rest, "/?");
   status = ParseAuthority(rest.substr(0, path_start), &url);
   if (!status.ok()) return status;
   std::string_view target =
@@ -198,6 +198,35 @@ Result<Url> ParseUrl(std::string_view text) {
   if (target.empty() || target[0] == '?') url.target = "/";
   url.target += target;
   return url;
+}
+
+Status UrlParser::Parse(std::string_view text, Url* url) {
+  const size_t prefix = origin_text_.size();
+  if (prefix > 0 && text.starts_with(origin_text_) &&
+      (text.size() == prefix || text[prefix] == '/' || text[prefix] == '?' ||
+       text[prefix] == '#')) {
+    // What ParseUrl does after the authority, on the bytes it has not checked yet.
+    std::string_view rest = text.substr(prefix);
+    if (Status status = CheckBytes(rest); !status.ok()) return status;
+    rest = rest.substr(0, rest.find('#'));
+    url->scheme = origin_.scheme;
+    url->host = origin_.host;
+    url->port = origin_.port;
+    url->ipv6_literal = origin_.ipv6_literal;
+    url->target.assign(rest.empty() || rest[0] == '?' ? "/" : "");
+    url->target += rest;
+    return Status::Ok();
+  }
+  Result<Url> parsed = ParseUrl(text);
+  if (!parsed.ok()) return parsed.status();
+  *url = std::move(*parsed);
+  // Where ParseUrl found the authority's end: after "scheme://", at the first '/' or '?' of
+  // the text before any '#'.
+  std::string_view before_fragment = text.substr(0, text.find('#'));
+  size_t authority_end = FindFirstOf(before_fragment, "/?", text.find(':') + 3);
+  origin_text_.assign(before_fragment.substr(0, authority_end));
+  origin_ = *url;
+  return Status::Ok();
 }
 
 // RFC 3986 §5.2.2 with the reference forms servers send in a Location header.

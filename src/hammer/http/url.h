@@ -38,6 +38,22 @@ struct Url {
 
 Result<Url> ParseUrl(std::string_view text);
 
+// ParseUrl for one URL after another, remembering the scheme and authority text of the last
+// one it accepted ("http://h:8080", as written): a URL that starts with the same text followed
+// by '/', '?', '#' or nothing has only the rest checked and copied. A list of distinct URLs on
+// one host is mostly paths, and a load worker parses every line of it. The outcome is exactly
+// ParseUrl's. One per thread (it is a cache, not a shared value).
+class UrlParser {
+ public:
+  // On success `*url` is what ParseUrl(text) returns, written over what it held (reusing its
+  // strings' capacity); on error the status is ParseUrl's and `*url` is unspecified.
+  Status Parse(std::string_view text, Url* url);
+
+ private:
+  std::string origin_text_;  // the last accepted URL's text up to its target; "" at first
+  Url origin_;               // that URL, for its scheme, host, port and ipv6_literal
+};
+
 // Resolves a redirect Location (absolute URL, scheme-relative "//host/x", absolute path
 // "/x", or relative path "x") against the URL that was requested (RFC 3986 §5.2, without
 // dot-segment removal beyond what servers send in practice).

@@ -41,21 +41,27 @@ Result<KeyMapper> KeyMapper::Create(KeyMode mode, const std::vector<std::string>
 std::string KeyMapper::KeyFor(std::string_view method, const http::Url& url,
                               std::string_view url_text) const {
   std::string key;
+  KeyFor(method, url, url_text, &key);
+  return key;
+}
+
+void KeyMapper::KeyFor(std::string_view method, const http::Url& url, std::string_view url_text,
+                       std::string* key) const {
   switch (mode_) {
     case KeyMode::kUrl:
-      key = std::string(url_text);
+      key->assign(url_text);
       break;
     case KeyMode::kPath:
-      key = std::string(url.Path());
+      key->assign(url.Path());
       break;
     case KeyMode::kMethodPath:
-      key = std::string(method) + " " + std::string(url.Path());
+      key->assign(method).append(" ").append(url.Path());
       break;
     case KeyMode::kHost:
-      key = url.HostHeader();
+      *key = url.HostHeader();
       break;
   }
-  return patterns_.Rename(std::move(key));
+  if (!patterns_.empty()) *key = patterns_.Rename(std::move(*key));
 }
 
 }  // namespace hammer::load

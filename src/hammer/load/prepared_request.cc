@@ -8,7 +8,7 @@ void PrepareRequest(std::string_view method, const http::Url& url, const http::H
   out->url = url;
   out->origin = client->GetOrigin(url);
   out->body = body;
-  out->head = http::SerializeRequestHead(method, url, headers, body.size());
+  http::SerializeRequestHead(method, url, headers, body.size(), &out->head);
   out->idempotent = http::IsIdempotentMethod(method);
   out->invalid.reset();
 }

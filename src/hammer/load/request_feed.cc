@@ -123,13 +123,13 @@ const PreparedRequest* RequestFeed::FromLine(const SourceLine& line, PreparedReq
     target->key = PrintableKey(line.text, true);
     target->invalid =
         "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
-  } else if (Result<http::Url> url = http::ParseUrl(parsed.url); !url.ok()) {
+  } else if (Status status = url_parser_.Parse(parsed.url, &url_); !status.ok()) {
     target->key = PrintableKey(parsed.url, false);
-    target->invalid = url.status().message();
+    target->invalid = status.message();
   } else {
     std::string_view method = options_->method.empty() ? parsed.method : options_->method;
-    PrepareRequest(method, *url, options_->headers, options_->body, client_, target);
-    target->key = options_->keys.KeyFor(method, *url, parsed.url);
+    PrepareRequest(method, url_, options_->headers, options_->body, client_, target);
+    options_->keys.KeyFor(method, url_, parsed.url, &target->key);
   }
   target->stats_generation = PreparedRequest::kUnresolved;
   return target;
@@ -156,7 +156,7 @@ const PreparedRequest* RequestFeed::FromSpec(const RequestSpec& spec, PreparedRe
       options_->method.empty() ? std::string_view(spec.method) : std::string_view(options_->method);
   target->body_storage = spec.body.empty() ? options_->body : spec.body;
   PrepareRequest(method, *url, merged_headers_, target->body_storage, client_, target);
-  target->key = options_->keys.KeyFor(method, *url, spec.url);
+  options_->keys.KeyFor(method, *url, spec.url, &target->key);
   target->stats_generation = PreparedRequest::kUnresolved;
   return target;
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hammer/http/client.h"
+#include "hammer/http/url.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/prepared_request.h"
 #include "hammer/load/spec_source.h"
@@ -78,6 +79,8 @@ class RequestFeed {
   std::vector<Cache::value_type*> clock_;  // every entry, in insertion order (nodes never move)
   size_t hand_ = 0;
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
+  http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
+  http::Url url_;                    // scratch: the URL being prepared
 };
 
 // A printable, bounded record key for input that is not a URL (it may be binary or huge).

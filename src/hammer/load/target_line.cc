@@ -33,7 +33,7 @@ TargetLine ParseTargetLine(std::string_view line) {
   if (line.empty() || line.front() == '#') return result;
   result.kind = TargetLine::Kind::kRequest;
   result.method = "GET";
-  size_t space = line.find_first_of(" \t");
+  size_t space = FindFirstOf(line, " \t");
   if (space != std::string_view::npos && LooksLikeMethod(line.substr(0, space))) {
     result.method = line.substr(0, space);
     line = Trim(line.substr(space + 1));

@@ -55,7 +55,9 @@ KeyStats* KeyTable::NewRow(std::string_view key, bool new_key) {
     if (keyed_rows() < max_keys_) return Insert(key);
     Fold();
   }
-  std::string key_template = KeyTemplate(key);
+  // Past --max-keys every new key is templated: into one buffer per thread, not a new string.
+  thread_local std::string key_template;
+  KeyTemplate(key, &key_template);
   if (auto it = rows_.find(key_template); it != rows_.end()) return &it->second;
   if (keyed_rows() < max_keys_) return Insert(key_template);
   return Other();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hammer/base/strings.h"
+
 namespace hammer::stats {
 namespace {
 
@@ -64,7 +66,7 @@ bool LooksLikeId(std::string_view segment) {
 
 std::string EndpointKey(std::string_view method, std::string_view target) {
   constexpr size_t kMaxKeyBytes = 256;
-  size_t end = target.find_first_of("?#");
+  size_t end = FindFirstOf(target, "?#");
   std::string_view path = target.substr(0, end);
   if (size_t scheme = path.find("://"); scheme != std::string_view::npos && path[0] != '/') {
     size_t slash = path.find('/', scheme + 3);
@@ -79,24 +81,34 @@ std::string EndpointKey(std::string_view method, std::string_view target) {
 }
 
 std::string KeyTemplate(std::string_view key) {
+  std::string out;
+  KeyTemplate(key, &out);
+  return out;
+}
+
+void KeyTemplate(std::string_view key, std::string* result) {
+  std::string& out = *result;
   // Where the path starts: after "METHOD " (a space before any '/'), after "scheme://authority",
   // or at the first '/'. No '/' at all (a host, a name): nothing to template.
   size_t slash = key.find('/');
-  if (slash == std::string_view::npos) return std::string(key);
+  if (slash == std::string_view::npos) {
+    out.assign(key);
+    return;
+  }
   size_t prefix = 0;
   if (size_t space = key.find(' '); space != std::string_view::npos && space < slash) {
     prefix = space + 1;
   }
   if (size_t scheme = key.find("://", prefix);
       scheme != std::string_view::npos && scheme + 1 == key.find('/', prefix)) {
-    size_t authority_end = key.find_first_of("/?#", scheme + 3);
+    size_t authority_end = FindFirstOf(key, "/?#", scheme + 3);
     prefix = authority_end == std::string_view::npos ? key.size() : authority_end;
   }
-  std::string out(key.substr(0, prefix));
+  out.assign(key.substr(0, prefix));
   std::string_view rest = key.substr(prefix);
-  size_t query = rest.find_first_of("?#");
+  size_t query = FindFirstOf(rest, "?#");
   AppendPathTemplate(out, rest.substr(0, query), std::string::npos);
-  if (query == std::string_view::npos || rest[query] == '#') return out;
+  if (query == std::string_view::npos || rest[query] == '#') return;
   std::string_view params = rest.substr(query + 1);
   params = params.substr(0, params.find('#'));
   out += '?';
@@ -116,7 +128,6 @@ std::string KeyTemplate(std::string_view key) {
     if (amp == std::string_view::npos) break;
     params.remove_prefix(amp + 1);
   }
-  return out;
 }
 
 }  // namespace hammer::stats

@@ -27,5 +27,8 @@ std::string EndpointKey(std::string_view method, std::string_view target);
 // "{id}" ("?ref=abc&x" -> "?ref={id}&x"), and a fragment is dropped. A key without a path is
 // its own template. Idempotent: KeyTemplate(KeyTemplate(k)) == KeyTemplate(k).
 std::string KeyTemplate(std::string_view key);
+// The same template written into `*out` (replacing what it held; `key` must not view `*out`),
+// reusing its capacity: a stream of distinct keys past --max-keys templates every one.
+void KeyTemplate(std::string_view key, std::string* out);
 
 }  // namespace hammer::stats

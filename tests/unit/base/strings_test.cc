@@ -76,5 +76,18 @@ TEST(StringsTest, QuoteInputShortensAndMasks) {
   EXPECT_EQ(QuoteInput(std::string(100, 'x')), "'" + std::string(80, 'x') + "...'");
 }
 
+TEST(StringsTest, FindFirstOfAgreesWithTheStandardLibrary) {
+  const std::string_view texts[] = {"", "abc", "GET http://h/a?b#c", "x\ty z", "???", "/"};
+  const std::string_view sets[] = {"", "?", "/?", "?#", " \t", "/?#", "z"};
+  for (std::string_view text : texts) {
+    for (std::string_view set : sets) {
+      for (size_t pos = 0; pos <= text.size() + 1; ++pos) {
+        EXPECT_EQ(FindFirstOf(text, set, pos), text.find_first_of(set, pos))
+            << "'" << text << "' in '" << set << "' from " << pos;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hammer

@@ -192,5 +192,60 @@ TEST(ResolveLocationBaseTest, Ipv6AndRootBases) {
   EXPECT_EQ(url->ToString(), "http://h/x");
 }
 
+// UrlParser must answer exactly as ParseUrl, whichever URL it parsed before: each URL of the
+// list is parsed after each other one (and after itself), into a Url left dirty by the last.
+TEST(UrlParserTest, AgreesWithParseUrlWhateverCameBefore) {
+  const std::string_view urls[] = {
+      "http://h/a",
+      "http://h",
+      "http://h?x=1",
+      "http://h#frag",
+      "http://h#x/y?z",
+      "http://h/a#b",
+      "http://h:80/a",
+      "http://h:8080/a",
+      "http://h:8080",
+      "http://H/Up",
+      "https://h/a",
+      "http://[::1]:8/x",
+      "http://[::1]:8?q",
+      "http://h/a b",
+      "http://h/\x01",
+      "http://h/\xff",
+      "http://hh/a",
+      "http://h:0/a",
+      "ftp://h/a",
+      "http://h/a?b#c d",
+      "http://user@h/a",
+      "http:/h/a",
+      "",
+      "http://h.example/a",
+      "HTTP://h/x",
+      "http://h//a//",
+      "http://h:80",
+      "http://h/?",
+  };
+  for (std::string_view before : urls) {
+    for (std::string_view text : urls) {
+      UrlParser parser;
+      Url url;
+      Status first = parser.Parse(before, &url);
+      Result<Url> expected_before = ParseUrl(before);
+      ASSERT_EQ(first.ok(), expected_before.ok()) << before;
+      if (first.ok()) {
+        EXPECT_EQ(url, *expected_before) << before;
+      }
+      Status status = parser.Parse(text, &url);
+      Result<Url> expected = ParseUrl(text);
+      ASSERT_EQ(status.ok(), expected.ok()) << before << " then " << text;
+      if (status.ok()) {
+        EXPECT_EQ(url, *expected) << before << " then " << text;
+      } else {
+        EXPECT_EQ(status.message(), expected.status().message()) << before << " then " << text;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hammer::http

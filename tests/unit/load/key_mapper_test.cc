@@ -12,7 +12,11 @@ namespace {
 std::string KeyOf(const KeyMapper& mapper, std::string_view method, std::string_view url_text) {
   Result<http::Url> url = http::ParseUrl(url_text);
   EXPECT_TRUE(url.ok()) << url_text;
-  return mapper.KeyFor(method, *url, url_text);
+  std::string key = mapper.KeyFor(method, *url, url_text);
+  std::string into = "stale text from an earlier, longer key";  // the buffer form replaces it
+  mapper.KeyFor(method, *url, url_text, &into);
+  EXPECT_EQ(into, key) << url_text;
+  return key;
 }
 
 KeyMapper Make(KeyMode mode, const std::vector<std::string>& patterns = {}) {

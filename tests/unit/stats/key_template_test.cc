@@ -51,5 +51,13 @@ TEST(KeyTemplateTest, IsIdempotent) {
   }
 }
 
+TEST(KeyTemplateTest, IntoABufferReplacesWhatItHeld) {
+  std::string buffer = "left over from a much longer previous key, /x/1?y=2";
+  for (const char* key : {"http://h/item/81237?ref=abc&x", "no-path", "GET /json/42", ""}) {
+    KeyTemplate(key, &buffer);
+    EXPECT_EQ(buffer, KeyTemplate(key)) << key;
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats
