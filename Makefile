@@ -76,17 +76,26 @@ fuzz-build: asan
 fuzz: fuzz-build
 	@scripts/run-fuzzers.sh $(SANITIZE) $(FUZZ_SECONDS)
 
-# ThreadSanitizer: the unit tests only (the library's threads: stats encoder, bulk reader and
-# session, proxy threads, ZooKeeper sessions), in their own clang build. Every report fails the
-# run; tests/unit/tsan.supp names the two races inside libraries that are suppressed, and why.
+# ThreadSanitizer, in its own clang build: the unit tests (the library's threads: stats encoder,
+# bulk reader and session, proxy threads, ZooKeeper sessions), then one dark integration run
+# (tests/integration/test_dark.py) against a TSan-built hammer: forking, comparison and the
+# proxy's loop threads under real nginx upstreams. Every report fails the run (the binary's go
+# to build/tsan/reports/, printed and then failed on); tests/unit/tsan.supp names the two races
+# inside libraries that are suppressed, and why.
 # -O1 and line tables only (-g1: file:line in reports), assertions kept (no -DNDEBUG): about a
 # third cheaper to build than -O2 -g, and TSan's usual optimisation level.
 tsan: deps-test
 	@cmake -S . -B $(TSAN) $(CMAKE_COMMON) $(CLANG) -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1" -DCMAKE_C_FLAGS_RELEASE="-O1 -g1" \
 	  -DBUILD_TESTING=ON -DHAMMER_TSAN=ON -DHAMMER_DOCS=OFF >/dev/null
-	@cmake --build $(TSAN) -j $(JOBS) --target hammer_unit_tests
+	@cmake --build $(TSAN) -j $(JOBS) --target hammer_unit_tests hammer
 	TSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/tsan.supp $(TSAN)/hammer_unit_tests --gtest_brief=1
+	@rm -rf $(TSAN)/reports && mkdir -p $(TSAN)/reports
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/unit/tsan.supp log_path=$(abspath $(TSAN))/reports/tsan" \
+	  HAMMER=$(abspath $(TSAN))/hammer $(PYTEST) -q -rs tests/integration/test_dark.py
+	@if ls $(TSAN)/reports/tsan* >/dev/null 2>&1; then cat $(TSAN)/reports/tsan*; \
+	  echo "tsan: ThreadSanitizer reports from hammer under tests/integration/test_dark.py (above)"; \
+	  exit 1; fi
 
 unit: unit-build asan
 	$(RELEASE)/hammer_unit_tests --gtest_brief=1
