@@ -36,7 +36,11 @@ void SerializeRequestHead(std::string_view method, const Url& url, const HeaderL
   head.clear();
   head.reserve(128 + url.target.size());
   head.append(method).append(" ").append(url.target).append(" HTTP/1.1\r\n");
-  if (!HasHeader(headers, "Host")) head.append("Host: ").append(url.HostHeader()).append("\r\n");
+  if (!HasHeader(headers, "Host")) {
+    head.append("Host: ");
+    url.AppendHostHeader(&head);
+    head.append("\r\n");
+  }
   if (!HasHeader(headers, "User-Agent")) head.append("User-Agent: hammer/" HAMMER_VERSION "\r\n");
   if (!HasHeader(headers, "Accept")) head.append("Accept: */*\r\n");
   for (const auto& [key, value] : headers) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <charconv>
 #include <cstring>
 
 #include "hammer/base/strings.h"
@@ -157,9 +158,20 @@ Result<Url> WithTarget(const Url& base, std::string_view path, std::string_view 
 }  // namespace
 
 std::string Url::HostHeader() const {
-  std::string out = ipv6_literal ? "[" + host + "]" : host;
-  if (!default_port()) out += ":" + std::to_string(port);
+  std::string out;
+  AppendHostHeader(&out);
   return out;
+}
+
+void Url::AppendHostHeader(std::string* out) const {
+  if (ipv6_literal) out->push_back('[');
+  out->append(host);
+  if (ipv6_literal) out->push_back(']');
+  if (default_port()) return;
+  char digits[8];
+  auto [end, unused] = std::to_chars(digits, digits + sizeof digits, port);
+  out->push_back(':');
+  out->append(digits, end);
 }
 
 std::string Url::Origin() const {

@@ -26,6 +26,8 @@ struct Url {
   bool default_port() const { return port == (tls() ? 443 : 80); }
   // Host header value: host, bracketed if IPv6, with ":port" unless the port is the default.
   std::string HostHeader() const;
+  // The same, appended to `out` (no allocation once `out` has room: a request head per line).
+  void AppendHostHeader(std::string* out) const;
   // "scheme://host[:port]": identifies a connection pool.
   std::string Origin() const;
   // The URL written back in canonical form: Origin() + target.

@@ -71,7 +71,7 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     const SourceLine& line = line_batch_[next_++];
     if (!line.request() && !line.oversized) continue;
     if (!TakeTicket()) break;
-    const bool bypass = misses_since_hit_ > kBypassTurnovers * options_->max_prepared_targets;
+    const bool bypass = misses_since_hit_ > options_->max_prepared_targets;
     if (bypass && ++bypassed_ < kBypassProbe) return FromLine(line, scratch);
     bypassed_ = 0;
     auto it = cache_.find(line.text);

@@ -7,7 +7,7 @@
 // LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place of one
 // not used since the clock hand last passed it (CLOCK, second chance) and not in flight, so
 // repeated lines stay free however many distinct lines stream by. When the cache has turned
-// over kBypassTurnovers times without a single hit (every line distinct), only one line in
+// over once without a single hit (every line distinct), only one line in
 // kBypassProbe is looked up and cached, until one of those hits again: a stream of distinct
 // lines then costs no lookup and no eviction per line. Lines that are not
 // valid URLs come back prepared as invalid (an invalid_url failure), never dropped. Owned by
@@ -70,7 +70,6 @@ class RequestFeed {
   // A cached request to reuse for another line (none when every one is in flight).
   Cache::value_type* Victim();
 
-  static constexpr uint64_t kBypassTurnovers = 4;
   static constexpr uint64_t kBypassProbe = 64;
 
   Cache cache_;

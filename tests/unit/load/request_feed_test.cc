@@ -80,7 +80,7 @@ TEST_F(RequestFeedTest, RequestsInFlightAreNeverReused) {
   EXPECT_EQ(feed.Next(&scratch), nullptr);
 }
 
-// All-distinct input: after the cache has turned over a few times without a hit, lines skip it
+// All-distinct input: after the cache has turned over once without a hit, lines skip it
 // (the scratch request), and a line that repeats again is cached again once a probe finds it.
 TEST_F(RequestFeedTest, DistinctStreamBypassesTheCacheUntilALineRepeats) {
   std::string text;
