@@ -30,7 +30,7 @@ build_needs=(
   "pkg-config|cmd:pkg-config"
   "libssl-dev|pc:openssl" "libre2-dev|pc:re2" "libcli11-dev|pc:CLI11" "libfmt-dev|pc:fmt"
   "libsimdjson-dev|pc:simdjson" "nlohmann-json3-dev|pc:nlohmann_json" "zlib1g-dev|pc:zlib"
-  "libzookeeper-mt-dev|hdr:zookeeper/zookeeper.h"
+  "libzookeeper-mt-dev|hdr:zookeeper/zookeeper.h" "libnghttp2-dev|pc:libnghttp2"
 )
 package_needs=("dpkg-dev|cmd:dpkg-shlibdeps" "file|cmd:file")
 test_needs=(
@@ -42,7 +42,7 @@ test_needs=(
   "ca-certificates" "netcat-openbsd" "chromium|cmd:chromium" "maven|cmd:mvn"
   "openjdk-17-jdk-headless" "nodejs|cmd:node" "npm|cmd:npm" "python3|cmd:python3"
   "python3-pip|py:pip" "python3-venv|py:ensurepip"
-  "prometheus|cmd:prometheus" "nghttp2-client|cmd:nghttp" "libnghttp2-dev|pc:libnghttp2"
+  "prometheus|cmd:prometheus" "nghttp2-client|cmd:nghttp" "curl|cmd:curl"
   # the installed package: man pages and the completions of each shell
   "man-db|cmd:man" "zsh|cmd:zsh" "fish|cmd:fish"
 )

@@ -37,6 +37,15 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                  "requests in flight (closed loop); the in-flight cap with --rate")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  app.add_flag("--http2", f.run.http2.enabled,
+               "speak HTTP/2: ALPN h2 on https, prior knowledge (h2c) on http; -c then counts "
+               "connections, each carrying --max-streams requests");
+  app.add_option("-m,--max-streams", f.max_streams,
+                 "--http2: concurrent streams per connection (h2load's -m; default 1)")
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--http2-fallback", f.run.http2.fallback,
+               "--http2: speak HTTP/1.1 to a server that does not speak HTTP/2 (default: its "
+               "requests fail as protocol errors)");
   app.add_option("-t,--threads", f.run.threads, "event-loop threads (default: CPUs)")
       ->check(CLI::Range(0, 1024));
   app.add_option("-r,--rate", f.rate,

@@ -47,6 +47,7 @@ SAMPLE_VALUES = {
     "--threshold": ["p99<1s"],
     "--max-redirects": ["3"],
     "--verbose": ["1"],
+    "--max-streams": ["4", "--http2"],
 }
 # Options whose value replaces the positional input: both placements must give the same answer,
 # the usage error that says so (which shows the positional was read as input both times).

@@ -28,14 +28,18 @@ enum class Failure : uint8_t {
   kHttp5xx,           // status 500-599
   kErrorlikeContent,  // 2xx/3xx whose body matches --error-pattern (the seed's check)
   kRedirectLoop,      // too many redirects, or a redirect cycle
+  kStreamReset,       // HTTP/2: the server reset the request's stream (RST_STREAM, with its code)
+  kGoaway,            // HTTP/2: the server ended the connection (GOAWAY with an error code)
+                      // before the stream completed
   kOther,             // anything else (out of file descriptors, local errors)
 };
 
 inline constexpr size_t kFailureCount = static_cast<size_t>(Failure::kOther) + 1;
 
 inline constexpr std::array<std::string_view, kFailureCount> kFailureNames = {
-    "invalid_url", "dns",      "connect",           "tls",           "timeout", "reset", "protocol",
-    "http_4xx",    "http_5xx", "errorlike_content", "redirect_loop", "other",
+    "invalid_url",   "dns",          "connect",  "tls",      "timeout",
+    "reset",         "protocol",     "http_4xx", "http_5xx", "errorlike_content",
+    "redirect_loop", "stream_reset", "goaway",   "other",
 };
 
 inline constexpr std::string_view FailureName(Failure f) {

@@ -1,8 +1,11 @@
 #include "hammer/http/client.h"
 
+#include <sys/epoll.h>
+
 #include <utility>
 
 #include "hammer/http/client_connection.h"
+#include "hammer/http/h2_client_connection.h"
 
 namespace hammer::http {
 
@@ -10,10 +13,14 @@ HttpClient::HttpClient(net::EventLoop* loop, net::Resolver* resolver, ClientOpti
     : loop_(loop), hosts_(loop, resolver), options_(std::move(options)) {}
 
 HttpClient::~HttpClient() {
-  // Connections unregister from pools_ and connections_ as they close; take them out first.
+  // Connections unregister from the pools and connection maps as they close; take them out
+  // first.
   auto connections = std::move(connections_);
   connections_.clear();
   pools_.clear();
+  auto h2_connections = std::move(h2_connections_);
+  h2_connections_.clear();
+  h2_pools_.clear();
 }
 
 const Origin* HttpClient::GetOrigin(const Url& url) {
@@ -32,6 +39,7 @@ const Origin* HttpClient::GetOrigin(const Url& url) {
   origin->port = url.port;
   origin->tls = url.tls();
   origin->host_header = url.HostHeader();
+  origin->http2 = options_.http2.enabled;
   last_origin_ = origin.get();
   origins_.emplace(std::move(key), std::move(origin));
   return last_origin_;
@@ -53,6 +61,11 @@ TlsCounters HttpClient::tls_counters() const {
 }
 
 void HttpClient::Send(const ClientRequest& request, ResponseHandler* handler) {
+  // Streamed bodies and paused responses are HTTP/1.1 only (see the header).
+  if (request.origin->http2 && request.body_stream == nullptr && request.flow == nullptr) {
+    SendH2(request, handler, /*is_retry=*/false);
+    return;
+  }
   ++send_depth_;  // failures found before Send returns are reported later (see Complete)
   Pool& pool = pools_[request.origin];
   if (!pool.idle.empty()) {
@@ -120,6 +133,61 @@ void HttpClient::Destroy(ClientConnection* connection) {
   loop_->DeleteLater(std::move(owned));
 }
 
+void HttpClient::SendH2(const ClientRequest& request, ResponseHandler* handler, bool is_retry) {
+  ++send_depth_;
+  std::vector<H2ClientConnection*>& pool = h2_pools_[request.origin];
+  H2ClientConnection* chosen = nullptr;
+  for (H2ClientConnection* connection : pool) {
+    if (connection->HasRoom()) {
+      chosen = connection;
+      break;
+    }
+  }
+  if (chosen != nullptr) {
+    ++counters_.connections_reused;
+    chosen->Send(request, handler, /*fresh=*/false, is_retry);
+  } else {
+    auto owned = std::make_unique<H2ClientConnection>(this, request.origin);
+    chosen = owned.get();
+    h2_connections_.emplace(chosen, std::move(owned));
+    pool.push_back(chosen);
+    chosen->Send(request, handler, /*fresh=*/true, is_retry);
+    chosen->Open();
+  }
+  --send_depth_;
+}
+
+void HttpClient::Destroy(H2ClientConnection* connection) {
+  auto it = h2_connections_.find(connection);
+  if (it == h2_connections_.end()) return;
+  std::unique_ptr<H2ClientConnection> owned = std::move(it->second);
+  h2_connections_.erase(it);
+  std::erase(h2_pools_[connection->origin()], connection);
+  loop_->DeleteLater(std::move(owned));
+}
+
+void HttpClient::FallBackToHttp1(const Origin* origin) {
+  auto it = origins_.find(origin->key);
+  if (it != origins_.end()) it->second->http2 = false;
+}
+
+void HttpClient::ContinueOnHttp1(std::unique_ptr<net::Transport> transport,
+                                 const ConnectTimings& timings, const ClientRequest& request,
+                                 ResponseHandler* handler) {
+  auto owned = std::make_unique<ClientConnection>(this, request.origin);
+  ClientConnection* connection = owned.get();
+  connections_.emplace(connection, std::move(owned));
+  if (Status s =
+          loop_->Modify(transport->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, connection);
+      !s.ok()) {
+    // Not registered: a fresh connection of its own serves the exchange instead.
+    connections_.erase(connection);
+    StartOnNewConnection(request, handler, /*retry=*/false);
+    return;
+  }
+  connection->StartOnTransport(std::move(transport), timings, request, handler);
+}
+
 size_t HttpClient::CancelAll() {
   size_t abandoned = posted_completions_;
   posted_completions_ = 0;
@@ -132,6 +200,12 @@ size_t HttpClient::CancelAll() {
   for (ClientConnection* connection : open) {
     if (connection->Abandon()) ++abandoned;
   }
+  std::vector<H2ClientConnection*> open_h2;
+  open_h2.reserve(h2_connections_.size());
+  for (auto& [connection, owned] : h2_connections_)
+    open_h2.push_back(connection);
+  for (H2ClientConnection* connection : open_h2)
+    abandoned += connection->Abandon();
   return abandoned;
 }
 
@@ -142,6 +216,12 @@ void HttpClient::CloseIdle() {
     for (ClientConnection* connection : idle)
       connection->Close();
   }
+  std::vector<H2ClientConnection*> idle_h2;
+  for (auto& [connection, owned] : h2_connections_) {
+    if (connection->exchanges() == 0) idle_h2.push_back(connection);
+  }
+  for (H2ClientConnection* connection : idle_h2)
+    connection->Close();
 }
 
 }  // namespace hammer::http

@@ -1,28 +1,36 @@
-// HttpClient: the HTTP/1.1 client engine shared by `load`, `dark` (upstream side) and `bulk`.
+// HttpClient: the client engine shared by `load`, `dark` (upstream side) and `bulk`, speaking
+// HTTP/1.1 and, when asked (ClientOptions::http2), HTTP/2.
 //
-// One HttpClient per event loop, used only on that loop's thread. It keeps a keep-alive
-// connection pool per origin, resolves names without blocking (HostCache), connects with a
-// timeout, trying each resolved address in turn (IPv6 and IPv4), writes a pre-serialized
-// request, parses the response with ResponseParser and streams it to a ResponseHandler.
+// One HttpClient per event loop, used only on that loop's thread. It keeps connections per
+// origin, resolves names without blocking (HostCache), connects with a timeout, trying each
+// resolved address in turn (IPv6 and IPv4), writes a pre-serialized request, and streams the
+// response to a ResponseHandler. HTTP/1.1: a keep-alive pool of ClientConnections per origin,
+// one exchange per connection at a time, the response parsed by ResponseParser. HTTP/2: per
+// origin a few H2ClientConnections, each carrying up to http2.max_streams exchanges as streams
+// (the same serialized request head is translated into HEADERS); an exchange goes to the first
+// connection with room, and a new connection is opened only when none has any.
 //
 // Ownership: the caller owns the ResponseHandler and the request bytes, both of which must
 // stay valid until OnResponseComplete has been called (exactly once per Send). Connections
 // and Origins are owned by the client. Handlers may call Send() from inside their callbacks.
 //
 // A request sent on a reused keep-alive connection that the server had already closed (EOF or
-// reset before any response byte) is retried once on a new connection; that is the only
-// retry. Everything else is reported as a Failure with a human-readable detail.
+// reset before any response byte) is retried once on a new connection, as is an HTTP/2 stream
+// the server refused without processing it; those are the only retries. Everything else is
+// reported as a Failure with a human-readable detail.
 //
 // Streaming (the dark proxy's large bodies; `load` and `bulk` use neither): a request body may
 // come from a BodyStream (ClientRequest::body_stream) that is sent as it fills, and the reading
 // of the response may be paused and resumed through a ResponseFlow (ClientRequest::flow), so
 // that a slow reader of the response slows the server through TCP instead of filling memory.
-// An exchange without either costs what it did before: one pointer test each.
+// An exchange without either costs what it did before: one pointer test each. Both are
+// HTTP/1.1 only: an HTTP/2 origin sends such an exchange over HTTP/1.1 (see Send).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,6 +39,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/base/failure.h"
 #include "hammer/http/body_stream.h"
+#include "hammer/http/connector.h"
 #include "hammer/http/message.h"
 #include "hammer/http/tls.h"
 #include "hammer/http/url.h"
@@ -40,6 +49,7 @@
 namespace hammer::http {
 
 class ClientConnection;
+class H2ClientConnection;
 class ResponseFlow;
 
 // Where requests go: scheme, host and port. Interned by HttpClient::GetOrigin; the pointer is
@@ -50,6 +60,9 @@ struct Origin {
   uint16_t port = 0;
   bool tls = false;
   std::string host_header;  // value for the Host header
+  // Requests go over HTTP/2 (ClientOptions::http2.enabled); false again after a fallback to
+  // HTTP/1.1 (the server did not speak HTTP/2).
+  bool http2 = false;
 };
 
 struct ClientRequest {
@@ -92,6 +105,9 @@ class ResponseHandler {
   virtual ~ResponseHandler() = default;
   virtual void OnResponseHead(const ResponseHead& /*head*/) {}
   virtual void OnResponseBody(std::string_view /*data*/) {}
+  // Trailer fields after the body (HTTP/2 trailers, e.g. gRPC's grpc-status); views valid
+  // during the call. Not called when the response has none.
+  virtual void OnResponseTrailers(std::span<const Header> /*trailers*/) {}
   virtual void OnResponseComplete(const ExchangeResult& result) = 0;
 };
 
@@ -126,6 +142,17 @@ class ResponseFlow {
   bool paused_ = false;
 };
 
+// HTTP/2 for every origin of a client: ALPN "h2" on https, prior knowledge (h2c) on http.
+struct Http2Options {
+  bool enabled = false;
+  // A server that does not speak HTTP/2 is then spoken to in HTTP/1.1 (for the rest of the
+  // client's life); without it, its requests fail as protocol failures that say why.
+  bool fallback = false;
+  // Concurrent streams per connection (h2load's -m); the server's
+  // SETTINGS_MAX_CONCURRENT_STREAMS lowers it.
+  uint32_t max_streams = 100;
+};
+
 struct ClientOptions {
   Nanos connect_timeout = 5 * kSecond;
   Limits limits;
@@ -137,6 +164,7 @@ struct ClientOptions {
   // ... unless a config loaded once for several clients is given: then it is used and `tls`
   // is ignored.
   std::shared_ptr<const TlsClientConfig> tls_config;
+  Http2Options http2;
 };
 
 // Counters a client keeps about its connections (mergeable).
@@ -181,11 +209,13 @@ class HttpClient {
   Result<TlsClientContext*> Tls();
   // TLS counters (handshakes, resumptions); zero when no https origin was used.
   TlsCounters tls_counters() const;
-  size_t open_connections() const { return connections_.size(); }
+  size_t open_connections() const { return connections_.size() + h2_connections_.size(); }
 
  private:
   friend class ClientConnection;
   class ResponseFlow;
+  friend class Connector;
+  friend class H2ClientConnection;
   struct Pool {
     std::vector<ClientConnection*> idle;  // most recently used last
   };
@@ -195,6 +225,14 @@ class HttpClient {
   void RemoveFromPool(ClientConnection* connection);
   void Destroy(ClientConnection* connection);
   void Complete(ResponseHandler* handler, ExchangeResult result);
+  // HTTP/2: an exchange on a connection of the origin with room, or on a new one.
+  void SendH2(const ClientRequest& request, ResponseHandler* handler, bool is_retry);
+  void Destroy(H2ClientConnection* connection);
+  // The origin's server does not speak HTTP/2 and the fallback is allowed.
+  void FallBackToHttp1(const Origin* origin);
+  // An exchange on a transport an H2ClientConnection opened (ALPN chose http/1.1).
+  void ContinueOnHttp1(std::unique_ptr<net::Transport> transport, const ConnectTimings& timings,
+                       const ClientRequest& request, ResponseHandler* handler);
 
   net::EventLoop* loop_;
   net::HostCache hosts_;
@@ -210,6 +248,8 @@ class HttpClient {
   const Origin* last_origin_ = nullptr;  // the one GetOrigin returned last
   std::unordered_map<const Origin*, Pool> pools_;
   std::unordered_map<ClientConnection*, std::unique_ptr<ClientConnection>> connections_;
+  std::unordered_map<const Origin*, std::vector<H2ClientConnection*>> h2_pools_;
+  std::unordered_map<H2ClientConnection*, std::unique_ptr<H2ClientConnection>> h2_connections_;
 };
 
 }  // namespace hammer::http

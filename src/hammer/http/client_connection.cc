@@ -5,21 +5,12 @@
 #include <algorithm>
 #include <utility>
 
-#include "hammer/http/tls.h"
-
 namespace hammer::http {
 
 namespace {
 
-constexpr uint32_t kEpollEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 // The largest chunk taken from a streamed body of unknown length at once.
 constexpr size_t kMaxChunk = 64 * 1024;
-
-std::string FormatSeconds(Nanos d) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3gs", static_cast<double>(d) / kSecond);
-  return buf;
-}
 
 }  // namespace
 
@@ -27,6 +18,7 @@ ClientConnection::ClientConnection(HttpClient* client, const Origin* origin)
     : client_(client),
       loop_(client->loop()),
       origin_(origin),
+      connector_(client, origin, this),
       timer_(client->loop(), [this] { OnTimer(); }),
       parser_(client->options().limits) {}
 
@@ -40,17 +32,9 @@ void ClientConnection::StartFresh(const ClientRequest& request, ResponseHandler*
                                   bool is_retry) {
   BeginExchange(request, handler);
   is_retry_ = is_retry;
-  state_ = State::kResolving;
+  state_ = State::kOpening;
   ArmTimer();
-  if (const Result<net::AddressList>* known = client_->hosts_.Find(origin_->host)) {
-    OnResolved(*known);
-    return;
-  }
-  std::weak_ptr<bool> alive = alive_;
-  client_->hosts_.Fetch(origin_->host, [this, alive](const Result<net::AddressList>& addresses) {
-    if (alive.expired() || state_ != State::kResolving) return;
-    OnResolved(addresses);
-  });
+  connector_.Start(this);
 }
 
 void ClientConnection::StartReused(const ClientRequest& request, ResponseHandler* handler) {
@@ -59,6 +43,17 @@ void ClientConnection::StartReused(const ClientRequest& request, ResponseHandler
   state_ = State::kActive;
   ArmTimer();
   OnWritable();
+}
+
+void ClientConnection::StartOnTransport(std::unique_ptr<net::Transport> transport,
+                                        const ConnectTimings& timings, const ClientRequest& request,
+                                        ResponseHandler* handler) {
+  BeginExchange(request, handler);
+  transport_ = std::move(transport);
+  result_.connect_start = timings.connect_start;
+  result_.connect_end = timings.connect_end;
+  result_.handshake_end = timings.handshake_end;
+  OnConnected();
 }
 
 void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandler* handler) {
@@ -99,49 +94,21 @@ void ClientConnection::Unbind() {
   reading_paused_ = false;
 }
 
-void ClientConnection::OnResolved(const Result<net::AddressList>& addresses) {
-  if (!addresses.ok()) {
-    Fail(Failure::kDns, addresses.status().message());
-    return;
-  }
-  addresses_ = *addresses;
-  next_address_ = 0;
-  result_.connect_start = loop_->now();
-  ConnectNext();
+void ClientConnection::OnTransportReady(std::unique_ptr<net::Transport> transport) {
+  transport_ = std::move(transport);
+  const ConnectTimings& timings = connector_.timings();
+  result_.connect_start = timings.connect_start;
+  result_.connect_end = timings.connect_end;
+  result_.handshake_end = timings.handshake_end;
+  OnConnected();
 }
 
-void ClientConnection::ConnectNext() {
-  while (next_address_ < addresses_.size()) {
-    net::SocketAddress address = addresses_[next_address_++];
-    address.set_port(origin_->port);
-    Result<net::Fd> fd = net::StartConnect(address);
-    if (!fd.ok()) {
-      connect_errors_ += (connect_errors_.empty() ? "" : "; ") + fd.status().message();
-      continue;
-    }
-    int raw = fd->get();
-    if (Status s = loop_->Add(raw, kEpollEvents, this); !s.ok()) {
-      connect_errors_ += (connect_errors_.empty() ? "" : "; ") + s.message();
-      continue;
-    }
-    transport_ = std::make_unique<net::PlainTransport>(std::move(*fd));
-    ++client_->counters_.connections_opened;
-    state_ = State::kConnecting;
-    connect_deadline_ = loop_->now() + client_->options().connect_timeout;
-    ArmTimer();
-    return;
-  }
-  Fail(Failure::kConnect, connect_errors_.empty() ? "no address to connect to" : connect_errors_);
+void ClientConnection::OnConnectFailed(Failure failure, std::string detail) {
+  Fail(failure, std::move(detail));
 }
 
 void ClientConnection::OnIoEvents(uint32_t events) {
   switch (state_) {
-    case State::kConnecting:
-      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) OnConnectReady();
-      return;
-    case State::kHandshaking:
-      OnHandshakeReady();
-      return;
     case State::kActive:
       if (events & EPOLLOUT) OnWritable();
       if (state_ == State::kActive && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
@@ -156,59 +123,8 @@ void ClientConnection::OnIoEvents(uint32_t events) {
         Close();
       }
       return;
-    case State::kResolving:
+    case State::kOpening:
     case State::kClosed:
-      return;
-  }
-}
-
-void ClientConnection::OnConnectReady() {
-  int error = net::TakeSocketError(transport_->fd());
-  if (error != 0) {
-    net::SocketAddress failed = addresses_[next_address_ - 1];
-    failed.set_port(origin_->port);
-    connect_errors_ += (connect_errors_.empty() ? "" : "; ") +
-                       Status::FromErrno("connect " + failed.ToString(), error).message();
-    CloseSocket();
-    ConnectNext();
-    return;
-  }
-  result_.connect_end = loop_->now();
-  if (origin_->tls) {
-    Result<TlsClientContext*> tls = client_->Tls();
-    if (!tls.ok()) {
-      Fail(Failure::kTls, tls.status().message());
-      return;
-    }
-    Result<std::unique_ptr<net::Transport>> wrapped =
-        (*tls)->Wrap(std::move(transport_), origin_->host, origin_->port);
-    if (!wrapped.ok()) {
-      Fail(Failure::kTls, wrapped.status().message());
-      return;
-    }
-    transport_ = std::move(*wrapped);
-    state_ = State::kHandshaking;
-    OnHandshakeReady();
-    return;
-  }
-  OnConnected();
-}
-
-void ClientConnection::OnHandshakeReady() {
-  net::IoResult r = transport_->Handshake();
-  switch (r.kind) {
-    case net::IoResult::Kind::kOk:
-      result_.handshake_end = loop_->now();
-      OnConnected();
-      return;
-    case net::IoResult::Kind::kWantRead:
-    case net::IoResult::Kind::kWantWrite:
-      return;  // edge-triggered registration covers both directions
-    case net::IoResult::Kind::kEof:
-      Fail(Failure::kTls, "connection closed during TLS handshake");
-      return;
-    case net::IoResult::Kind::kError:
-      Fail(Failure::kTls, transport_->last_error());
       return;
   }
 }
@@ -453,38 +369,23 @@ void ClientConnection::OnBody(std::string_view data) {
 }
 
 void ClientConnection::ArmTimer() {
-  MonoNanos deadline = request_.deadline;
-  if (state_ == State::kConnecting && (deadline == 0 || connect_deadline_ < deadline)) {
-    deadline = connect_deadline_;
-  }
-  if (deadline == 0) {
+  if (request_.deadline == 0) {
     timer_.Cancel();
-  } else if (!timer_.armed() || timer_.deadline() != deadline) {
-    timer_.ArmAt(deadline);
+  } else if (!timer_.armed() || timer_.deadline() != request_.deadline) {
+    timer_.ArmAt(request_.deadline);
   }
 }
 
 void ClientConnection::OnTimer() {
   if (state_ == State::kIdle || state_ == State::kClosed) return;
   if (reading_paused_) return;  // the deadline waits; ResumeReading re-arms it
-  MonoNanos now = loop_->now();
-  if (request_.deadline != 0 && now >= request_.deadline) {
-    Fail(Failure::kTimeout, state_ == State::kResolving    ? "timeout while resolving"
-                            : state_ == State::kConnecting ? "timeout while connecting"
-                                                           : "timeout waiting for the response");
+  if (request_.deadline == 0 || loop_->now() < request_.deadline) {
+    ArmTimer();
     return;
   }
-  if (state_ == State::kConnecting && now >= connect_deadline_) {
-    net::SocketAddress failed = addresses_[next_address_ - 1];
-    failed.set_port(origin_->port);
-    connect_errors_ += (connect_errors_.empty() ? "" : "; ") + std::string("connect ") +
-                       failed.ToString() + ": timed out after " +
-                       FormatSeconds(client_->options().connect_timeout);
-    CloseSocket();
-    ConnectNext();
-    return;
-  }
-  ArmTimer();
+  Fail(Failure::kTimeout,
+       "timeout " + std::string(state_ == State::kOpening ? connector_.phase_name()
+                                                          : "waiting for the response"));
 }
 
 void ClientConnection::Finish() {
@@ -533,6 +434,7 @@ bool ClientConnection::Abandon() {
 }
 
 void ClientConnection::CloseSocket() {
+  connector_.Cancel();
   if (transport_) {
     loop_->Remove(transport_->fd());
     transport_.reset();

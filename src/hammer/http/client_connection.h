@@ -1,10 +1,10 @@
 // ClientConnection: one keep-alive HTTP/1.1 connection of an HttpClient (internal to it).
 //
 // States (one handler method each):
-//   kResolving -> kConnecting -> kHandshaking (TLS) -> kActive <-> kIdle ... -> kClosed
+//   kOpening (the Connector resolves, connects, handshakes) -> kActive <-> kIdle ... -> kClosed
 // kActive writes the request, then reads and parses the response. The connection carries at
-// most one exchange at a time (no pipelining). A single Timer enforces both the connect
-// timeout and the exchange deadline. Owned by HttpClient; destroyed via DeleteLater.
+// most one exchange at a time (no pipelining). Its timer enforces the exchange deadline (the
+// Connector enforces the connect timeout). Owned by HttpClient; destroyed via DeleteLater.
 //
 // A streamed request body (ClientRequest::body_stream) is written as the stream fills: the
 // connection is its consumer from BeginExchange until the exchange ends (Unbind). A bound
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "hammer/http/client.h"
+#include "hammer/http/connector.h"
 #include "hammer/http/response_parser.h"
 #include "hammer/net/transport.h"
 
@@ -23,6 +24,7 @@ namespace hammer::http {
 
 class ClientConnection final : public net::IoHandler,
                                public net::Deletable,
+                               private Connector::Owner,
                                private ResponseParser::Visitor,
                                private BodyStream::Consumer {
  public:
@@ -36,6 +38,11 @@ class ClientConnection final : public net::IoHandler,
   void StartFresh(const ClientRequest& request, ResponseHandler* handler, bool is_retry);
   // Begins an exchange on this idle pooled connection.
   void StartReused(const ClientRequest& request, ResponseHandler* handler);
+  // Begins an exchange on a transport another connection opened (an HTTP/2 connection whose
+  // server chose HTTP/1.1 in ALPN); `timings` are that connection's. The socket must already
+  // be registered for this connection's events.
+  void StartOnTransport(std::unique_ptr<net::Transport> transport, const ConnectTimings& timings,
+                        const ClientRequest& request, ResponseHandler* handler);
   // Closes without reporting (idle connections at shutdown).
   void Close();
   // Closes without ever calling the handler of the exchange in progress (HttpClient::CancelAll).
@@ -49,13 +56,12 @@ class ClientConnection final : public net::IoHandler,
   void ResumeReading();
 
  private:
-  enum class State : uint8_t { kResolving, kConnecting, kHandshaking, kActive, kIdle, kClosed };
+  enum class State : uint8_t { kOpening, kActive, kIdle, kClosed };
 
   void BeginExchange(const ClientRequest& request, ResponseHandler* handler);
-  void OnResolved(const Result<net::AddressList>& addresses);
-  void ConnectNext();
-  void OnConnectReady();
-  void OnHandshakeReady();
+  // Connector::Owner
+  void OnTransportReady(std::unique_ptr<net::Transport> transport) override;
+  void OnConnectFailed(Failure failure, std::string detail) override;
   void OnConnected();
   void OnWritable();
   void WriteStreamedBody();
@@ -81,14 +87,10 @@ class ClientConnection final : public net::IoHandler,
   net::EventLoop* loop_;
   const Origin* origin_;
   State state_ = State::kClosed;
+  Connector connector_;
   std::unique_ptr<net::Transport> transport_;
-  net::Timer timer_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // guards async callbacks
-
-  net::AddressList addresses_;
-  size_t next_address_ = 0;
-  MonoNanos connect_deadline_ = 0;
-  std::string connect_errors_;
+  net::Timer timer_;                                            // the exchange deadline
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // guards deferred tasks
 
   // The exchange in progress.
   ClientRequest request_;

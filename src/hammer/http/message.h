@@ -34,6 +34,7 @@ enum class BodyFraming : uint8_t {
 };
 
 struct ResponseHead {
+  int major_version = 1;  // 2: received on an HTTP/2 stream (minor_version is then 0)
   int minor_version = 1;  // HTTP/1.<minor_version>
   int status = 0;
   std::string_view reason;
@@ -46,6 +47,7 @@ struct ResponseHead {
 struct RequestHead {
   std::string_view method;
   std::string_view target;  // request-target as sent: origin-form "/path?q" or absolute-form
+  int major_version = 1;    // 2: received on an HTTP/2 stream (minor_version is then 0)
   int minor_version = 1;
   std::span<const Header> headers;
   BodyFraming framing = BodyFraming::kNone;  // never kUntilClose for requests

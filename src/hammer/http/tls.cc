@@ -100,8 +100,18 @@ SSL_SESSION* TlsClientContext::FindSession(const std::string& key) const {
   return it == sessions_.end() ? nullptr : it->second;
 }
 
+std::string AlpnWire(std::initializer_list<std::string_view> names) {
+  std::string wire;
+  for (std::string_view name : names) {
+    wire.push_back(static_cast<char>(name.size()));
+    wire.append(name);
+  }
+  return wire;
+}
+
 Result<std::unique_ptr<net::Transport>> TlsClientContext::Wrap(
-    std::unique_ptr<net::Transport> plain, const std::string& host, uint16_t port) {
+    std::unique_ptr<net::Transport> plain, const std::string& host, uint16_t port,
+    std::string_view alpn) {
   SSL* ssl = SSL_new(config_->ssl_ctx());
   if (ssl == nullptr) return Status::Error("TLS: " + OpenSslErrorText());
   if (!AttachSocket(ssl, plain->fd())) {
@@ -109,6 +119,11 @@ Result<std::unique_ptr<net::Transport>> TlsClientContext::Wrap(
     return Status::Error("TLS: " + OpenSslErrorText());
   }
   SSL_set_connect_state(ssl);
+  if (!alpn.empty() && SSL_set_alpn_protos(ssl, reinterpret_cast<const unsigned char*>(alpn.data()),
+                                           static_cast<unsigned>(alpn.size())) != 0) {
+    SSL_free(ssl);
+    return Status::Error("TLS: cannot set ALPN: " + OpenSslErrorText());
+  }
   if (IsIpLiteral(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
   } else {

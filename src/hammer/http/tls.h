@@ -14,8 +14,10 @@
 // that name, whatever Host header the request itself sends.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "hammer/base/status.h"
@@ -45,6 +47,10 @@ struct TlsCounters {
   }
 };
 
+// ALPN protocol names in TLS wire format: each name prefixed by its length ({"h2",
+// "http/1.1"} -> "\x02h2\x08http/1.1"). Names must be 1 to 255 bytes long.
+std::string AlpnWire(std::initializer_list<std::string_view> names);
+
 class TlsClientConfig {
  public:
   // Errors name the file that could not be used: an unreadable CA file, a certificate or key
@@ -71,9 +77,12 @@ class TlsClientContext final : public TlsEndpoint {
   TlsClientContext& operator=(const TlsClientContext&) = delete;
 
   // Wraps a connected socket for `host` (SNI and verification); the handshake runs in the
-  // returned transport's Handshake(). Sessions are cached per host and port.
+  // returned transport's Handshake(). Sessions are cached per host and port. `alpn` (wire
+  // format: length-prefixed names, see AlpnWire) replaces the config's offer of "http/1.1"
+  // for this connection when not empty; the choice is the transport's application_protocol().
   Result<std::unique_ptr<net::Transport>> Wrap(std::unique_ptr<net::Transport> plain,
-                                               const std::string& host, uint16_t port);
+                                               const std::string& host, uint16_t port,
+                                               std::string_view alpn = {});
 
   TlsCounters& counters() { return counters_; }
   const TlsCounters& counters() const { return counters_; }

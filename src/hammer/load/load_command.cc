@@ -145,6 +145,12 @@ Status LoadCommand::CheckRunFlags() {
     options_.source.loop = true;
     replay_notice_ = true;
   }
+  if (!options_.http2.enabled && (flags_.max_streams > 0 || options_.http2.fallback)) {
+    return Status::Error(
+        std::string(flags_.max_streams > 0 ? "--max-streams" : "--http2-fallback") +
+        " needs --http2");
+  }
+  options_.http2.max_streams = std::max<uint32_t>(1, flags_.max_streams);
   return Status::Ok();
 }
 

@@ -71,6 +71,7 @@ struct LoadFlags {
   double rate_total = 0;
   int workers = 0;
   int worker_index = -1;
+  uint32_t max_streams = 0;  // -m with --http2; 0: not given (1 stream, h2load's default)
 };
 
 enum class LoadVerdict : uint8_t {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hammer/base/clock.h"
+#include "hammer/http/client.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/tls.h"
 #include "hammer/load/key_mapper.h"
@@ -24,7 +25,9 @@ enum class EmitMode : uint8_t {
 };
 
 struct LoadOptions {
-  int concurrency = 100;      // closed loop: requests in flight; open loop: the in-flight cap
+  // Closed loop: requests in flight; open loop: the in-flight cap. With HTTP/2 it counts
+  // connections, each carrying http2.max_streams requests (h2load's -c and -m).
+  int concurrency = 100;
   int threads = 1;            // event-loop threads
   double rate = 0;            // requests per second in total; 0 = closed loop
   Nanos duration = 0;         // 0 = until the input ends
@@ -45,6 +48,7 @@ struct LoadOptions {
   // by path template, then into "(other)". 0: every key exact. Records always keep the key.
   size_t max_keys = 10000;
   http::TlsOptions tls;
+  http::Http2Options http2{.enabled = false, .fallback = false, .max_streams = 1};
   KeyMapper keys;              // what records and statistics group by (--key, --key-pattern)
   bool har_timing = false;     // send request-file entries at their recorded offsets
   int verbose = 0;             // print this many request/response pairs (secrets redacted)
@@ -62,6 +66,11 @@ struct LoadOptions {
   // --metrics-listen: workers also report their figures per key every interval (RunMonitor),
   // which LoadMetrics serves to Prometheus. Off: no per-request cost.
   bool live_key_metrics = false;
+
+  // Requests in flight at most: concurrency, times the streams per connection with HTTP/2.
+  uint64_t in_flight_cap() const {
+    return static_cast<uint64_t>(concurrency) * (http2.enabled ? http2.max_streams : 1);
+  }
 };
 
 }  // namespace hammer::load

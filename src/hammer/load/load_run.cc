@@ -161,7 +161,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
         options.stages->RequestsBy(end - start) - options.stages->RequestsBy(options.warmup);
     summary.target_rate = static_cast<double>(due / (static_cast<long double>(measured) / kSecond));
   }
-  summary.concurrency = options.concurrency;
+  summary.concurrency = static_cast<int>(options.in_flight_cap());
   summary.wall_start_ms =
       (wall_start_us + std::min(options.warmup, end - start) / kMicrosecond) / 1000;
   summary.wall_end_ms = wall_end_us / 1000;

@@ -24,7 +24,15 @@ std::unique_ptr<http::HttpClient> MakeClient(net::EventLoop* loop, net::Resolver
   http::ClientOptions client_options;
   client_options.connect_timeout = options.connect_timeout;
   client_options.tls = options.tls;
+  client_options.http2 = options.http2;
   return std::make_unique<http::HttpClient>(loop, resolver, client_options);
+}
+
+// This worker's requests in flight at most: its share of the connections (HTTP/2) or of the
+// concurrency (HTTP/1.1), times the streams per connection.
+uint64_t SlotsOf(const LoadOptions& options, int workers, int index) {
+  uint64_t share = ShareOf(static_cast<uint64_t>(options.concurrency), workers, index);
+  return share * (options.in_flight_cap() / static_cast<uint64_t>(options.concurrency));
 }
 
 }  // namespace
@@ -40,8 +48,7 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       monitor_(monitor),
       shared_(shared),
       client_(MakeClient(loop, resolver, *options)),
-      feed_(options, lines, specs, shared, client_.get(),
-            ShareOf(static_cast<uint64_t>(options->concurrency), workers, index)),
+      feed_(options, lines, specs, shared, client_.get(), SlotsOf(*options, workers, index)),
       pace_timer_(loop, [this] { OnPaceTimer(); }),
       interval_timer_(loop, [this] { ReportInterval(); }),
       stop_timer_(loop, [this] { MaybeFinish(); }),
@@ -55,7 +62,7 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
   slot_options_.empty_body_is_error = options->empty_body_is_error;
   slot_options_.headers = &options->headers;
   slot_options_.verbose_left = &shared->verbose_left;
-  uint64_t slots = ShareOf(static_cast<uint64_t>(options->concurrency), workers, index);
+  uint64_t slots = SlotsOf(*options, workers, index);
   for (uint64_t i = 0; i < slots; ++i) {
     slots_.push_back(std::make_unique<RequestSlot>(this, client_.get(), &slot_options_));
   }

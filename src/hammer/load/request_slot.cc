@@ -73,8 +73,9 @@ void RequestSlot::OnResponseHead(const http::ResponseHead& head) {
     }
   }
   if (logging_) {
-    log_ += "< HTTP/1." + std::to_string(head.minor_version) + " " + std::to_string(head.status) +
-            " " + std::string(head.reason) + "\n";
+    log_ += (head.major_version == 2 ? std::string("< HTTP/2 ")
+                                     : "< HTTP/1." + std::to_string(head.minor_version) + " ") +
+            std::to_string(head.status) + " " + std::string(head.reason) + "\n";
     for (const http::Header& h : head.headers) {
       log_ += "< " + std::string(h.name) + ": " + RedactedValue(h.name, h.value) + "\n";
     }

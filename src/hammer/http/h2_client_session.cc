@@ -1,0 +1,170 @@
+#include "hammer/http/h2_client_session.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace hammer::http {
+
+// nghttp2's callbacks, with access to the session's private state.
+struct H2ClientCallbacks {
+  static H2ClientSession* Self(void* user_data) { return static_cast<H2ClientSession*>(user_data); }
+
+  static H2ClientSession::Stream* StreamOf(nghttp2_session* session, int32_t id) {
+    return static_cast<H2ClientSession::Stream*>(nghttp2_session_get_stream_user_data(session, id));
+  }
+
+  static int OnBeginHeaders(nghttp2_session*, const nghttp2_frame*, void* user_data) {
+    Self(user_data)->head_.Begin();
+    return 0;
+  }
+
+  static int OnHeader(nghttp2_session* session, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t name_size, const uint8_t* value, size_t value_size, uint8_t,
+                      void* user_data) {
+    H2ClientSession* self = Self(user_data);
+    H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id);
+    if (stream == nullptr) return 0;
+    bool ok = self->head_.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
+                              std::string_view(reinterpret_cast<const char*>(value), value_size),
+                              self->settings_.max_head_bytes, self->settings_.max_headers);
+    if (ok) return 0;
+    stream->head_too_large = true;
+    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
+  }
+
+  static int OnFrameRecv(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    H2ClientSession* self = Self(user_data);
+    switch (frame->hd.type) {
+      case NGHTTP2_HEADERS: {
+        H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id);
+        if (stream == nullptr) return 0;
+        int status = self->head_.status();
+        if (!stream->final_head && status >= 100 && status < 200) return 0;  // informational
+        if (!stream->final_head && status != 0) {
+          stream->final_head = true;
+          self->visitor_->OnStreamHead(stream, self->head_.MakeResponseHead(stream->head_request));
+        } else {
+          self->visitor_->OnStreamTrailers(stream, self->head_.headers());
+        }
+        return 0;
+      }
+      case NGHTTP2_RST_STREAM:
+        if (H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id)) {
+          stream->peer_reset = true;
+        }
+        return 0;
+      case NGHTTP2_GOAWAY:
+        self->goaway_received_ = true;
+        self->visitor_->OnGoaway(frame->goaway.last_stream_id, frame->goaway.error_code);
+        return 0;
+      default:
+        return 0;
+    }
+  }
+
+  static int OnDataChunk(nghttp2_session* session, uint8_t, int32_t stream_id, const uint8_t* data,
+                         size_t size, void* user_data) {
+    if (H2ClientSession::Stream* stream = StreamOf(session, stream_id)) {
+      Self(user_data)->visitor_->OnStreamData(
+          stream, std::string_view(reinterpret_cast<const char*>(data), size));
+    }
+    return 0;
+  }
+
+  static int OnStreamClose(nghttp2_session* session, int32_t stream_id, uint32_t error_code,
+                           void* user_data) {
+    H2ClientSession::Stream* stream = StreamOf(session, stream_id);
+    if (stream == nullptr) return 0;
+    H2ClientSession* self = Self(user_data);
+    --self->open_streams_;
+    self->visitor_->OnStreamClose(stream, error_code);
+    return 0;
+  }
+
+  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                          uint32_t* data_flags, nghttp2_data_source* source, void*) {
+    auto* stream = static_cast<H2ClientSession::Stream*>(source->ptr);
+    size_t n = std::min(length, stream->body.size() - stream->body_sent);
+    std::memcpy(buf, stream->body.data() + stream->body_sent, n);
+    stream->body_sent += n;
+    if (stream->body_sent == stream->body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+  }
+};
+
+Result<std::unique_ptr<H2ClientSession>> H2ClientSession::Create(Visitor* visitor,
+                                                                 const Settings& settings,
+                                                                 bool tls) {
+  std::unique_ptr<H2ClientSession> session(new H2ClientSession(visitor, settings, tls));
+  if (Status s = session->Init(); !s.ok()) return s;
+  return session;
+}
+
+H2ClientSession::~H2ClientSession() = default;
+
+Status H2ClientSession::Init() {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) return Status::Error("HTTP/2: out of memory");
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks,
+                                                          H2ClientCallbacks::OnBeginHeaders);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, H2ClientCallbacks::OnHeader);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, H2ClientCallbacks::OnFrameRecv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks,
+                                                            H2ClientCallbacks::OnDataChunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
+                                                         H2ClientCallbacks::OnStreamClose);
+  nghttp2_option* option = nullptr;
+  if (nghttp2_option_new(&option) != 0) {
+    nghttp2_session_callbacks_del(callbacks);
+    return Status::Error("HTTP/2: out of memory");
+  }
+  nghttp2_option_set_max_send_header_block_length(option, settings_.max_send_head_bytes);
+  int rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
+  nghttp2_option_del(option);
+  nghttp2_session_callbacks_del(callbacks);
+  if (rv != 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(rv));
+  const nghttp2_settings_entry entries[] = {
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(settings_.window_bytes)},
+      {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, static_cast<uint32_t>(settings_.max_head_bytes)},
+  };
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries));
+  if (rv == 0) {
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
+                                               settings_.window_bytes);
+  }
+  if (rv != 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(rv));
+  return Status::Ok();
+}
+
+Status H2ClientSession::Submit(Stream* stream, std::string_view head) {
+  if (Status s = fields_.Assign(head, tls_); !s.ok()) return s;
+  stream->body_sent = 0;
+  stream->head_request = fields_.method() == "HEAD";
+  nghttp2_data_provider body;
+  body.source.ptr = stream;
+  body.read_callback = H2ClientCallbacks::ReadBody;
+  std::span<const nghttp2_nv> fields = fields_.fields();
+  int32_t id = nghttp2_submit_request(session_, nullptr, fields.data(), fields.size(),
+                                      stream->body.empty() ? nullptr : &body, stream);
+  if (id < 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(id));
+  stream->id = id;
+  ++open_streams_;
+  return Status::Ok();
+}
+
+void H2ClientSession::Cancel(Stream* stream) {
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_CANCEL);
+}
+
+uint32_t H2ClientSession::peer_max_concurrent_streams() const {
+  return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+}
+
+bool H2ClientSession::accepts_streams() const {
+  return !goaway_received_ && nghttp2_session_get_next_stream_id(session_) <
+                                  static_cast<uint32_t>(std::numeric_limits<int32_t>::max());
+}
+
+}  // namespace hammer::http

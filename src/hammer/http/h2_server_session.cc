@@ -1,0 +1,321 @@
+#include "hammer/http/h2_server_session.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <optional>
+
+#include "hammer/base/strings.h"
+
+namespace hammer::http {
+
+namespace {
+
+// RFC 9113 §8.2.2: fields HTTP/2 forbids; content-length is set here from the body.
+bool LeftOutOfResponse(std::string_view name) {
+  return EqualsIgnoreCase(name, "connection") || EqualsIgnoreCase(name, "keep-alive") ||
+         EqualsIgnoreCase(name, "proxy-connection") ||
+         EqualsIgnoreCase(name, "transfer-encoding") || EqualsIgnoreCase(name, "upgrade") ||
+         EqualsIgnoreCase(name, "content-length");
+}
+
+constexpr size_t kMaxContinuations = 8;     // nghttp2's default since CVE-2024-28182
+constexpr uint64_t kResetRateBurst = 1000;  // nghttp2's defaults (CVE-2023-44487)
+constexpr uint64_t kResetRatePerSecond = 33;
+constexpr int32_t kConnectionWindowBytes = 1024 * 1024;
+
+}  // namespace
+
+struct H2ServerCallbacks {
+  using Stream = H2ServerSession::Stream;
+  static H2ServerSession* Self(void* user_data) { return static_cast<H2ServerSession*>(user_data); }
+
+  static int OnBeginHeaders(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    H2ServerSession* self = Self(user_data);
+    auto stream = std::make_unique<Stream>();
+    stream->id = frame->hd.stream_id;
+    stream->head.Begin();
+    nghttp2_session_set_stream_user_data(session, stream->id, stream.get());
+    self->streams_[stream->id] = std::move(stream);
+    ++self->streams_opened_;
+    return 0;
+  }
+
+  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t name_size, const uint8_t* value, size_t value_size, uint8_t,
+                      void* user_data) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
+      return 0;  // trailers are read (HPACK must be) and dropped
+    }
+    H2ServerSession* self = Self(user_data);
+    Stream* stream = self->Find(frame->hd.stream_id);
+    if (stream == nullptr || stream->head_too_large) return 0;
+    if (!stream->head.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
+                          std::string_view(reinterpret_cast<const char*>(value), value_size),
+                          self->settings_.max_head_bytes, self->settings_.max_headers)) {
+      stream->head_too_large = true;
+      stream->head.Begin();  // what was kept so far is dropped
+    }
+    return 0;
+  }
+
+  static int OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    H2ServerSession* self = Self(user_data);
+    Stream* stream = self->Find(frame->hd.stream_id);
+    if (stream == nullptr) return 0;
+    bool end_stream = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+    switch (frame->hd.type) {
+      case NGHTTP2_HEADERS:
+        if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+          if (stream->head_too_large) {
+            self->Refuse(stream, H2Refusal::kHeadTooLarge, 431);
+            return 0;
+          }
+          self->Charge(stream, stream->head.size());
+          if (self->buffered_bytes_ > self->settings_.max_buffered_bytes) {
+            self->Refuse(stream, H2Refusal::kBufferFull, 0);
+            return 0;
+          }
+        }
+        if (end_stream && !stream->refused) self->Dispatch(stream);
+        return 0;
+      case NGHTTP2_DATA:
+        if (end_stream && !stream->refused) self->Dispatch(stream);
+        return 0;
+      case NGHTTP2_RST_STREAM:
+        self->OnClientReset(stream);
+        return 0;
+      default:
+        return 0;
+    }
+  }
+
+  static int OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data,
+                         size_t size, void* user_data) {
+    H2ServerSession* self = Self(user_data);
+    Stream* stream = self->Find(stream_id);
+    if (stream == nullptr || stream->refused) return 0;
+    if (stream->body.size() + size > self->settings_.max_body_bytes) {
+      self->Refuse(stream, H2Refusal::kBodyTooLarge, 413);
+      return 0;
+    }
+    if (self->buffered_bytes_ + size > self->settings_.max_buffered_bytes) {
+      self->Refuse(stream, H2Refusal::kBufferFull, 0);
+      return 0;
+    }
+    stream->body.append(reinterpret_cast<const char*>(data), size);
+    self->Charge(stream, size);
+    return 0;
+  }
+
+  static int OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t, void* user_data) {
+    H2ServerSession* self = Self(user_data);
+    auto it = self->streams_.find(stream_id);
+    if (it == self->streams_.end()) return 0;
+    Stream* stream = it->second.get();
+    if (stream->dispatched && !stream->answered) {
+      stream->answered = true;
+      --self->awaiting_;
+      self->visitor_->OnRequestCancelled(stream_id);
+    }
+    self->buffered_bytes_ -= stream->charged;
+    self->streams_.erase(it);
+    return 0;
+  }
+
+  static int OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    H2ServerSession* self = Self(user_data);
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR &&
+        !self->calmed_) {
+      self->visitor_->OnRefused(H2Refusal::kProtocolError);
+    }
+    return 0;
+  }
+
+  static ssize_t ReadAnswer(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                            uint32_t* data_flags, nghttp2_data_source* source, void*) {
+    auto* stream = static_cast<Stream*>(source->ptr);
+    size_t n = std::min(length, stream->answer.size() - stream->answer_sent);
+    std::memcpy(buf, stream->answer.data() + stream->answer_sent, n);
+    stream->answer_sent += n;
+    if (stream->answer_sent == stream->answer.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+  }
+};
+
+Result<std::unique_ptr<H2ServerSession>> H2ServerSession::Create(Visitor* visitor,
+                                                                 const Settings& settings) {
+  std::unique_ptr<H2ServerSession> session(new H2ServerSession(visitor, settings));
+  if (Status s = session->Init(); !s.ok()) return s;
+  return session;
+}
+
+H2ServerSession::~H2ServerSession() = default;
+
+Status H2ServerSession::Init() {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) return Status::Error("HTTP/2: out of memory");
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks,
+                                                          H2ServerCallbacks::OnBeginHeaders);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, H2ServerCallbacks::OnHeader);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, H2ServerCallbacks::OnFrameRecv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks,
+                                                            H2ServerCallbacks::OnDataChunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
+                                                         H2ServerCallbacks::OnStreamClose);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, H2ServerCallbacks::OnFrameSend);
+  nghttp2_option* option = nullptr;
+  if (nghttp2_option_new(&option) != 0) {
+    nghttp2_session_callbacks_del(callbacks);
+    return Status::Error("HTTP/2: out of memory");
+  }
+  nghttp2_option_set_max_continuations(option, kMaxContinuations);
+  nghttp2_option_set_stream_reset_rate_limit(option, kResetRateBurst, kResetRatePerSecond);
+  int rv = nghttp2_session_server_new2(&session_, callbacks, this, option);
+  nghttp2_option_del(option);
+  nghttp2_session_callbacks_del(callbacks);
+  if (rv != 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(rv));
+  const nghttp2_settings_entry entries[] = {
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings_.max_concurrent_streams},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(settings_.window_bytes)},
+      {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, static_cast<uint32_t>(settings_.max_head_bytes)},
+  };
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries));
+  if (rv == 0) {
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
+                                               kConnectionWindowBytes);
+  }
+  if (rv != 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(rv));
+  return Status::Ok();
+}
+
+bool H2ServerSession::IsHeadRequest(int32_t stream_id) const {
+  auto it = streams_.find(stream_id);
+  return it != streams_.end() && it->second->head_request;
+}
+
+H2ServerSession::Stream* H2ServerSession::Find(int32_t id) {
+  auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+void H2ServerSession::Charge(Stream* stream, uint64_t bytes) {
+  stream->charged += bytes;
+  buffered_bytes_ += bytes;
+}
+
+void H2ServerSession::Dispatch(Stream* stream) {
+  stream->dispatched = true;
+  ++awaiting_;
+  RequestHead head = stream->head.MakeRequestHead(stream->body.size());
+  stream->head_request = head.method == "HEAD";
+  visitor_->OnRequest(stream->id, head, stream->body);
+}
+
+void H2ServerSession::Refuse(Stream* stream, H2Refusal refusal, int status) {
+  stream->refused = true;
+  buffered_bytes_ -= stream->charged;
+  stream->charged = 0;
+  stream->body.clear();
+  stream->body.shrink_to_fit();
+  visitor_->OnRefused(refusal);
+  if (status == 0) {
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_REFUSED_STREAM);
+    return;
+  }
+  stream->answered = true;
+  std::string_view text =
+      refusal == H2Refusal::kHeadTooLarge ? "head too large\n" : "body too large\n";
+  Submit(stream, status, {}, text, "text/plain");
+}
+
+void H2ServerSession::OnClientReset(Stream* stream) {
+  if (stream->answered) return;
+  ++early_resets_;
+  if (!calmed_ && early_resets_ >= settings_.min_resets_to_judge &&
+      early_resets_ * 2 >= streams_opened_) {
+    calmed_ = true;
+    visitor_->OnRefused(H2Refusal::kRapidReset);
+    Terminate(NGHTTP2_ENHANCE_YOUR_CALM);
+  }
+}
+
+bool H2ServerSession::Respond(int32_t stream_id, int status, std::span<const Header> headers,
+                              std::string_view body) {
+  Stream* stream = Find(stream_id);
+  if (stream == nullptr || !stream->dispatched || stream->answered) return false;
+  stream->answered = true;
+  --awaiting_;
+  return Submit(stream, status, headers, body);
+}
+
+bool H2ServerSession::Submit(Stream* stream, int status, std::span<const Header> headers,
+                             std::string_view body, std::string_view content_type) {
+  // One block holds every name and value, sized first so that the pointers stay put.
+  std::optional<std::string_view> head_length;
+  size_t total = 64 + content_type.size();  // the pseudo and added fields, digits
+  for (const Header& h : headers) {
+    total += h.name.size() + h.value.size();
+    if (stream->head_request && EqualsIgnoreCase(h.name, "content-length")) head_length = h.value;
+  }
+  response_bytes_.clear();
+  response_bytes_.reserve(total);
+  response_fields_.clear();
+  auto add = [this](std::string_view name, std::string_view value, bool lower) {
+    size_t name_at = response_bytes_.size();
+    for (char c : name)
+      response_bytes_.push_back(lower ? AsciiToLower(c) : c);
+    size_t value_at = response_bytes_.size();
+    response_bytes_.append(value);
+    nghttp2_nv nv;
+    nv.name = reinterpret_cast<uint8_t*>(response_bytes_.data() + name_at);
+    nv.namelen = name.size();
+    nv.value = reinterpret_cast<uint8_t*>(response_bytes_.data() + value_at);
+    nv.valuelen = value.size();
+    nv.flags = NGHTTP2_NV_FLAG_NONE;
+    response_fields_.push_back(nv);
+  };
+  char status_text[4];
+  std::to_chars(status_text, status_text + 3, std::clamp(status, 100, 999));
+  add(":status", std::string_view(status_text, 3), false);
+  if (!content_type.empty()) add("content-type", content_type, false);
+  for (const Header& h : headers) {
+    if (!LeftOutOfResponse(h.name)) add(h.name, h.value, true);
+  }
+  char length_text[24];
+  std::string_view length;
+  if (head_length) {
+    length = *head_length;
+  } else {
+    length = std::string_view(
+        length_text,
+        std::to_chars(length_text, length_text + sizeof(length_text), body.size()).ptr -
+            length_text);
+  }
+  bool with_body = !body.empty() && !stream->head_request;
+  if (!(status == 204 || status == 304 || (status < 200))) add("content-length", length, false);
+  nghttp2_data_provider provider;
+  if (with_body) {
+    stream->answer.assign(body);
+    stream->answer_sent = 0;
+    Charge(stream, body.size());
+    provider.source.ptr = stream;
+    provider.read_callback = H2ServerCallbacks::ReadAnswer;
+  }
+  int rv = nghttp2_submit_response(session_, stream->id, response_fields_.data(),
+                                   response_fields_.size(), with_body ? &provider : nullptr);
+  return rv == 0;
+}
+
+void H2ServerSession::ResetStream(int32_t stream_id, uint32_t error_code) {
+  if (Stream* stream = Find(stream_id)) {
+    if (stream->dispatched && !stream->answered) {
+      stream->answered = true;
+      --awaiting_;
+    }
+  }
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, error_code);
+}
+
+}  // namespace hammer::http

@@ -1,0 +1,127 @@
+// H2ServerSession: the server side of one HTTP/2 connection (libnghttp2), without I/O (see
+// H2Session). It gathers each request stream (head, then body up to its END_STREAM) and hands
+// the whole request to a Visitor, like the HTTP/1.1 connection does; the answer comes back
+// through Respond, at once or later, in any order across streams.
+//
+// Every byte a client sends is hostile, so what one connection can make the server hold or do
+// is bounded, and every refusal is counted (H2Refusal, told to the Visitor):
+// - streams: SETTINGS_MAX_CONCURRENT_STREAMS (nghttp2 refuses streams beyond it);
+// - heads: SETTINGS_MAX_HEADER_LIST_SIZE is announced, and a head whose fields add up to more
+//   (RFC 9113's accounting, 32 bytes per field; the expanded size, so an HPACK bomb of small
+//   references to one big table entry counts in full) or has too many fields is answered 431
+//   without keeping the rest; CONTINUATION frames are capped in number (CVE-2024-28182);
+// - bodies: a stream's body over max_body_bytes is answered 413 and reset; bodies, heads and
+//   answers waiting to be sent together over max_buffered_bytes get REFUSED_STREAM for the
+//   stream that would pass it (a client may retry it);
+// - resets: a client that resets most of the streams it opens before their answer (rapid
+//   reset, CVE-2023-44487), once it has done so min_resets_to_judge times, gets GOAWAY
+//   ENHANCE_YOUR_CALM, as Envoy does; nghttp2's own reset rate limit stays on behind it;
+// - floods of SETTINGS, PING or RST_STREAM answers and other protocol errors end the
+//   connection with GOAWAY (nghttp2's checks).
+//
+// Views handed to the Visitor are valid during the call only. Respond copies what it needs.
+// Threading: one loop thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hammer/http/h2_fields.h"
+#include "hammer/http/h2_refusal.h"
+#include "hammer/http/h2_session.h"
+#include "hammer/http/message.h"
+
+namespace hammer::http {
+
+class H2ServerSession final : public H2Session {
+ public:
+  struct Settings {
+    uint32_t max_concurrent_streams = 100;
+    size_t max_head_bytes = 64 * 1024;
+    size_t max_headers = 128;
+    uint64_t max_body_bytes = 16 * 1024 * 1024;
+    // Heads, bodies and answers held at once for this connection's streams.
+    uint64_t max_buffered_bytes = 16 * 1024 * 1024 + 64 * 1024;
+    // Flow-control window per stream offered to the client.
+    int32_t window_bytes = 256 * 1024;
+    // Rapid reset: judged once the client has reset this many streams before their answer;
+    // then GOAWAY when at least half of its streams ended that way.
+    uint32_t min_resets_to_judge = 100;
+  };
+
+  class Visitor {
+   public:
+    virtual ~Visitor() = default;
+    // A complete request on `stream_id`; answer with Respond (now or later).
+    virtual void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) = 0;
+    // The client reset (or the session dropped) a stream whose request was handed over and not
+    // yet answered: a later Respond for it does nothing.
+    virtual void OnRequestCancelled(int32_t /*stream_id*/) {}
+    virtual void OnRefused(H2Refusal refusal) = 0;
+  };
+
+  static Result<std::unique_ptr<H2ServerSession>> Create(Visitor* visitor,
+                                                         const Settings& settings);
+  ~H2ServerSession() override;
+
+  // Answers the request on `stream_id`: `status`, `headers` (any case; connection-specific
+  // fields are left out, names are lower-cased), and `body` (not sent for a HEAD request, whose
+  // content-length is kept). False when the stream is gone (reset, or already answered).
+  bool Respond(int32_t stream_id, int status, std::span<const Header> headers,
+               std::string_view body);
+  // Resets the stream (RST_STREAM with `error_code`); for faults a test server injects.
+  void ResetStream(int32_t stream_id, uint32_t error_code);
+
+  // Whether the request on `stream_id` is a HEAD (its answer carries no body).
+  bool IsHeadRequest(int32_t stream_id) const;
+  // Bytes held for this connection's streams (heads, bodies, answers not yet sent).
+  uint64_t buffered_bytes() const { return buffered_bytes_; }
+  // Requests handed over and not yet answered.
+  size_t awaiting_answers() const { return awaiting_; }
+  uint64_t streams_opened() const { return streams_opened_; }
+
+ private:
+  struct Stream {
+    int32_t id = 0;
+    H2HeadBuilder head;
+    std::string body;
+    std::string answer;  // the response body being sent
+    size_t answer_sent = 0;
+    uint64_t charged = 0;  // bytes counted in buffered_bytes_
+    bool head_too_large = false;
+    bool refused = false;     // answered (413/431) or reset by the server before dispatch
+    bool dispatched = false;  // handed to the visitor
+    bool answered = false;
+    bool head_request = false;
+  };
+
+  H2ServerSession(Visitor* visitor, const Settings& settings)
+      : visitor_(visitor), settings_(settings) {}
+  Status Init();
+  Stream* Find(int32_t id);
+  void Charge(Stream* stream, uint64_t bytes);
+  void Dispatch(Stream* stream);
+  void Refuse(Stream* stream, H2Refusal refusal, int status);
+  bool Submit(Stream* stream, int status, std::span<const Header> headers, std::string_view body,
+              std::string_view content_type = {});
+  void OnClientReset(Stream* stream);
+
+  friend struct H2ServerCallbacks;
+  Visitor* visitor_;
+  Settings settings_;
+  std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
+  uint64_t buffered_bytes_ = 0;
+  size_t awaiting_ = 0;
+  uint64_t streams_opened_ = 0;
+  uint64_t early_resets_ = 0;                // streams the client reset before their answer
+  bool calmed_ = false;                      // GOAWAY ENHANCE_YOUR_CALM sent
+  std::vector<nghttp2_nv> response_fields_;  // scratch for Submit
+  std::string response_bytes_;
+};
+
+}  // namespace hammer::http
