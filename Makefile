@@ -34,6 +34,7 @@ deps-package:
 deps-test:
 	@scripts/deps.sh test
 	@scripts/npm-deps.sh
+	@scripts/go-deps.sh
 	@scripts/python-deps.sh
 	@PYTHON=$(PYTHON) scripts/jvm-deps.sh all
 deps-bench:

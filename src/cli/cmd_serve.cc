@@ -1,4 +1,4 @@
-// hammer serve: the embedded HTTP/1.1 target server.
+// hammer serve: the embedded HTTP/1.1 and HTTP/2 target server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +17,7 @@ namespace hammer::cli {
 
 int ServeMain(int argc, char** argv) {
   CLI::App app{
-      "Embedded HTTP/1.1 target server for demos, tests and calibration.\n"
+      "Embedded HTTP/1.1 and HTTP/2 target server for demos, tests and calibration.\n"
       "Prints the bound address (e.g. 127.0.0.1:41234) on the first line of stdout.\n\n"
       "Routes: / (200 ok), /status/N, /delay/MS, /bytes/N, /error-content, /redirect/N,\n"
       "/redirect-loop, /cookie/set, /cookie/check, /echo, /_hammer/stats,\n"
@@ -25,8 +25,10 @@ int ServeMain(int argc, char** argv) {
       "Examples:\n"
       "  hammer serve --listen 127.0.0.1:0 --threads 2 --latency exp:5ms\n"
       "  hammer serve --listen 127.0.0.1:8443 --tls-cert server.pem --tls-key server.key\n\n"
-      "With --tls-cert the server speaks HTTPS only (TLS 1.2+, ALPN http/1.1); SIGHUP reloads\n"
-      "the certificate and key without dropping connections (a bad file keeps the old ones).",
+      "With --tls-cert the server speaks HTTPS only (TLS 1.2+, ALPN h2 and http/1.1); SIGHUP\n"
+      "reloads the certificate and key without dropping connections (a bad file keeps the old\n"
+      "ones). HTTP/2: ALPN h2 with --tls-cert, prior knowledge (h2c) on cleartext, up to\n"
+      "--max-concurrent-streams streams per connection; --no-http2 turns it off.",
       "hammer serve"};
   serve::ServeOptions options;
   std::string latency = "0";
@@ -51,6 +53,15 @@ int ServeMain(int argc, char** argv) {
                  "--tls-cert file)")
       ->needs(tls_cert)
       ->type_name("FILE");
+  bool no_http2 = false;
+  app.add_flag("--no-http2", no_http2,
+               "HTTP/1.1 only: no ALPN h2, and an h2c preface is a bad request");
+  app.add_option("--max-concurrent-streams", options.http2_max_concurrent_streams,
+                 "HTTP/2: streams a client may have open at once on one connection "
+                 "(SETTINGS_MAX_CONCURRENT_STREAMS)")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(1u, 1u << 20));
   std::string mutate, announce;
   app.add_option("--announce", announce,
                  "register this instance in ZooKeeper as a member of a cluster: "
@@ -74,6 +85,7 @@ int ServeMain(int argc, char** argv) {
     std::fprintf(stderr, "hammer serve: %s\n", s.message().c_str());
     return kExitUsage;
   }
+  options.http2 = !no_http2;
   if (!mutate.empty()) {
     if (Status ok = serve::ParseMutateFlag(mutate, &options.target); !ok.ok()) {
       std::fprintf(stderr, "hammer serve: %s\n", ok.message().c_str());

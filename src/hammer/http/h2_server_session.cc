@@ -30,6 +30,21 @@ struct H2ServerCallbacks {
   using Stream = H2ServerSession::Stream;
   static H2ServerSession* Self(void* user_data) { return static_cast<H2ServerSession*>(user_data); }
 
+  // A client's HEADERS on a stream id below one it already used must open no stream (RFC 9113
+  // §5.1.1: a connection error). nghttp2 ignores such a block rather than guess whether it is a
+  // late trailer on a stream it reset; here the streams that closed while the client might
+  // still send on them are remembered (ResetStreams), so what is left is the error.
+  static int OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user_data) {
+    if (hd->type != NGHTTP2_HEADERS || hd->stream_id % 2 == 0) return 0;
+    H2ServerSession* self = Self(user_data);
+    if (hd->stream_id > self->highest_stream_) {
+      self->highest_stream_ = hd->stream_id;
+      return 0;
+    }
+    if (self->Find(hd->stream_id) != nullptr || self->WasResetEarly(hd->stream_id)) return 0;
+    return NGHTTP2_ERR_CALLBACK_FAILURE;  // Receive fails: the owner closes the connection
+  }
+
   static int OnBeginHeaders(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
     H2ServerSession* self = Self(user_data);
@@ -37,6 +52,8 @@ struct H2ServerCallbacks {
     stream->id = frame->hd.stream_id;
     stream->head.Begin();
     nghttp2_session_set_stream_user_data(session, stream->id, stream.get());
+    self->head_stream_ = stream->id;
+    ++self->receiving_;
     self->streams_[stream->id] = std::move(stream);
     ++self->streams_opened_;
     return 0;
@@ -68,6 +85,7 @@ struct H2ServerCallbacks {
     switch (frame->hd.type) {
       case NGHTTP2_HEADERS:
         if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+          if (self->head_stream_ == stream->id) self->head_stream_ = 0;
           if (stream->head_too_large) {
             self->Refuse(stream, H2Refusal::kHeadTooLarge, 431);
             return 0;
@@ -75,6 +93,11 @@ struct H2ServerCallbacks {
           self->Charge(stream, stream->head.size());
           if (self->buffered_bytes_ > self->settings_.max_buffered_bytes) {
             self->Refuse(stream, H2Refusal::kBufferFull, 0);
+            return 0;
+          }
+          const BufferBudget* budget = self->settings_.budget;
+          if (budget != nullptr && budget->exhausted()) {
+            self->Refuse(stream, H2Refusal::kOverBudget, 503);
             return 0;
           }
         }
@@ -114,6 +137,9 @@ struct H2ServerCallbacks {
     auto it = self->streams_.find(stream_id);
     if (it == self->streams_.end()) return 0;
     Stream* stream = it->second.get();
+    if (self->head_stream_ == stream_id) self->head_stream_ = 0;
+    if (stream->receiving || stream->refused) self->RememberResetEarly(stream_id);
+    self->StopReceiving(stream);
     if (stream->dispatched && !stream->answered) {
       stream->answered = true;
       --self->awaiting_;
@@ -126,6 +152,8 @@ struct H2ServerCallbacks {
 
   static int OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
     H2ServerSession* self = Self(user_data);
+    // A stream nghttp2 refused itself (over the concurrent streams) never reached OnBeginHeaders.
+    if (frame->hd.type == NGHTTP2_RST_STREAM) self->RememberResetEarly(frame->hd.stream_id);
     if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR &&
         !self->calmed_) {
       self->visitor_->OnRefused(H2Refusal::kProtocolError);
@@ -156,6 +184,7 @@ H2ServerSession::~H2ServerSession() = default;
 Status H2ServerSession::Init() {
   nghttp2_session_callbacks* callbacks = nullptr;
   if (nghttp2_session_callbacks_new(&callbacks) != 0) return Status::Error("HTTP/2: out of memory");
+  nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, H2ServerCallbacks::OnBeginFrame);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks,
                                                           H2ServerCallbacks::OnBeginHeaders);
   nghttp2_session_callbacks_set_on_header_callback(callbacks, H2ServerCallbacks::OnHeader);
@@ -205,7 +234,24 @@ void H2ServerSession::Charge(Stream* stream, uint64_t bytes) {
   buffered_bytes_ += bytes;
 }
 
+void H2ServerSession::RememberResetEarly(int32_t stream_id) {
+  if (std::find(reset_early_.begin(), reset_early_.end(), stream_id) != reset_early_.end()) return;
+  if (reset_early_.size() == kResetEarlyRemembered) reset_early_.pop_front();
+  reset_early_.push_back(stream_id);
+}
+
+bool H2ServerSession::WasResetEarly(int32_t stream_id) const {
+  return std::find(reset_early_.begin(), reset_early_.end(), stream_id) != reset_early_.end();
+}
+
+void H2ServerSession::StopReceiving(Stream* stream) {
+  if (!stream->receiving) return;
+  stream->receiving = false;
+  --receiving_;
+}
+
 void H2ServerSession::Dispatch(Stream* stream) {
+  StopReceiving(stream);
   stream->dispatched = true;
   ++awaiting_;
   RequestHead head = stream->head.MakeRequestHead(stream->body.size());
@@ -214,6 +260,7 @@ void H2ServerSession::Dispatch(Stream* stream) {
 }
 
 void H2ServerSession::Refuse(Stream* stream, H2Refusal refusal, int status) {
+  StopReceiving(stream);
   stream->refused = true;
   buffered_bytes_ -= stream->charged;
   stream->charged = 0;
@@ -225,8 +272,9 @@ void H2ServerSession::Refuse(Stream* stream, H2Refusal refusal, int status) {
     return;
   }
   stream->answered = true;
-  std::string_view text =
-      refusal == H2Refusal::kHeadTooLarge ? "head too large\n" : "body too large\n";
+  std::string_view text = refusal == H2Refusal::kHeadTooLarge   ? "head too large\n"
+                          : refusal == H2Refusal::kBodyTooLarge ? "body too large\n"
+                                                                : "over capacity\n";
   Submit(stream, status, {}, text, "text/plain");
 }
 

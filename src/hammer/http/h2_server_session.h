@@ -12,7 +12,8 @@
 //   without keeping the rest; CONTINUATION frames are capped in number (CVE-2024-28182);
 // - bodies: a stream's body over max_body_bytes is answered 413 and reset; bodies, heads and
 //   answers waiting to be sent together over max_buffered_bytes get REFUSED_STREAM for the
-//   stream that would pass it (a client may retry it);
+//   stream that would pass it (a client may retry it); a request arriving while the server's
+//   BufferBudget (Settings::budget, shared by every connection) is exhausted is answered 503;
 // - resets: a client that resets most of the streams it opens before their answer (rapid
 //   reset, CVE-2023-44487), once it has done so min_resets_to_judge times, gets GOAWAY
 //   ENHANCE_YOUR_CALM, as Envoy does; nghttp2's own reset rate limit stays on behind it;
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_refusal.h"
 #include "hammer/http/h2_session.h"
@@ -52,6 +55,9 @@ class H2ServerSession final : public H2Session {
     // Rapid reset: judged once the client has reset this many streams before their answer;
     // then GOAWAY when at least half of its streams ended that way.
     uint32_t min_resets_to_judge = 100;
+    // The server's process-wide budget (not owned; may be null): a request arriving while it is
+    // exhausted is answered 503 (H2Refusal::kOverBudget).
+    const BufferBudget* budget = nullptr;
   };
 
   class Visitor {
@@ -83,7 +89,14 @@ class H2ServerSession final : public H2Session {
   uint64_t buffered_bytes() const { return buffered_bytes_; }
   // Requests handed over and not yet answered.
   size_t awaiting_answers() const { return awaiting_; }
+  // Streams whose request is still arriving (head or body), not yet handed over or refused.
+  size_t receiving_streams() const { return receiving_; }
+  // True while a request head is incomplete (a HEADERS frame and its CONTINUATIONs, which
+  // nothing may interleave with): the owner's head deadline runs.
+  bool receiving_head() const { return head_stream_ != 0; }
   uint64_t streams_opened() const { return streams_opened_; }
+  // Streams not yet closed (arriving, being served, or answers being sent).
+  size_t open_streams() const { return streams_.size(); }
 
  private:
   struct Stream {
@@ -98,6 +111,7 @@ class H2ServerSession final : public H2Session {
     bool dispatched = false;  // handed to the visitor
     bool answered = false;
     bool head_request = false;
+    bool receiving = true;  // counted in receiving_
   };
 
   H2ServerSession(Visitor* visitor, const Settings& settings)
@@ -110,6 +124,12 @@ class H2ServerSession final : public H2Session {
   bool Submit(Stream* stream, int status, std::span<const Header> headers, std::string_view body,
               std::string_view content_type = {});
   void OnClientReset(Stream* stream);
+  void StopReceiving(Stream* stream);
+  // Streams closed before the client finished sending on them (the last few): a late HEADERS
+  // (trailers) on one is ignored, not a protocol error.
+  void RememberResetEarly(int32_t stream_id);
+  bool WasResetEarly(int32_t stream_id) const;
+  static constexpr size_t kResetEarlyRemembered = 256;
 
   friend struct H2ServerCallbacks;
   Visitor* visitor_;
@@ -117,6 +137,10 @@ class H2ServerSession final : public H2Session {
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
   uint64_t buffered_bytes_ = 0;
   size_t awaiting_ = 0;
+  size_t receiving_ = 0;
+  int32_t head_stream_ = 0;     // the stream whose head is arriving, 0: none
+  int32_t highest_stream_ = 0;  // the highest stream id the client has used
+  std::deque<int32_t> reset_early_;
   uint64_t streams_opened_ = 0;
   uint64_t early_resets_ = 0;                // streams the client reset before their answer
   bool calmed_ = false;                      // GOAWAY ENHANCE_YOUR_CALM sent

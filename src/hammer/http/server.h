@@ -37,6 +37,12 @@
 // holds its slot from the accept, and must not get handshake_timeout plus header_timeout by
 // being slow at both. A connection still in its handshake counts as waiting for a head (it
 // may be evicted at the cap).
+//
+// HTTP/2 (ServerOptions::http2.enabled): a connection whose client chose "h2" in ALPN, or whose
+// first bytes are the HTTP/2 connection preface (h2c with prior knowledge), is served as HTTP/2
+// on libnghttp2 (h2_server_connection.h): the same handler and Responder, one request per
+// stream, answers in any order, under the same limits (connection cap, buffer budget, head
+// deadline, head and body caps) plus HTTP/2's own (concurrent streams, rapid reset, floods).
 #pragma once
 
 #include <atomic>
@@ -58,6 +64,7 @@
 namespace hammer::http {
 
 class ServerConnection;
+class H2ServerConnection;
 class ConnectionTable;
 
 // Bytes asked of one read(2), and the size of a listener's shared read buffer.
@@ -112,6 +119,7 @@ class Responder {
 
  private:
   friend class ServerConnection;
+  friend class H2ServerConnection;  // answers a stream through its ServerConnection
   Responder(ServerConnection* connection, std::weak_ptr<bool> alive, uint64_t sequence)
       : connection_(connection), alive_(std::move(alive)), sequence_(sequence) {}
   ServerConnection* connection_ = nullptr;
@@ -123,6 +131,14 @@ class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
   virtual void OnRequest(const IncomingRequest& request, Responder responder) = 0;
+};
+
+// HTTP/2 on the server side, when enabled: h2c with prior knowledge on cleartext listeners, ALPN
+// "h2" on TLS listeners (the TLS context must then offer it: TlsServerOptions::alpn =
+// {"h2", "http/1.1"}).
+struct Http2ServerOptions {
+  bool enabled = false;
+  uint32_t max_concurrent_streams = 100;  // SETTINGS_MAX_CONCURRENT_STREAMS per connection
 };
 
 struct ServerOptions {
@@ -146,6 +162,7 @@ struct ServerOptions {
   size_t stream_body_above = 0;
   // The most bytes of a streamed request body held between the client and the handler.
   size_t stream_window = kDefaultStreamWindow;
+  Http2ServerOptions http2;
 };
 
 class HttpListener final : public net::IoHandler {
@@ -173,6 +190,7 @@ class HttpListener final : public net::IoHandler {
 
  private:
   friend class ServerConnection;
+  friend class H2ServerConnection;
   void AcceptPending();
   bool Admit();
   bool ShedPendingConnection();

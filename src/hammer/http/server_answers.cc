@@ -32,6 +32,11 @@ void ServerConnection::MakeOutputRoom(size_t more) {
 
 void ServerConnection::Respond(uint64_t sequence, int status, std::string_view content_type,
                                std::string_view body, std::span<const Header> extra) {
+  if (phase_ == Phase::kHttp2) {
+    http2_->Respond(static_cast<int32_t>(sequence), status, content_type, body, extra);
+    if (phase_ != Phase::kClosed) UpdateCharge();
+    return;
+  }
   if (sequence != sequence_ || !Answerable()) return;
   MakeOutputRoom(256 + body.size());
   bool keep_alive = KeepsAlive();
@@ -41,6 +46,11 @@ void ServerConnection::Respond(uint64_t sequence, int status, std::string_view c
 }
 
 void ServerConnection::RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
+  if (phase_ == Phase::kHttp2) {
+    http2_->RespondRaw(static_cast<int32_t>(sequence), bytes);
+    if (phase_ != Phase::kClosed) UpdateCharge();
+    return;
+  }
   if (sequence != sequence_ || !Answerable()) return;
   MakeOutputRoom(bytes.size());
   out_.append(bytes);
@@ -48,6 +58,10 @@ void ServerConnection::RespondRaw(uint64_t sequence, std::string_view bytes, boo
 }
 
 void ServerConnection::RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
+  if (phase_ == Phase::kHttp2) {
+    http2_->Reset(static_cast<int32_t>(sequence));
+    return;
+  }
   if (sequence != sequence_ || !Answerable()) return;
   MakeOutputRoom(bytes.size());
   out_.append(bytes);
@@ -103,6 +117,13 @@ void ServerConnection::OnBodyStreamDrained() {
 
 void ServerConnection::RespondStream(uint64_t sequence, std::string_view head,
                                      std::shared_ptr<BodyStream> body, bool keep_alive) {
+  if (phase_ == Phase::kHttp2) {
+    // Not on HTTP/2 yet (only the proxy streams answers, and it takes HTTP/1.1 clients only):
+    // the stream is reset rather than the body buffered without a bound.
+    body->Cancel();
+    http2_->Reset(static_cast<int32_t>(sequence));
+    return;
+  }
   if (sequence != sequence_ || !Answerable() || response_stream_ != nullptr) {
     body->Cancel();
     return;

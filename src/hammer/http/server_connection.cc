@@ -38,7 +38,8 @@ ServerConnection::ServerConnection(HttpListener* listener,
       parser_(listener->options_.limits),
       timer_(listener->loop_, [this] { OnTimer(); }),
       input_cap_(listener->options_.limits.max_head_bytes + kReadChunk),
-      charge_(&listener->resources_->budget()) {
+      charge_(&listener->resources_->budget()),
+      may_be_preface_(listener->options_.http2.enabled && listener->options_.tls == nullptr) {
   head_clock_.accepted = loop_->now();
   Result<net::SocketAddress> peer = net::PeerAddress(transport_->fd());
   if (peer.ok()) client_ip_ = peer->Ip();
@@ -86,6 +87,10 @@ void ServerConnection::ContinueHandshake() {
   net::IoResult r = transport_->Handshake();
   switch (r.kind) {
     case net::IoResult::Kind::kOk:
+      if (listener_->options_.http2.enabled && transport_->application_protocol() == "h2") {
+        StartHttp2({});
+        return;
+      }
       EnterHead();
       return;
     case net::IoResult::Kind::kWantRead:
@@ -123,6 +128,10 @@ void ServerConnection::Evict() {
 }
 
 void ServerConnection::Drain() {
+  if (phase_ == Phase::kHttp2) {
+    http2_->Drain();
+    return;
+  }
   if (phase_ == Phase::kHandshake) {
     Close();
     return;
@@ -137,6 +146,11 @@ void ServerConnection::Drain() {
 
 void ServerConnection::OnIoEvents(uint32_t events) {
   if (phase_ == Phase::kClosed) return;
+  if (phase_ == Phase::kHttp2) {
+    http2_->OnIoEvents(events);
+    if (phase_ != Phase::kClosed) UpdateCharge();
+    return;
+  }
   if (phase_ == Phase::kHandshake) {
     ContinueHandshake();
     if (phase_ != Phase::kHead) return;
@@ -275,6 +289,16 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
   serving_ = true;
   size_t used = 0;
   while (used < input.size() && TakingRequests()) {
+    if (may_be_preface_) {
+      bool need_more = false;
+      if (IsHttp2Preface(input.substr(used), &need_more)) {
+        StartHttp2(input.substr(used));
+        used = input.size();  // the HTTP/2 session has taken it all
+        break;
+      }
+      if (need_more) break;  // kept unparsed until more arrives, under the head deadline
+      may_be_preface_ = false;
+    }
     // The answers already queued must drain before another request is taken.
     if (phase_ == Phase::kHead && !parser_.started() && OutputBacklogged()) break;
     // A streamed body waits until its stream drains (OnBodyStreamDrained); so does the client.
@@ -286,6 +310,11 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
     used += p.consumed;
     if (phase_ == Phase::kClosed) break;
     if (p.state == Progress::State::kError) {
+      if (SpeaksNeitherProtocol(p.error)) {
+        resources_->Count(Rejection::kBadRequest);
+        Close();
+        break;
+      }
       if (p.error == ParseError::kHeadTooLarge || p.error == ParseError::kTooManyHeaders) {
         Refuse(Rejection::kHeadTooLarge, 431, ParseErrorName(p.error));
       } else if (p.error == ParseError::kBodyTooLarge) {
@@ -479,6 +508,7 @@ void ServerConnection::OnTimer() {
       if (response_stream_ != nullptr) Close();  // the client stopped reading the response
       return;
     case Phase::kClosing:
+    case Phase::kHttp2:
     case Phase::kClosed:
       return;
   }
@@ -583,19 +613,22 @@ void ServerConnection::OnOutputRoom() {
     case Phase::kHandshake:
     case Phase::kBody:
     case Phase::kLingering:
+    case Phase::kHttp2:
     case Phase::kClosed:
       return;
   }
 }
 
 void ServerConnection::UpdateCharge() {
-  charge_.Set(in_.capacity() + out_.capacity() + body_.capacity());
+  charge_.Set(in_.capacity() + out_.capacity() + body_.capacity() +
+              (http2_ ? http2_->buffered_bytes() : 0));
 }
 
 void ServerConnection::Close() {
   if (phase_ == Phase::kClosed) return;
   phase_ = Phase::kClosed;
   timer_.Cancel();
+  if (http2_) http2_->Stop();
   if (reset_on_close_) {
     linger reset{1, 0};  // close() with a zero linger sends RST instead of FIN
     setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));

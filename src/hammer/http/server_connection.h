@@ -21,6 +21,10 @@
 //   kLingering refused: the answer is written, input is read and dropped until the client
 //              closes or kLingerTime passes, so that the client sees the answer (a close with
 //              unread input would reset the connection).
+//   kHttp2     the client speaks HTTP/2 (ALPN "h2" after the handshake, or the HTTP/2
+//              connection preface as its first bytes with ServerOptions::http2 enabled): events,
+//              answers, draining and eviction go to an H2ServerConnection, which serves the
+//              streams until it closes this connection (h2_server_connection.h).
 //   kClosed    waiting for DeleteLater.
 // The output side is a buffer written as the socket accepts it; with more than
 // kOutputHighWater bytes waiting, no new request is parsed. A streamed response
@@ -46,6 +50,7 @@
 
 #include "hammer/base/intrusive_list.h"
 #include "hammer/http/buffer_budget.h"
+#include "hammer/http/h2_server_connection.h"
 #include "hammer/http/owned_headers.h"
 #include "hammer/http/request_parser.h"
 #include "hammer/http/server.h"
@@ -89,6 +94,7 @@ class ServerConnection final : public net::IoHandler,
   IntrusiveLink<ServerConnection> waiting_link;  // in the listener's queue while in kHead
 
  private:
+  friend class H2ServerConnection;
   enum class Phase : uint8_t {
     kHandshake,
     kHead,
@@ -97,6 +103,7 @@ class ServerConnection final : public net::IoHandler,
     kServing,
     kClosing,
     kLingering,
+    kHttp2,
     kClosed
   };
 
@@ -104,6 +111,13 @@ class ServerConnection final : public net::IoHandler,
   void ContinueHandshake();
   MonoNanos HandshakeDeadline() const;
   MonoNanos FirstHeadDeadline() const;
+  // kHttp2: `received` are the bytes read so far (the preface onwards).
+  void StartHttp2(std::string_view received);
+  bool IsHttp2Preface(std::string_view input, bool* need_more) const;
+  // On a port that also speaks h2c, a first request line that is neither HTTP/1.x nor the
+  // preface: the client speaks neither protocol, so there is no language to answer 400 in; the
+  // connection is closed (RFC 9113 §3.4: a bad preface is a connection error).
+  bool SpeaksNeitherProtocol(ParseError error) const;
   // kHead
   void EnterHead();
   void OnHeadBytes();
@@ -188,6 +202,9 @@ class ServerConnection final : public net::IoHandler,
   bool response_keep_alive_ = false;
   bool pumping_ = false;
   BufferCharge charge_;
+  // Until the first bytes show otherwise, they may be the HTTP/2 preface (h2c).
+  bool may_be_preface_ = false;
+  std::unique_ptr<H2ServerConnection> http2_;
 };
 
 // Every connection of one listener, and the queue of those waiting for a request head (oldest

@@ -35,6 +35,10 @@ std::string_view RejectionName(Rejection rejection) {
       return "head_too_large";
     case Rejection::kBodyTooLarge:
       return "body_too_large";
+    case Rejection::kRapidReset:
+      return "rapid_reset";
+    case Rejection::kProtocolError:
+      return "http2_protocol_error";
   }
   return "unknown";
 }

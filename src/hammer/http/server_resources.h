@@ -45,11 +45,16 @@ enum class Rejection : uint8_t {
   kUnsupportedCoding,  // a transfer coding other than chunked: 501
   kHeadTooLarge,       // head over the size caps: 431
   kBodyTooLarge,       // body over the size cap: 413
+  kRapidReset,         // HTTP/2: most streams reset by the client before their answer
+                       // (CVE-2023-44487): GOAWAY ENHANCE_YOUR_CALM, closed
+  kProtocolError,      // HTTP/2: a protocol error or a frame flood (nghttp2's checks): GOAWAY
 };
-inline constexpr size_t kRejectionCount = 10;
+inline constexpr size_t kRejectionCount = 12;
 // "connection_limit", "evicted", "out_of_descriptors", "header_timeout", "body_timeout",
 // "over_budget", "bad_request", "unsupported_transfer_coding", "head_too_large",
-// "body_too_large": the label values of /metrics.
+// "body_too_large", "rapid_reset", "http2_protocol_error": the label values of /metrics.
+// HTTP/2 streams refused for the same reasons as HTTP/1.1 requests count under the same names
+// (head_too_large, body_too_large, over_budget, header_timeout, body_timeout).
 std::string_view RejectionName(Rejection rejection);
 
 // A connection that has waited this long for a request head may be closed to admit a new one

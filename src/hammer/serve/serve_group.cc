@@ -25,8 +25,10 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
   if (!address.ok()) return Status::Error("--listen: " + address.status().message());
   std::shared_ptr<http::TlsServerContext> tls;
   if (options.tls.enabled()) {
+    http::TlsServerOptions tls_options = options.tls;
+    if (options.http2) tls_options.alpn = {"h2", "http/1.1"};
     Result<std::shared_ptr<http::TlsServerContext>> created =
-        http::TlsServerContext::Create(options.tls);
+        http::TlsServerContext::Create(tls_options);
     if (!created.ok()) return Status::Error("--tls-cert: " + created.status().message());
     tls = std::move(*created);
   }
@@ -36,6 +38,8 @@ Result<std::unique_ptr<TargetServerGroup>> TargetServerGroup::Start(const ServeO
   server.tls = tls;
   server.header_timeout = options.client_limits.header_timeout;
   server.resources = resources;
+  server.http2.enabled = options.http2;
+  server.http2.max_concurrent_streams = options.http2_max_concurrent_streams;
   std::unique_ptr<TargetServerGroup> group(
       new TargetServerGroup(options, std::move(tls), std::move(resources)));
   if (Status s = group->loops_.Init(); !s.ok()) return s;

@@ -3,6 +3,7 @@
 // Used by the serve command, by `hammer demo`, and by tests. Start() returns once every
 // listener is bound, so address() is immediately usable (port 0 resolves to the real port).
 // With options.tls every loop's listener terminates TLS through one shared TlsServerContext.
+// With options.http2 (the default) the same routes answer HTTP/2 too (server.h).
 // Start() raises the open-file limit; the listeners share one ServerResources (connection
 // cap derived from the open-file limit unless given, buffer budget), reported by
 // /_hammer/stats.
@@ -24,6 +25,9 @@ struct ServeOptions {
   int threads = 1;
   TargetOptions target;
   http::TlsServerOptions tls;  // --tls-cert/--tls-key; off without a certificate
+  // HTTP/2 besides HTTP/1.1: h2c with prior knowledge on cleartext, ALPN h2 with TLS.
+  bool http2 = true;
+  uint32_t http2_max_concurrent_streams = 100;  // --max-concurrent-streams
   // What clients may make the server hold: --max-connections, --max-buffered-bytes,
   // --header-timeout (see hammer/http/server_resources.h).
   http::ServerLimitOptions client_limits;

@@ -134,7 +134,7 @@ ReceivedCounts::ReceivedCounts(int loops, const http::TlsServerContext* tls,
                                const http::ServerResources* resources)
     : slots_(static_cast<size_t>(loops)), tls_(tls), resources_(resources) {}
 
-void ReceivedCounts::Record(int loop, std::string_view method, bool dark_header) {
+void ReceivedCounts::Record(int loop, std::string_view method, bool dark_header, bool http2) {
   Slot& slot = slots_[static_cast<size_t>(loop)];
   slot.requests.fetch_add(1, std::memory_order_relaxed);
   size_t index = kMethods.size() - 1;
@@ -143,6 +143,7 @@ void ReceivedCounts::Record(int loop, std::string_view method, bool dark_header)
   }
   slot.by_method[index].fetch_add(1, std::memory_order_relaxed);
   if (dark_header) slot.dark.fetch_add(1, std::memory_order_relaxed);
+  if (http2) slot.http2.fetch_add(1, std::memory_order_relaxed);
 }
 
 uint64_t ReceivedCounts::requests() const {
@@ -161,10 +162,16 @@ std::string ReceivedCounts::ToJson() const {
       n += slot.by_method[i].load(std::memory_order_relaxed);
     if (n > 0) by_method[std::string(kMethods[i])] = n;
   }
-  for (const Slot& slot : slots_)
+  uint64_t http2 = 0;
+  for (const Slot& slot : slots_) {
     dark += slot.dark.load(std::memory_order_relaxed);
-  nlohmann::json j = {
-      {"requests", requests()}, {"by_method", by_method}, {"by_header", {{"X-Hammer-Dark", dark}}}};
+    http2 += slot.http2.load(std::memory_order_relaxed);
+  }
+  const uint64_t total = requests();
+  nlohmann::json j = {{"requests", total},
+                      {"by_method", by_method},
+                      {"by_protocol", {{"HTTP/1.1", total - http2}, {"HTTP/2", http2}}},
+                      {"by_header", {{"X-Hammer-Dark", dark}}}};
   if (tls_ != nullptr) {
     http::TlsServerStats tls = tls_->stats();
     j["tls"] = {{"handshakes", tls.handshakes},
@@ -239,7 +246,7 @@ void TargetHandler::OnRequest(const http::IncomingRequest& request, http::Respon
   std::string_view path = request.head.target.substr(0, request.head.target.find('?'));
   if (path != "/_hammer/stats") {
     bool dark = http::FindHeader(request.head.headers, "X-Hammer-Dark").has_value();
-    counts_->Record(loop_index_, request.head.method, dark);
+    counts_->Record(loop_index_, request.head.method, dark, request.head.major_version == 2);
   }
   Route(request, responder);
 }

@@ -15,12 +15,12 @@
 //   /json/N           200 with {"id":N,"name":"item N","price":N*100,"updated_at":<ns clock>}:
 //                     the clock field differs on every call (noise); --mutate price=0.1 makes
 //                     a fraction of answers differ in one field (a canary's regression)
-//   /_hammer/stats    JSON counts of what this server received (requests, by_method, by_header;
-//                     with TLS, "tls": handshakes, resumed, failures by reason, reloads and the
-//                     certificate in force), and of what clients make it hold and what it
-//                     refused ("server": connections_open, connections_max,
-//                     connections_accepted, buffered_bytes, buffered_bytes_limit, rejected by
-//                     reason)
+//   /_hammer/stats    JSON counts of what this server received (requests, by_method,
+//                     by_protocol ("HTTP/1.1", "HTTP/2"), by_header; with TLS, "tls": handshakes,
+//                     resumed, failures by reason, reloads and the certificate in force), and of
+//                     what clients make it hold and what it refused ("server": connections_open,
+//                     connections_max, connections_accepted, buffered_bytes, buffered_bytes_limit,
+//                     rejected by reason)
 //   /fault/reset-mid-body    declares 1000 bytes, sends 100, then resets the connection
 //   /fault/endless-header    sends header bytes without end (until the client gives up)
 // --latency adds a delay drawn from a distribution to every request; --error-rate answers that
@@ -81,7 +81,8 @@ class ReceivedCounts {
       "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "OTHER"};
   explicit ReceivedCounts(int loops, const http::TlsServerContext* tls = nullptr,
                           const http::ServerResources* resources = nullptr);
-  void Record(int loop, std::string_view method, bool dark_header);
+  // `http2`: the request came on an HTTP/2 stream (counted in "by_protocol").
+  void Record(int loop, std::string_view method, bool dark_header, bool http2 = false);
   std::string ToJson() const;
   uint64_t requests() const;
 
@@ -90,6 +91,7 @@ class ReceivedCounts {
     std::atomic<uint64_t> requests{0};
     std::array<std::atomic<uint64_t>, kMethods.size()> by_method{};
     std::atomic<uint64_t> dark{0};
+    std::atomic<uint64_t> http2{0};
   };
   std::vector<Slot> slots_;
   const http::TlsServerContext* tls_;

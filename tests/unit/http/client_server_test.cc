@@ -367,6 +367,7 @@ TEST_F(ClientServerTest, ServerStatsCountRequestsByMethod) {
                                {"DELETE", 1},
                                {"OPTIONS", 1},
                                {"OTHER", 1}}},
+                             {"by_protocol", {{"HTTP/1.1", 9}, {"HTTP/2", 0}}},
                              {"by_header", {{"X-Hammer-Dark", 1}}}};
   EXPECT_EQ(counts, expected) << stats.body;
   EXPECT_EQ(server_->counts().requests(), 9u);  // reading the stats is not counted

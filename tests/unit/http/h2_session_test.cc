@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_client_session.h"
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_server_session.h"
@@ -300,6 +301,27 @@ TEST_F(H2SessionPair, BodiesBeyondTheConnectionBudgetAreRefusedStreams) {
   EXPECT_LE(server->buffered_bytes(), 100u * 1024);
 }
 
+TEST_F(H2SessionPair, RequestsWhileTheServerBudgetIsExhaustedAreAnswered503) {
+  BufferBudget budget(1000);
+  BufferCharge someone_else(&budget);
+  H2ServerSession::Settings settings;
+  settings.budget = &budget;
+  Make(settings);
+  ClientStream* first = Submit("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  Exchange();
+  EXPECT_EQ(first->status, 200);
+  someone_else.Set(1000);  // another connection holds the whole budget
+  ClientStream* second = Submit("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  Exchange();
+  EXPECT_EQ(second->status, 503);
+  EXPECT_EQ(server_visitor.requests.size(), 1u);
+  EXPECT_EQ(server_visitor.refusals[H2Refusal::kOverBudget], 1);
+  someone_else.Set(0);
+  ClientStream* third = Submit("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  Exchange();
+  EXPECT_EQ(third->status, 200);
+}
+
 TEST_F(H2SessionPair, RapidResetEndsTheConnectionWithEnhanceYourCalm) {
   server_visitor.answer_at_once = false;
   for (int i = 0; i < 150; ++i) {
@@ -316,31 +338,63 @@ TEST_F(H2SessionPair, RapidResetEndsTheConnectionWithEnhanceYourCalm) {
   EXPECT_TRUE(server->finished());
 }
 
+// An HTTP/2 frame written by hand (RFC 9113 §4.1), for the faults no HTTP/2 library sends.
+// `length` other than the payload's: a frame announced longer than what follows (yet).
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload,
+                  size_t length = std::string::npos) {
+  if (length == std::string::npos) length = payload.size();
+  std::string f;
+  f.push_back(static_cast<char>(length >> 16));
+  f.push_back(static_cast<char>(length >> 8));
+  f.push_back(static_cast<char>(length));
+  f.push_back(static_cast<char>(type));
+  f.push_back(static_cast<char>(flags));
+  f.push_back(static_cast<char>(stream >> 24));
+  f.push_back(static_cast<char>(stream >> 16));
+  f.push_back(static_cast<char>(stream >> 8));
+  f.push_back(static_cast<char>(stream));
+  f.append(payload);
+  return f;
+}
+
+// A hand-written client: a head that has begun and not ended, then a body that has begun and
+// not ended; the server tells them apart (its owner runs the head deadline, then the body's).
+TEST_F(H2SessionPair, AHeadOrABodyStillArrivingIsTold) {
+  server_visitor.answer_at_once = false;
+  std::string bytes = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + Frame(0x4, 0, 0, "");
+  // HEADERS (END_HEADERS, no END_STREAM), 6 bytes of HPACK: :method GET, :scheme http, :path /
+  // (static table entries 2, 6, 4) and :authority "a" (a literal); 3 come first.
+  bytes += Frame(0x1, 0x4, 1, "\x82\x86\x84", 6);
+  ASSERT_TRUE(server->Receive(bytes).ok());
+  EXPECT_TRUE(server->receiving_head());
+  EXPECT_EQ(server->receiving_streams(), 1u);
+  ASSERT_TRUE(server
+                  ->Receive(std::string_view("\x41\x01"
+                                             "a",
+                                             3))
+                  .ok());
+  EXPECT_FALSE(server->receiving_head());
+  EXPECT_EQ(server->receiving_streams(), 1u);  // the body is arriving
+  EXPECT_EQ(server->open_streams(), 1u);
+  ASSERT_TRUE(server->Receive(Frame(0x0, 0x1, 1, "xy")).ok());  // DATA, END_STREAM
+  EXPECT_EQ(server->receiving_streams(), 0u);
+  EXPECT_EQ(server->awaiting_answers(), 1u);
+  ASSERT_EQ(server_visitor.requests.size(), 1u);
+  EXPECT_EQ(server_visitor.requests[0].body, "xy");
+  EXPECT_EQ(server_visitor.requests[0].host, "a");
+}
+
 // A hand-written client (the frames below) for the one fault no HTTP/2 library sends: a header
 // block that never ends, spread over CONTINUATION frames (CVE-2024-28182).
 TEST_F(H2SessionPair, ContinuationFloodEndsTheConnection) {
-  auto frame = [](uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
-    std::string f;
-    f.push_back(static_cast<char>(payload.size() >> 16));
-    f.push_back(static_cast<char>(payload.size() >> 8));
-    f.push_back(static_cast<char>(payload.size()));
-    f.push_back(static_cast<char>(type));
-    f.push_back(static_cast<char>(flags));
-    f.push_back(static_cast<char>(stream >> 24));
-    f.push_back(static_cast<char>(stream >> 16));
-    f.push_back(static_cast<char>(stream >> 8));
-    f.push_back(static_cast<char>(stream));
-    f.append(payload);
-    return f;
-  };
   std::string bytes = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-  bytes += frame(0x4, 0, 0, "");  // SETTINGS
+  bytes += Frame(0x4, 0, 0, "");  // SETTINGS
   // HEADERS without END_HEADERS: ":method: GET" (static index 2), then CONTINUATIONs each with
   // one literal field "x: y" without indexing.
-  bytes += frame(0x1, 0x1, 1, "\x82");
+  bytes += Frame(0x1, 0x1, 1, "\x82");
   const std::string literal("\x00\x01x\x01y", 5);
   for (int i = 0; i < 100; ++i)
-    bytes += frame(0x9, 0, 1, literal);
+    bytes += Frame(0x9, 0, 1, literal);
   Status s = server->Receive(bytes);
   std::string out;
   ASSERT_TRUE(server->Produce(out).ok());

@@ -102,9 +102,11 @@ TEST(ReceivedCountsTest, SumsLoopsAndMapsUnknownMethodsToOther) {
   counts.Record(1, "POST", false);
   counts.Record(0, "BREW", false);
   counts.Record(1, "get", false);  // methods are case-sensitive
-  EXPECT_EQ(counts.requests(), 5u);
-  nlohmann::json expected = {{"requests", 5},
-                             {"by_method", {{"GET", 2}, {"POST", 1}, {"OTHER", 2}}},
+  counts.Record(0, "GET", false, /*http2=*/true);
+  EXPECT_EQ(counts.requests(), 6u);
+  nlohmann::json expected = {{"requests", 6},
+                             {"by_method", {{"GET", 3}, {"POST", 1}, {"OTHER", 2}}},
+                             {"by_protocol", {{"HTTP/1.1", 5}, {"HTTP/2", 1}}},
                              {"by_header", {{"X-Hammer-Dark", 1}}}};
   EXPECT_EQ(nlohmann::json::parse(counts.ToJson()), expected);
   EXPECT_EQ(counts.ToJson().back(), '\n');
@@ -113,7 +115,8 @@ TEST(ReceivedCountsTest, SumsLoopsAndMapsUnknownMethodsToOther) {
 TEST(ReceivedCountsTest, EmptyCounts) {
   ReceivedCounts counts(1);
   EXPECT_EQ(counts.ToJson(),
-            "{\"by_header\":{\"X-Hammer-Dark\":0},\"by_method\":{},\"requests\":0}\n");
+            "{\"by_header\":{\"X-Hammer-Dark\":0},\"by_method\":{},\"by_protocol\":{\"HTTP/1.1\":0,"
+            "\"HTTP/2\":0},\"requests\":0}\n");
 }
 
 TEST(TargetServerGroupTest, StartRejectsBadOptions) {
@@ -270,10 +273,21 @@ TEST_F(TargetRoutesTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
 TEST_F(TargetRoutesTest, MalformedRequestIsAnswered400AndClosed) {
   Start();
   RawClient client(server_->address());
-  client.Write("NOT A REQUEST\r\n\r\n");
+  client.Write("GET / HTTP/1.1\r\nHost: a\r\nno colon in this field\r\n\r\n");
   std::string response = client.ReadAll();
   EXPECT_EQ(response.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << response;
   EXPECT_NE(response.find("Connection: close\r\n"), std::string::npos);
+}
+
+// The port also speaks h2c: a first line that is neither HTTP/1.x nor the HTTP/2 preface has
+// no protocol to be answered in (RFC 9113 §3.4), so the connection is closed, and counted.
+TEST_F(TargetRoutesTest, FirstLineOfNeitherProtocolIsClosedWithoutAnAnswer) {
+  Start();
+  RawClient client(server_->address());
+  client.Write("INVALID CONNECTION PREFACE\r\n\r\n");
+  EXPECT_EQ(client.ReadAll(), "");
+  EXPECT_TRUE(client.closed());
+  EXPECT_EQ(server_->resources().rejected(http::Rejection::kBadRequest), 1u);
 }
 
 TEST_F(TargetRoutesTest, OversizedHeadIsAnswered431) {
