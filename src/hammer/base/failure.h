@@ -31,15 +31,16 @@ enum class Failure : uint8_t {
   kStreamReset,       // HTTP/2: the server reset the request's stream (RST_STREAM, with its code)
   kGoaway,            // HTTP/2: the server ended the connection (GOAWAY with an error code)
                       // before the stream completed
+  kGrpcStatus,        // gRPC: the call ended with a non-zero grpc-status (or none at all)
   kOther,             // anything else (out of file descriptors, local errors)
 };
 
 inline constexpr size_t kFailureCount = static_cast<size_t>(Failure::kOther) + 1;
 
 inline constexpr std::array<std::string_view, kFailureCount> kFailureNames = {
-    "invalid_url",   "dns",          "connect",  "tls",      "timeout",
-    "reset",         "protocol",     "http_4xx", "http_5xx", "errorlike_content",
-    "redirect_loop", "stream_reset", "goaway",   "other",
+    "invalid_url",   "dns",          "connect",  "tls",         "timeout",
+    "reset",         "protocol",     "http_4xx", "http_5xx",    "errorlike_content",
+    "redirect_loop", "stream_reset", "goaway",   "grpc_status", "other",
 };
 
 inline constexpr std::string_view FailureName(Failure f) {

@@ -1,7 +1,10 @@
 // RequestSlot: one simulated user's request in flight. It sends a PreparedRequest through the
 // HttpClient, follows redirects (the latency of a request includes them; a cycle or more than
 // max_redirects is a redirect_loop failure), keeps the user's cookies when asked, checks the
-// body against the error pattern, and judges the outcome: success, or exactly one Failure.
+// body against the error pattern, and judges the outcome: success, or exactly one Failure. A
+// gRPC call (PreparedRequest::grpc) also needs grpc-status 0, from the trailers or from a
+// trailers-only answer's head: another status is a grpc_status failure whose detail names the
+// code and grpc-message; an answer without grpc-status is a protocol failure.
 //
 // Owned by a LoadWorker, used on its loop only. Start() must not be called while a request is
 // in flight; the owner is called back exactly once per Start(), never from inside Start().
@@ -12,6 +15,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -69,12 +73,15 @@ class RequestSlot final : public http::ResponseHandler {
 
   void OnResponseHead(const http::ResponseHead& head) override;
   void OnResponseBody(std::string_view data) override;
+  void OnResponseTrailers(std::span<const http::Header> trailers) override;
   void OnResponseComplete(const http::ExchangeResult& result) override;
 
  private:
   void SendHop(const PreparedRequest& hop);
   bool FollowRedirect(RequestOutcome& outcome);
   void Judge(const http::ExchangeResult& result, RequestOutcome& outcome) const;
+  void JudgeGrpc(RequestOutcome& outcome) const;
+  void KeepGrpcStatus(std::span<const http::Header> fields);
 
   Owner* owner_;
   http::HttpClient* client_;
@@ -91,6 +98,8 @@ class RequestSlot final : public http::ResponseHandler {
   RequestOutcome outcome_;
   std::string location_;
   bool check_body_ = false;
+  std::optional<std::string> grpc_status_;  // the hop's grpc-status, when one came
+  std::string grpc_message_;
   bool logging_ = false;  // --verbose: this request's exchange is printed
   std::string log_;
 };

@@ -27,8 +27,8 @@ constexpr double kMinCoveredFraction = 0.25;
 constexpr std::string_view kTotalColor = "#6b6b6b";  // the spectrum's TOTAL line (dashed)
 // One colour per failure type, in failure.h's order, and for failures of unknown type.
 constexpr std::array<std::string_view, kFailureCount> kFailureColors = {
-    "#9c755f", "#b07aa1", "#e15759", "#ff9da7", "#f28e2b", "#edc948", "#76b7b2",
-    "#4e79a7", "#a62a2a", "#59a14f", "#1f9e89", "#d37295", "#8cd17d", "#bab0ac",
+    "#9c755f", "#b07aa1", "#e15759", "#ff9da7", "#f28e2b", "#edc948", "#76b7b2", "#4e79a7",
+    "#a62a2a", "#59a14f", "#1f9e89", "#d37295", "#8cd17d", "#b6992d", "#bab0ac",
 };
 constexpr std::string_view kUntypedColor = "#8b95a5";
 
