@@ -31,7 +31,8 @@ enum class Failure : uint8_t {
   kStreamReset,       // HTTP/2: the server reset the request's stream (RST_STREAM, with its code)
   kGoaway,            // HTTP/2: the server ended the connection (GOAWAY with an error code)
                       // before the stream completed
-  kGrpcStatus,        // gRPC: the call ended with a non-zero grpc-status (or none at all)
+  kGrpcStatus,        // gRPC: the call ended with a non-zero grpc-status (none at all, or a
+                      // malformed gRPC body, is kProtocol)
   kOther,             // anything else (out of file descriptors, local errors)
 };
 

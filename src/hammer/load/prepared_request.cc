@@ -1,6 +1,19 @@
 #include "hammer/load/prepared_request.h"
 
+#include "hammer/load/grpc_answer.h"
+
 namespace hammer::load {
+
+namespace {
+
+bool HasHeader(const http::HeaderList& headers, std::string_view name) {
+  for (const auto& header : headers) {
+    if (http::EqualsIgnoreCase(header.first, name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void PrepareRequest(std::string_view method, const http::Url& url, const http::HeaderList& headers,
                     std::string_view body, http::HttpClient* client, PreparedRequest* out) {
@@ -12,18 +25,11 @@ void PrepareRequest(std::string_view method, const http::Url& url, const http::H
   out->idempotent = http::IsIdempotentMethod(method);
   out->invalid.reset();
   out->grpc = IsGrpcRequest(headers);
-}
-
-bool IsGrpcRequest(const http::HeaderList& headers) {
-  for (const auto& [name, value] : headers) {
-    if (!http::EqualsIgnoreCase(name, "Content-Type")) continue;
-    std::string_view type = value;
-    constexpr std::string_view kGrpc = "application/grpc";
-    return type.size() >= kGrpc.size() &&
-           http::EqualsIgnoreCase(type.substr(0, kGrpc.size()), kGrpc) &&
-           (type.size() == kGrpc.size() || type[kGrpc.size()] == '+' || type[kGrpc.size()] == ';');
+  // gRPC servers refuse a call without "te: trailers" (grpcio resets its stream): every gRPC
+  // client sends it, so hammer adds it when the request file did not.
+  if (out->grpc && !HasHeader(headers, "TE")) {
+    out->head.insert(out->head.size() - 2, "TE: trailers\r\n");
   }
-  return false;
 }
 
 }  // namespace hammer::load

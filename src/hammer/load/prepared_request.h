@@ -31,14 +31,10 @@ struct PreparedRequest {
   // Slots sending it now; the RequestFeed's cache never reuses a request in flight.
   mutable uint32_t in_flight = 0;
   std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
-  // A gRPC call (its Content-Type is application/grpc or application/grpc+...): the answer's
-  // grpc-status, not only its HTTP status, decides success.
+  // A gRPC call (IsGrpcRequest in grpc_answer.h): the answer's grpc-status, not only its HTTP
+  // status, decides success. Its head carries "TE: trailers", added when the headers lacked it.
   bool grpc = false;
 };
-
-// Whether `headers` make a gRPC call: a Content-Type of application/grpc, alone or with a
-// "+format" or parameters (gRPC over HTTP/2, "Requests").
-bool IsGrpcRequest(const http::HeaderList& headers);
 
 // Fills `out` for `method url` with `headers` and `body` (a view that must outlive `out`).
 void PrepareRequest(std::string_view method, const http::Url& url, const http::HeaderList& headers,

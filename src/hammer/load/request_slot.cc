@@ -1,8 +1,6 @@
 #include "hammer/load/request_slot.h"
 
-#include <charconv>
 #include <cstdio>
-#include <iterator>
 #include <utility>
 
 #include "hammer/http/cookie_jar.h"
@@ -42,8 +40,7 @@ void RequestSlot::SendHop(const PreparedRequest& hop) {
   current_ = &hop;
   check_body_ = false;
   location_.clear();
-  grpc_status_.reset();
-  grpc_message_.clear();
+  grpc_.Reset();
   matcher_.Reset();
   outcome_.body_bytes = 0;
   http::ClientRequest request;
@@ -84,7 +81,7 @@ void RequestSlot::OnResponseHead(const http::ResponseHead& head) {
       log_ += "< " + std::string(h.name) + ": " + RedactedValue(h.name, h.value) + "\n";
     }
   }
-  if (current_->grpc) KeepGrpcStatus(head.headers);  // a trailers-only answer
+  if (current_->grpc) grpc_.OnHead(head.headers);
   if (options_->max_redirects > 0 && IsRedirect(head.status)) {
     if (auto location = http::FindHeader(head.headers, "Location")) location_.assign(*location);
   }
@@ -93,6 +90,7 @@ void RequestSlot::OnResponseHead(const http::ResponseHead& head) {
 void RequestSlot::OnResponseBody(std::string_view data) {
   outcome_.body_bytes += data.size();
   if (check_body_) matcher_.Feed(data);
+  if (current_->grpc) grpc_.OnBody(data);
 }
 
 void RequestSlot::OnResponseTrailers(std::span<const http::Header> trailers) {
@@ -100,12 +98,7 @@ void RequestSlot::OnResponseTrailers(std::span<const http::Header> trailers) {
     for (const http::Header& h : trailers)
       log_ += "< [trailer] " + std::string(h.name) + ": " + RedactedValue(h.name, h.value) + "\n";
   }
-  if (current_->grpc) KeepGrpcStatus(trailers);
-}
-
-void RequestSlot::KeepGrpcStatus(std::span<const http::Header> fields) {
-  if (auto status = http::FindHeader(fields, "grpc-status")) grpc_status_.emplace(*status);
-  if (auto message = http::FindHeader(fields, "grpc-message")) grpc_message_.assign(*message);
+  if (current_->grpc) grpc_.OnTrailers(trailers);
 }
 
 void RequestSlot::OnResponseComplete(const http::ExchangeResult& result) {
@@ -115,6 +108,7 @@ void RequestSlot::OnResponseComplete(const http::ExchangeResult& result) {
       outcome_.handshake_time = result.handshake_end - result.connect_end;
   }
   Judge(result, outcome_);
+  if (current_->grpc && !result.failure) outcome_.grpc_status = grpc_.status();
   if (!outcome_.failure && !location_.empty() && FollowRedirect(outcome_)) return;
   outcome_.end = MonoNow();
   if (logging_) {
@@ -187,47 +181,14 @@ void RequestSlot::Judge(const http::ExchangeResult& result, RequestOutcome& outc
     outcome.failure = Failure::kErrorlikeContent;
     outcome.detail = "body matches --error-pattern";
   } else if (current_->grpc && location_.empty()) {
-    JudgeGrpc(outcome);
+    if (std::optional<GrpcFailure> failed = grpc_.Judge()) {
+      outcome.failure = failed->type;
+      outcome.detail = std::move(failed->detail);
+    }
   } else if (options_->empty_body_is_error && outcome.body_bytes == 0 && location_.empty()) {
     outcome.failure = Failure::kErrorlikeContent;
     outcome.detail = "empty body";
   }
-}
-
-// gRPC over HTTP/2 ("Responses"): the call's outcome is its grpc-status, 0 being OK; the status
-// names are gRPC's status codes (doc/statuscodes.md in grpc/grpc).
-void RequestSlot::JudgeGrpc(RequestOutcome& outcome) const {
-  static constexpr std::string_view kCodes[] = {"OK",
-                                                "CANCELLED",
-                                                "UNKNOWN",
-                                                "INVALID_ARGUMENT",
-                                                "DEADLINE_EXCEEDED",
-                                                "NOT_FOUND",
-                                                "ALREADY_EXISTS",
-                                                "PERMISSION_DENIED",
-                                                "RESOURCE_EXHAUSTED",
-                                                "FAILED_PRECONDITION",
-                                                "ABORTED",
-                                                "OUT_OF_RANGE",
-                                                "UNIMPLEMENTED",
-                                                "INTERNAL",
-                                                "UNAVAILABLE",
-                                                "DATA_LOSS",
-                                                "UNAUTHENTICATED"};
-  if (!grpc_status_) {
-    outcome.failure = Failure::kProtocol;
-    outcome.detail = "gRPC answer without grpc-status";
-    return;
-  }
-  if (*grpc_status_ == "0") return;
-  outcome.failure = Failure::kGrpcStatus;
-  outcome.detail = "grpc-status " + *grpc_status_;
-  int code = -1;
-  std::from_chars(grpc_status_->data(), grpc_status_->data() + grpc_status_->size(), code);
-  if (code > 0 && code < static_cast<int>(std::size(kCodes))) {
-    outcome.detail.append(" ").append(kCodes[code]);
-  }
-  if (!grpc_message_.empty()) outcome.detail.append(": ").append(grpc_message_);
 }
 
 }  // namespace hammer::load

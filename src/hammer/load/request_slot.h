@@ -2,9 +2,8 @@
 // HttpClient, follows redirects (the latency of a request includes them; a cycle or more than
 // max_redirects is a redirect_loop failure), keeps the user's cookies when asked, checks the
 // body against the error pattern, and judges the outcome: success, or exactly one Failure. A
-// gRPC call (PreparedRequest::grpc) also needs grpc-status 0, from the trailers or from a
-// trailers-only answer's head: another status is a grpc_status failure whose detail names the
-// code and grpc-message; an answer without grpc-status is a protocol failure.
+// gRPC call (PreparedRequest::grpc) is then judged by its GrpcAnswer: grpc-status 0 succeeds,
+// another is a grpc_status failure, a missing status or a malformed body a protocol failure.
 //
 // Owned by a LoadWorker, used on its loop only. Start() must not be called while a request is
 // in flight; the owner is called back exactly once per Start(), never from inside Start().
@@ -21,6 +20,7 @@
 
 #include "hammer/http/client.h"
 #include "hammer/load/body_matcher.h"
+#include "hammer/load/grpc_answer.h"
 #include "hammer/load/prepared_request.h"
 
 namespace hammer::http {
@@ -50,6 +50,7 @@ struct RequestOutcome {
   Nanos connect_time = 0;    // TCP connect of a new connection (0 when reused)
   Nanos handshake_time = 0;  // TLS handshake of a new connection (0 when none)
   uint64_t body_bytes = 0;
+  std::optional<uint32_t> grpc_status;  // a gRPC call's grpc-status, when one came
 };
 
 class RequestSlot final : public http::ResponseHandler {
@@ -80,8 +81,6 @@ class RequestSlot final : public http::ResponseHandler {
   void SendHop(const PreparedRequest& hop);
   bool FollowRedirect(RequestOutcome& outcome);
   void Judge(const http::ExchangeResult& result, RequestOutcome& outcome) const;
-  void JudgeGrpc(RequestOutcome& outcome) const;
-  void KeepGrpcStatus(std::span<const http::Header> fields);
 
   Owner* owner_;
   http::HttpClient* client_;
@@ -98,8 +97,7 @@ class RequestSlot final : public http::ResponseHandler {
   RequestOutcome outcome_;
   std::string location_;
   bool check_body_ = false;
-  std::optional<std::string> grpc_status_;  // the hop's grpc-status, when one came
-  std::string grpc_message_;
+  GrpcAnswer grpc_;       // the hop's answer, when it is a gRPC call
   bool logging_ = false;  // --verbose: this request's exchange is printed
   std::string log_;
 };
