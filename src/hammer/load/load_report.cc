@@ -97,6 +97,15 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
                        Ms(s.handshake_time.ValueAtPercentile(99)));
   }
   if (s.redirects > 0) out += fmt::format("  redirects    {} followed\n", s.redirects);
+  if (s.grpc_statuses.total() > 0) {
+    out += "  grpc-status ";
+    const char* separator = " ";
+    for (const auto& [name, n] : s.grpc_statuses.Counted()) {
+      out += fmt::format("{}{} {}", separator, name, n);
+      separator = ", ";
+    }
+    out += "\n";
+  }
   for (const auto& [reason, n] : s.skipped) {
     out += fmt::format("  skipped      {} request-file entries: {}\n", n, reason);
   }
@@ -130,6 +139,12 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
   j["tls_handshakes"] = s.tls_handshakes;
   j["tls_resumed"] = s.tls_resumed;
   j["redirects"] = s.redirects;
+  if (s.grpc_statuses.total() > 0) {
+    nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
+    for (const auto& [name, n] : s.grpc_statuses.Counted())
+      statuses[std::string(name)] = n;
+    j["grpc_statuses"] = std::move(statuses);
+  }
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   for (const auto& [key, stats] : s.keys) {
     nlohmann::ordered_json row;

@@ -84,6 +84,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->tls_handshakes = run.tls.handshakes;
   summary->tls_resumed = run.tls.resumed;
   summary->redirects = run.redirects;
+  summary->grpc_statuses = run.grpc_statuses;
   for (size_t i = 0; i < kFailureCount; ++i)
     summary->failure_examples[i] = std::move(run.failure_examples[i]);
 }

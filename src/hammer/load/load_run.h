@@ -14,6 +14,7 @@
 #include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
+#include "hammer/load/grpc_answer.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/spec_source.h"
@@ -53,8 +54,9 @@ struct LoadSummary {
   uint64_t tls_handshakes = 0;
   uint64_t tls_resumed = 0;
   uint64_t redirects = 0;
-  stats::Timeline timeline;   // per second of the run, from the workers' interval snapshots
-  int64_t wall_start_ms = 0;  // the measured part of the run (after --warmup), Unix ms
+  GrpcStatusCounts grpc_statuses;  // gRPC calls by grpc-status
+  stats::Timeline timeline;        // per second of the run, from the workers' interval snapshots
+  int64_t wall_start_ms = 0;       // the measured part of the run (after --warmup), Unix ms
   int64_t wall_end_ms = 0;
 
   uint64_t requests() const { return succeeded + failed; }

@@ -189,11 +189,14 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
   const PreparedRequest& request = *slot->request();
   if (outcome.intended < warmup_end_) {
     ++result_.warmup;  // --warmup: sent, answered, and counted nowhere else
-  } else if (outcome.failure) {
-    RecordFailure(request, *outcome.failure, outcome.detail);
   } else {
-    RecordSuccess(request, (outcome.end - outcome.intended) / kMicrosecond,
-                  (outcome.end - outcome.sent) / kMicrosecond);
+    if (outcome.failure) {
+      RecordFailure(request, *outcome.failure, outcome.detail);
+    } else {
+      RecordSuccess(request, (outcome.end - outcome.intended) / kMicrosecond,
+                    (outcome.end - outcome.sent) / kMicrosecond);
+    }
+    if (outcome.grpc_status) result_.grpc_statuses.Record(*outcome.grpc_status);
   }
   --request.in_flight;  // the feed may reuse it from here on
   if (outcome.connect_time > 0) result_.connect_time.Record(outcome.connect_time / kMicrosecond);

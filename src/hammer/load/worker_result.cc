@@ -25,6 +25,7 @@ void WorkerResult::Merge(WorkerResult&& other) {
   handshake_time.Merge(other.handshake_time);
   client.Merge(other.client);
   tls.Merge(other.tls);
+  grpc_statuses.Merge(other.grpc_statuses);
 }
 
 }  // namespace hammer::load

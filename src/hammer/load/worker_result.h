@@ -13,6 +13,7 @@
 #include "hammer/base/failure.h"
 #include "hammer/http/client.h"
 #include "hammer/http/tls.h"
+#include "hammer/load/grpc_answer.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_table.h"
@@ -37,6 +38,7 @@ struct WorkerResult {
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   http::ClientCounters client;
   http::TlsCounters tls;
+  GrpcStatusCounts grpc_statuses;  // gRPC calls answered with a grpc-status (after --warmup)
 
   // Adds `other` (left valid but unspecified: its examples are moved).
   void Merge(WorkerResult&& other);
