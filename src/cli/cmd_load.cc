@@ -25,7 +25,10 @@ constexpr const char* kDescription =
     "  hammer load http://127.0.0.1:8080/ -d 10s         one URL for 10 seconds\n"
     "  hammer load urls.txt -c 100                      closed loop, 100 in flight\n"
     "  hammer load urls.txt --loop --rate 2000 -d 60s   open loop at 2000 req/s for a minute\n"
-    "  hammer load urls.txt | hammer stats --table     per-URL report";
+    "  hammer load urls.txt | hammer stats --table     per-URL report\n"
+    "  hammer load calls.jsonl --targets-format jsonl --http2 -m 16 -d 30s\n"
+    "                                                   gRPC unary calls (Content-Type\n"
+    "                                                   application/grpc, framed bodies)";
 
 // Every flag, in the order --help lists them.
 void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
@@ -134,7 +137,10 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--targets-format", f.targets_format,
                  "input format: lines (URL or METHOD URL per line), vegeta (http targets: "
                  "METHOD URL, header lines, @body-file, blank line), jsonl (one "
-                 "{method,url,header,body(base64)} object per line)")
+                 "{method,url,header,body(base64)} object per line); with --http2, an entry "
+                 "whose Content-Type is application/grpc is a gRPC call whose body is the "
+                 "length-prefixed message and whose grpc-status decides success (a non-zero "
+                 "one is a grpc_status failure)")
       ->capture_default_str();
   app.add_option("--har", f.har, "replay the requests of a browser HAR export")->type_name("FILE");
   app.add_flag("--har-timing", f.run.har_timing,
