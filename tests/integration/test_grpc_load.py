@@ -233,3 +233,15 @@ def test_an_http_server_that_is_not_grpc_is_a_protocol_failure(serve, tmp_path):
     assert s["failures"] == {"protocol": 1}, r.stderr
     assert "gRPC answer without grpc-status" in r.stderr
     assert "grpc_statuses" not in s
+
+
+def test_a_grpc_call_without_http2_fails_saying_it_needs_it(grpc_server, tmp_path):
+    """grpcio speaks only HTTP/2: asked in HTTP/1.1 it closes the connection."""
+    server = grpc_server()
+    targets = jsonl_targets(tmp_path, [(server.url("Get"), b"x")])
+    summary = tmp_path / "summary.json"
+    r = run_hammer(["load", str(targets), "--targets-format", "jsonl", "--summary-json",
+                    str(summary)])
+    s = json.loads(summary.read_text())
+    assert s["failed"] == 1 and "grpc_statuses" not in s, r.stderr
+    assert "(gRPC calls need --http2)" in r.stderr

@@ -60,6 +60,7 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
   slot_options_.cookies = options->cookies;
   slot_options_.error_pattern = options->error_pattern.get();
   slot_options_.empty_body_is_error = options->empty_body_is_error;
+  slot_options_.http2 = options->http2.enabled;
   slot_options_.headers = &options->headers;
   slot_options_.verbose_left = &shared->verbose_left;
   uint64_t slots = SlotsOf(*options, workers, index);

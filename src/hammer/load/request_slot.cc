@@ -108,7 +108,11 @@ void RequestSlot::OnResponseComplete(const http::ExchangeResult& result) {
       outcome_.handshake_time = result.handshake_end - result.connect_end;
   }
   Judge(result, outcome_);
-  if (current_->grpc && !result.failure) outcome_.grpc_status = grpc_.status();
+  if (current_->grpc) {
+    if (!result.failure) outcome_.grpc_status = grpc_.status();
+    // gRPC runs over HTTP/2 only; a server asked in HTTP/1.1 just closes or answers an error.
+    if (outcome_.failure && !options_->http2) outcome_.detail += " (gRPC calls need --http2)";
+  }
   if (!outcome_.failure && !location_.empty() && FollowRedirect(outcome_)) return;
   outcome_.end = MonoNow();
   if (logging_) {

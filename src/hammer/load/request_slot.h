@@ -35,6 +35,7 @@ struct SlotOptions {
   bool cookies = false;          // keep a cookie jar across this slot's requests
   const re2::RE2* error_pattern = nullptr;
   bool empty_body_is_error = false;
+  bool http2 = false;  // requests go over HTTP/2 (--http2); a failed gRPC call says it needs it
   const http::HeaderList* headers = nullptr;     // added to redirect hops too
   std::atomic<int64_t>* verbose_left = nullptr;  // requests still to print (--verbose)
 };
