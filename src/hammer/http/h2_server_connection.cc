@@ -116,6 +116,7 @@ void H2ServerConnection::Start(std::string_view received) {
 void H2ServerConnection::Stop() {
   closed_ = true;
   timer_.Cancel();
+  if (session_) session_->CancelStreamedAnswers();  // their producers stop
 }
 
 void H2ServerConnection::Drain() {
@@ -237,6 +238,30 @@ void H2ServerConnection::RespondRaw(int32_t stream_id, std::string_view bytes) {
     session_->ResetStream(stream_id, NGHTTP2_INTERNAL_ERROR);  // not one whole response
   }
   AfterChange();
+}
+
+void H2ServerConnection::RespondStream(int32_t stream_id, std::string_view head,
+                                       std::shared_ptr<BodyStream> body) {
+  if (closed_) {
+    body->Cancel();
+    return;
+  }
+  // Parsed as the head of an answer to HEAD: complete at its blank line, whatever it frames.
+  ResponseParser parser(listener_->options_.limits);
+  parser.Reset(/*head_request=*/true);
+  RawResponse raw;
+  if (parser.Feed(head, raw).state == Progress::State::kComplete) {
+    session_->RespondStream(stream_id, raw.status, raw.headers.headers(), std::move(body));
+  } else {
+    body->Cancel();
+    session_->ResetStream(stream_id, NGHTTP2_INTERNAL_ERROR);
+  }
+  AfterChange();
+}
+
+void H2ServerConnection::OnAnswerReady() {
+  AfterChange();
+  if (!closed_) owner_->UpdateCharge();
 }
 
 void H2ServerConnection::Reset(int32_t stream_id) {

@@ -73,6 +73,11 @@ class H2ServerConnection final : private H2ServerSession::Visitor {
   void RespondRaw(int32_t stream_id, std::string_view bytes);
   // A fault for testing clients: the stream is reset (INTERNAL_ERROR).
   void Reset(int32_t stream_id);
+  // A serialized HTTP/1.1 response head, read back into status and fields, then the body as
+  // `body` fills (H2ServerSession::RespondStream; framing fields such as Transfer-Encoding are
+  // HTTP/2's own and left out). A head that does not parse resets the stream (INTERNAL_ERROR)
+  // and cancels the body, as does a closed connection.
+  void RespondStream(int32_t stream_id, std::string_view head, std::shared_ptr<BodyStream> body);
 
   // Bytes this connection holds for its client (output and the session's buffers).
   size_t buffered_bytes() const;
@@ -83,6 +88,7 @@ class H2ServerConnection final : private H2ServerSession::Visitor {
   // H2ServerSession::Visitor
   void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) override;
   void OnRefused(H2Refusal refusal) override;
+  void OnAnswerReady() override;
 
   void ReadAndReceive();
   void ReadSoon();

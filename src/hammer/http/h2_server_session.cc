@@ -26,6 +26,32 @@ constexpr int32_t kConnectionWindowBytes = 1024 * 1024;
 
 }  // namespace
 
+// The consumer of one streamed answer's body: its wake-ups resume the stream's DATA.
+class H2ServerSession::StreamedAnswer final : public BodyStream::Consumer {
+ public:
+  StreamedAnswer(H2ServerSession* session, int32_t stream_id, std::shared_ptr<BodyStream> body)
+      : session_(session), stream_id_(stream_id), body_(std::move(body)) {
+    body_->SetConsumer(this);
+  }
+  // The stream is over: a body not wholly sent is cancelled, so that its producer stops.
+  ~StreamedAnswer() override {
+    body_->SetConsumer(nullptr);
+    if (!body_->finished()) body_->Cancel();
+  }
+  void OnBodyStreamReady() override { session_->OnStreamedAnswerReady(this); }
+
+  int32_t stream_id() const { return stream_id_; }
+  BodyStream& body() { return *body_; }
+  bool deferred = false;  // nghttp2 waits for nghttp2_session_resume_data
+
+ private:
+  H2ServerSession* session_;
+  int32_t stream_id_;
+  std::shared_ptr<BodyStream> body_;
+};
+
+H2ServerSession::Stream::~Stream() = default;
+
 struct H2ServerCallbacks {
   using Stream = H2ServerSession::Stream;
   static H2ServerSession* Self(void* user_data) { return static_cast<H2ServerSession*>(user_data); }
@@ -127,6 +153,11 @@ struct H2ServerCallbacks {
       self->Refuse(stream, H2Refusal::kBufferFull, 0);
       return 0;
     }
+    const BufferBudget* budget = self->settings_.budget;
+    if (budget != nullptr && budget->exhausted()) {
+      self->Refuse(stream, H2Refusal::kOverBudget, 503);
+      return 0;
+    }
     stream->body.append(reinterpret_cast<const char*>(data), size);
     self->Charge(stream, size);
     return 0;
@@ -170,6 +201,29 @@ struct H2ServerCallbacks {
     if (stream->answer_sent == stream->answer.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
     return static_cast<ssize_t>(n);
   }
+
+  // A streamed answer: what the body has, up to what the flow-control windows allow. An empty
+  // body not yet ended defers the stream (its producer's next Append resumes it); a failed
+  // one makes nghttp2 reset the stream with INTERNAL_ERROR.
+  static ssize_t ReadStreamedAnswer(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                                    uint32_t* data_flags, nghttp2_data_source* source, void*) {
+    auto* answer = static_cast<H2ServerSession::StreamedAnswer*>(source->ptr);
+    BodyStream& body = answer->body();
+    if (body.failed()) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    std::string_view available = body.available();
+    size_t n = std::min(length, available.size());
+    if (n > 0) std::memcpy(buf, available.data(), n);
+    body.Consume(n);
+    if (body.finished()) {
+      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      return static_cast<ssize_t>(n);
+    }
+    if (n == 0) {
+      answer->deferred = true;
+      return NGHTTP2_ERR_DEFERRED;
+    }
+    return static_cast<ssize_t>(n);
+  }
 };
 
 Result<std::unique_ptr<H2ServerSession>> H2ServerSession::Create(Visitor* visitor,
@@ -179,7 +233,49 @@ Result<std::unique_ptr<H2ServerSession>> H2ServerSession::Create(Visitor* visito
   return session;
 }
 
-H2ServerSession::~H2ServerSession() = default;
+H2ServerSession::~H2ServerSession() {
+  CancelStreamedAnswers();
+}
+
+void H2ServerSession::CancelStreamedAnswers() {
+  for (auto& [id, stream] : streams_)
+    stream->streamed.reset();
+}
+
+void H2ServerSession::OnStreamedAnswerReady(StreamedAnswer* answer) {
+  if (answer->deferred) {
+    answer->deferred = false;
+    nghttp2_session_resume_data(session_, answer->stream_id());
+  }
+  visitor_->OnAnswerReady();
+}
+
+bool H2ServerSession::RespondStream(int32_t stream_id, int status, std::span<const Header> headers,
+                                    std::shared_ptr<BodyStream> body) {
+  Stream* stream = Find(stream_id);
+  if (stream == nullptr || !stream->dispatched || stream->answered) {
+    body->Cancel();
+    return false;
+  }
+  stream->answered = true;
+  --awaiting_;
+  BuildFields(*stream, status, headers, {}, body->length());
+  if (stream->head_request) {
+    body->Cancel();
+    return nghttp2_submit_response(session_, stream->id, response_fields_.data(),
+                                   response_fields_.size(), nullptr) == 0;
+  }
+  stream->streamed = std::make_unique<StreamedAnswer>(this, stream_id, std::move(body));
+  nghttp2_data_provider provider;
+  provider.source.ptr = stream->streamed.get();
+  provider.read_callback = H2ServerCallbacks::ReadStreamedAnswer;
+  if (nghttp2_submit_response(session_, stream->id, response_fields_.data(),
+                              response_fields_.size(), &provider) != 0) {
+    stream->streamed.reset();
+    return false;
+  }
+  return true;
+}
 
 Status H2ServerSession::Init() {
   nghttp2_session_callbacks* callbacks = nullptr;
@@ -300,12 +396,30 @@ bool H2ServerSession::Respond(int32_t stream_id, int status, std::span<const Hea
 
 bool H2ServerSession::Submit(Stream* stream, int status, std::span<const Header> headers,
                              std::string_view body, std::string_view content_type) {
+  BuildFields(*stream, status, headers, content_type, body.size());
+  bool with_body = !body.empty() && !stream->head_request;
+  nghttp2_data_provider provider;
+  if (with_body) {
+    stream->answer.assign(body);
+    stream->answer_sent = 0;
+    Charge(stream, body.size());
+    provider.source.ptr = stream;
+    provider.read_callback = H2ServerCallbacks::ReadAnswer;
+  }
+  int rv = nghttp2_submit_response(session_, stream->id, response_fields_.data(),
+                                   response_fields_.size(), with_body ? &provider : nullptr);
+  return rv == 0;
+}
+
+void H2ServerSession::BuildFields(const Stream& stream, int status, std::span<const Header> headers,
+                                  std::string_view content_type,
+                                  std::optional<uint64_t> body_length) {
   // One block holds every name and value, sized first so that the pointers stay put.
   std::optional<std::string_view> head_length;
   size_t total = 64 + content_type.size();  // the pseudo and added fields, digits
   for (const Header& h : headers) {
     total += h.name.size() + h.value.size();
-    if (stream->head_request && EqualsIgnoreCase(h.name, "content-length")) head_length = h.value;
+    if (stream.head_request && EqualsIgnoreCase(h.name, "content-length")) head_length = h.value;
   }
   response_bytes_.clear();
   response_bytes_.reserve(total);
@@ -335,25 +449,15 @@ bool H2ServerSession::Submit(Stream* stream, int status, std::span<const Header>
   std::string_view length;
   if (head_length) {
     length = *head_length;
-  } else {
+  } else if (body_length) {
     length = std::string_view(
         length_text,
-        std::to_chars(length_text, length_text + sizeof(length_text), body.size()).ptr -
+        std::to_chars(length_text, length_text + sizeof(length_text), *body_length).ptr -
             length_text);
   }
-  bool with_body = !body.empty() && !stream->head_request;
-  if (!(status == 204 || status == 304 || (status < 200))) add("content-length", length, false);
-  nghttp2_data_provider provider;
-  if (with_body) {
-    stream->answer.assign(body);
-    stream->answer_sent = 0;
-    Charge(stream, body.size());
-    provider.source.ptr = stream;
-    provider.read_callback = H2ServerCallbacks::ReadAnswer;
+  if (!length.empty() && !(status == 204 || status == 304 || (status < 200))) {
+    add("content-length", length, false);
   }
-  int rv = nghttp2_submit_response(session_, stream->id, response_fields_.data(),
-                                   response_fields_.size(), with_body ? &provider : nullptr);
-  return rv == 0;
 }
 
 void H2ServerSession::ResetStream(int32_t stream_id, uint32_t error_code) {

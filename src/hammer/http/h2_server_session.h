@@ -12,13 +12,18 @@
 //   without keeping the rest; CONTINUATION frames are capped in number (CVE-2024-28182);
 // - bodies: a stream's body over max_body_bytes is answered 413 and reset; bodies, heads and
 //   answers waiting to be sent together over max_buffered_bytes get REFUSED_STREAM for the
-//   stream that would pass it (a client may retry it); a request arriving while the server's
-//   BufferBudget (Settings::budget, shared by every connection) is exhausted is answered 503;
+//   stream that would pass it (a client may retry it); a request arriving, or a body still
+//   arriving, while the server's BufferBudget (Settings::budget, shared by every connection) is
+//   exhausted is answered 503;
 // - resets: a client that resets most of the streams it opens before their answer (rapid
 //   reset, CVE-2023-44487), once it has done so min_resets_to_judge times, gets GOAWAY
 //   ENHANCE_YOUR_CALM, as Envoy does; nghttp2's own reset rate limit stays on behind it;
 // - floods of SETTINGS, PING or RST_STREAM answers and other protocol errors end the
 //   connection with GOAWAY (nghttp2's checks).
+//
+// A streamed answer (RespondStream) is taken from its BodyStream as nghttp2 sends DATA, within
+// the client's flow-control windows: a client that reads slowly leaves the bytes in the stream,
+// whose producer then stops its source.
 //
 // Views handed to the Visitor are valid during the call only. Respond copies what it needs.
 // Threading: one loop thread.
@@ -27,12 +32,14 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "hammer/http/body_stream.h"
 #include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_refusal.h"
@@ -69,6 +76,9 @@ class H2ServerSession final : public H2Session {
     // yet answered: a later Respond for it does nothing.
     virtual void OnRequestCancelled(int32_t /*stream_id*/) {}
     virtual void OnRefused(H2Refusal refusal) = 0;
+    // A streamed answer has more bytes (or its end) for Produce; called from the stream's
+    // deferred wake-up, never from inside Receive or Produce.
+    virtual void OnAnswerReady() {}
   };
 
   static Result<std::unique_ptr<H2ServerSession>> Create(Visitor* visitor,
@@ -80,6 +90,16 @@ class H2ServerSession final : public H2Session {
   // content-length is kept). False when the stream is gone (reset, or already answered).
   bool Respond(int32_t stream_id, int status, std::span<const Header> headers,
                std::string_view body);
+  // Answers with a body that arrives through `body` (Responder::RespondStream): the fields as
+  // for Respond, with a content-length only when body->length() is known, then DATA frames as
+  // the stream fills. The session is the body's consumer until the stream ends: a body that
+  // fails resets the stream (INTERNAL_ERROR: the client has its status already); a stream that
+  // closes first (the client reset it, the connection ended) cancels the body. False, with the
+  // body cancelled, when the stream is gone or already answered.
+  bool RespondStream(int32_t stream_id, int status, std::span<const Header> headers,
+                     std::shared_ptr<BodyStream> body);
+  // The connection is closing: every streamed answer's body is cancelled and let go.
+  void CancelStreamedAnswers();
   // Resets the stream (RST_STREAM with `error_code`); for faults a test server injects.
   void ResetStream(int32_t stream_id, uint32_t error_code);
 
@@ -99,7 +119,9 @@ class H2ServerSession final : public H2Session {
   size_t open_streams() const { return streams_.size(); }
 
  private:
+  class StreamedAnswer;
   struct Stream {
+    ~Stream();  // where StreamedAnswer is complete
     int32_t id = 0;
     H2HeadBuilder head;
     std::string body;
@@ -111,7 +133,8 @@ class H2ServerSession final : public H2Session {
     bool dispatched = false;  // handed to the visitor
     bool answered = false;
     bool head_request = false;
-    bool receiving = true;  // counted in receiving_
+    bool receiving = true;                     // counted in receiving_
+    std::unique_ptr<StreamedAnswer> streamed;  // RespondStream's body, while it is sent
   };
 
   H2ServerSession(Visitor* visitor, const Settings& settings)
@@ -123,6 +146,11 @@ class H2ServerSession final : public H2Session {
   void Refuse(Stream* stream, H2Refusal refusal, int status);
   bool Submit(Stream* stream, int status, std::span<const Header> headers, std::string_view body,
               std::string_view content_type = {});
+  // Fills response_fields_: :status, content-type, `headers` (connection-specific ones left
+  // out) and content-length (`body_length`, or the handler's own for a HEAD request).
+  void BuildFields(const Stream& stream, int status, std::span<const Header> headers,
+                   std::string_view content_type, std::optional<uint64_t> body_length);
+  void OnStreamedAnswerReady(StreamedAnswer* answer);
   void OnClientReset(Stream* stream);
   void StopReceiving(Stream* stream);
   // Streams closed before the client finished sending on them (the last few): a late HEADERS

@@ -118,10 +118,8 @@ void ServerConnection::OnBodyStreamDrained() {
 void ServerConnection::RespondStream(uint64_t sequence, std::string_view head,
                                      std::shared_ptr<BodyStream> body, bool keep_alive) {
   if (phase_ == Phase::kHttp2) {
-    // Not on HTTP/2 yet (only the proxy streams answers, and it takes HTTP/1.1 clients only):
-    // the stream is reset rather than the body buffered without a bound.
-    body->Cancel();
-    http2_->Reset(static_cast<int32_t>(sequence));
+    http2_->RespondStream(static_cast<int32_t>(sequence), head, std::move(body));
+    if (phase_ != Phase::kClosed) UpdateCharge();
     return;
   }
   if (sequence != sequence_ || !Answerable() || response_stream_ != nullptr) {

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "hammer/http/body_stream.h"
 #include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_client_session.h"
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_server_session.h"
+#include "hammer/net/event_loop.h"
 
 namespace hammer::http {
 namespace {
@@ -72,6 +74,7 @@ class Server : public H2ServerSession::Visitor {
   }
   void OnRequestCancelled(int32_t) override { ++cancelled; }
   void OnRefused(H2Refusal refusal) override { ++refusals[refusal]; }
+  void OnAnswerReady() override { ++answers_ready; }
 
   void Answer(int32_t stream_id, const std::string& body) {
     const Header extra[] = {{"X-Served-By", "test"}, {"Connection", "keep-alive"}};
@@ -82,6 +85,7 @@ class Server : public H2ServerSession::Visitor {
   bool answer_at_once = true;
   std::vector<ServedRequest> requests;
   int cancelled = 0;
+  int answers_ready = 0;
   std::map<H2Refusal, int> refusals;
 };
 
@@ -400,6 +404,99 @@ TEST_F(H2SessionPair, ContinuationFloodEndsTheConnection) {
   ASSERT_TRUE(server->Produce(out).ok());
   EXPECT_TRUE(!s.ok() || server->finished()) << "the server kept reading";
   EXPECT_TRUE(server_visitor.requests.empty());
+}
+
+// Streamed answers (RespondStream): the BodyStream's wake-ups are deferred tasks of an event
+// loop, run here by RunWakeUps.
+class H2StreamedAnswer : public H2SessionPair {
+ protected:
+  void SetUp() override {
+    H2SessionPair::SetUp();
+    ASSERT_TRUE(loop.Init().ok());
+    loop.Stop();  // Run() then only runs the tasks deferred so far, and returns
+    server_visitor.answer_at_once = false;
+  }
+  void RunWakeUps() { loop.Run(); }
+
+  // A GET whose answer is streamed from `body`.
+  ClientStream* Start(std::shared_ptr<BodyStream> body) {
+    ClientStream* s = Submit("GET /big HTTP/1.1\r\nHost: a\r\n\r\n");
+    Exchange();
+    const Header fields[] = {{"Transfer-Encoding", "chunked"}, {"X-Streamed", "yes"}};
+    EXPECT_TRUE(server->RespondStream(server_visitor.requests.at(0).stream_id, 200, fields,
+                                      std::move(body)));
+    Exchange();
+    return s;
+  }
+
+  net::EventLoop loop;
+};
+
+TEST_F(H2StreamedAnswer, FollowsItsBodyStreamToTheEnd) {
+  auto body = std::make_shared<BodyStream>(&loop, std::nullopt, 64 * 1024, nullptr);
+  ClientStream* s = Start(body);
+  EXPECT_EQ(s->status, 200);  // the head went at once
+  EXPECT_FALSE(s->closed);
+  EXPECT_EQ(s->headers["x-streamed"], "yes");
+  EXPECT_EQ(s->headers.count("transfer-encoding"), 0u);  // HTTP/2 frames the body itself
+  EXPECT_EQ(s->headers.count("content-length"), 0u);     // the length is unknown
+  std::string expected;
+  for (int i = 0; i < 20; ++i) {  // 600 KB: more than the stream's flow-control window
+    std::string piece(30000, static_cast<char>('a' + i));
+    body->Append(piece);
+    expected += piece;
+    RunWakeUps();
+    Exchange();
+    EXPECT_EQ(body->available().size(), 0u) << "piece " << i << " waits in the stream";
+  }
+  body->End();
+  RunWakeUps();
+  Exchange();
+  ASSERT_TRUE(s->closed);
+  EXPECT_EQ(s->close_code, 0u);
+  EXPECT_EQ(s->response, expected);
+  EXPECT_GE(server_visitor.answers_ready, 21);
+  EXPECT_FALSE(body->cancelled());
+}
+
+TEST_F(H2StreamedAnswer, AKnownLengthIsAnnounced) {
+  auto body = std::make_shared<BodyStream>(&loop, 5, 64 * 1024, nullptr);
+  ClientStream* s = Start(body);
+  body->Append("hello");
+  body->End();
+  RunWakeUps();
+  Exchange();
+  ASSERT_TRUE(s->closed);
+  EXPECT_EQ(s->headers["content-length"], "5");
+  EXPECT_EQ(s->response, "hello");
+}
+
+TEST_F(H2StreamedAnswer, ABodyThatFailsResetsTheStream) {
+  auto body = std::make_shared<BodyStream>(&loop, std::nullopt, 64 * 1024, nullptr);
+  ClientStream* s = Start(body);
+  body->Append("partial");
+  RunWakeUps();
+  Exchange();
+  body->Fail();  // the upstream broke mid-body
+  RunWakeUps();
+  Exchange();
+  ASSERT_TRUE(s->closed);
+  EXPECT_TRUE(s->peer_reset);
+  EXPECT_EQ(s->close_code, static_cast<uint32_t>(NGHTTP2_INTERNAL_ERROR));
+  EXPECT_EQ(s->response, "partial");
+}
+
+TEST_F(H2StreamedAnswer, TheClientLeavingCancelsTheBody) {
+  auto body = std::make_shared<BodyStream>(&loop, std::nullopt, 64 * 1024, nullptr);
+  ClientStream* s = Start(body);
+  client->Cancel(s);
+  Exchange();
+  EXPECT_TRUE(body->cancelled());  // its producer is told to stop
+  auto other = std::make_shared<BodyStream>(&loop, std::nullopt, 64 * 1024, nullptr);
+  server_visitor.requests.clear();
+  Start(other);
+  server->CancelStreamedAnswers();  // the connection closing
+  EXPECT_TRUE(other->cancelled());
 }
 
 }  // namespace
