@@ -28,7 +28,8 @@ int DarkMain(int argc, char** argv) {
       "  hammer dark --listen 127.0.0.1:8443 --tls-cert proxy.pem --tls-key proxy.key \\\n"
       "      --upstream https://127.0.0.1:9443 --cacert ca.pem --dark "
       "canary=https://127.0.0.1:9444\n\n"
-      "TLS: --tls-cert/--tls-key terminate TLS on --listen (TLS 1.2+, ALPN http/1.1); SIGHUP\n"
+      "TLS: --tls-cert/--tls-key terminate TLS on --listen (TLS 1.2+, ALPN http/1.1, and h2\n"
+      "with --http2); SIGHUP\n"
       "reloads them without dropping connections (a bad file keeps the previous ones). https\n"
       "upstreams, dark clusters and --compare-secondary are verified against the system "
       "store\n"
@@ -160,6 +161,17 @@ int DarkMain(int argc, char** argv) {
                  "direction); requests whose body is streamed are not copied to dark clusters "
                  "(counted as hammer_dark_streamed_total); 0: hold every body whole")
       ->capture_default_str();
+  app.add_flag("--http2", options.http2,
+               "accept HTTP/2 clients too: h2c with prior knowledge on a cleartext --listen, "
+               "ALPN h2 with --tls-cert; each stream is forwarded like an HTTP/1.1 request "
+               "(upstreams and dark clusters in HTTP/1.1), its body held whole (up to 16MiB; "
+               "one over --stream-threshold is not copied to dark clusters)");
+  app.add_option("--max-concurrent-streams", options.http2_max_concurrent_streams,
+                 "HTTP/2: streams a client may have open at once on one connection "
+                 "(SETTINGS_MAX_CONCURRENT_STREAMS)")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(1u, 1u << 20));
   ServerLimitFlags limit_flags;
   limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;

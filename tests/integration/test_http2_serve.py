@@ -1,9 +1,8 @@
 """`hammer serve` answers HTTP/2 (issue 15): h2c with prior knowledge on cleartext, ALPN h2 with
 --tls-cert, on the same routes as HTTP/1.1 and under the same limits. Real clients only: curl
 (--http2-prior-knowledge, --http2), nghttp, h2load, hammer load --http2, and h2spec, the HTTP/2
-conformance suite (https://github.com/summerwind/h2spec, installed by scripts/go-deps.sh). One
-test writes frames by hand (named below) for the one fault no client sends: a head that never
-completes.
+conformance suite (h2_support.py). One test writes frames by hand (named below) for the one
+fault no client sends: a head that never completes.
 
 What the server received and refused is read from its /_hammer/stats (requests by protocol,
 rejections by reason), so the counts are checked on the server's side.
@@ -11,27 +10,16 @@ rejections by reason), so the counts are checked on the server's side.
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import time
-import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
+from h2_support import H2_PREFACE, frame, h2spec_run
 from harness import HammerServe, run_hammer, started_until_teardown, wait_for
-from prerequisites import require, require_program
+from prerequisites import require_program
 from tls_pki import make_pki
-
-H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
-
-def h2spec_binary():
-    found = shutil.which("h2spec") or str(Path.home() / "go" / "bin" / "h2spec")
-    require(os.access(found, os.X_OK), "h2spec is not installed", "scripts/go-deps.sh")
-    return found
-
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory):
@@ -174,13 +162,6 @@ def test_oversized_body_is_answered_413_and_counted(serve, tmp_path):
     assert r.stdout == "200"
 
 
-def frame(kind, flags, stream, payload=b"", length=None):
-    """An HTTP/2 frame header (RFC 9113 §4.1) and payload. A hand-made frame: no client library
-    sends a head and then stops in the middle of it."""
-    n = len(payload) if length is None else length
-    return n.to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
-
-
 def test_head_that_never_completes_is_closed_at_the_head_deadline(serve):
     server = serve("--header-timeout", "1s")
     with socket.create_connection(("127.0.0.1", server.port), timeout=20) as s:
@@ -194,6 +175,7 @@ def test_head_that_never_completes_is_closed_at_the_head_deadline(serve):
             if not chunk:
                 break
             got += chunk
+    # Hand-made: no client library sends a head and then stops in the middle of it.
     # SETTINGS (and its ACK) first, then GOAWAY (type 7) before the close.
     assert b"\x07\x00\x00\x00\x00\x00" in got, got
     stats = wait_for(lambda: rejected(server)["header_timeout"] == 1 and server.stats(),
@@ -201,22 +183,9 @@ def test_head_that_never_completes_is_closed_at_the_head_deadline(serve):
     assert stats["server"]["connections_open"] == 1  # only the stats request's own
 
 
-def h2spec_run(server, tmp_path, *extra):
-    report = tmp_path / "h2spec.xml"
-    r = subprocess.run([h2spec_binary(), "-h", "127.0.0.1", "-p", str(server.port), "-o", "5",
-                        "-j", str(report), *extra], capture_output=True, text=True, timeout=600)
-    cases, failed = 0, []
-    for suite in ET.parse(report).getroot().iter("testsuite"):
-        for case in suite.iter("testcase"):
-            cases += 1
-            if case.find("failure") is not None or case.find("error") is not None:
-                failed.append((case.get("package"), case.get("classname")))
-    return r, cases, failed
-
-
 def test_h2spec_h2c(serve, tmp_path):
     server = serve()
-    r, cases, failed = h2spec_run(server, tmp_path)
+    r, cases, failed = h2spec_run(server.port, tmp_path)
     print(f"h2spec h2c: {cases - len(failed)} of {cases} passed")
     assert cases >= 145, r.stdout[-2000:]
     assert failed == [], failed
@@ -224,7 +193,7 @@ def test_h2spec_h2c(serve, tmp_path):
 
 def test_h2spec_tls(serve, pki, tmp_path):
     server = serve("--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key))
-    r, cases, failed = h2spec_run(server, tmp_path, "-t", "-k")
+    r, cases, failed = h2spec_run(server.port, tmp_path, "-t", "-k")
     print(f"h2spec TLS: {cases - len(failed)} of {cases} passed")
     assert cases >= 145, r.stdout[-2000:]
     assert failed == [], failed

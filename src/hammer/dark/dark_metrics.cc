@@ -48,10 +48,12 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
                            bool membership_stale, const http::TlsServerStats* tls) {
   std::string out;
   uint64_t requests = 0, responses = 0, abandoned = 0, dark_headers_removed = 0, bad_targets = 0;
+  uint64_t http2_requests = 0;
   uint64_t streamed_requests = 0, streamed_responses = 0, client_aborted = 0, upstream_aborted = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
+    http2_requests += Load(loop->proxy.http2_requests);
     responses += Load(loop->proxy.responses);
     abandoned += Load(loop->proxy.abandoned);
     dark_headers_removed += Load(loop->proxy.dark_headers_removed);
@@ -66,6 +68,11 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   out += "# HELP hammer_dark_requests_total Requests received from clients.\n";
   out += "# TYPE hammer_dark_requests_total counter\n";
   out += fmt::format("hammer_dark_requests_total {}\n", requests);
+  out +=
+      "# HELP hammer_dark_http2_requests_total Requests received on HTTP/2 streams (--http2; "
+      "counted in hammer_dark_requests_total too).\n";
+  out += "# TYPE hammer_dark_http2_requests_total counter\n";
+  out += fmt::format("hammer_dark_http2_requests_total {}\n", http2_requests);
   out += "# TYPE hammer_dark_responses_total counter\n";
   out += fmt::format("hammer_dark_responses_total {}\n", responses);
   out +=

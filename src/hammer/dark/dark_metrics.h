@@ -36,7 +36,8 @@ struct alignas(64) ProxyCounters {
   std::atomic<uint64_t> responses{0};  // responses sent back (from upstream or 502/504)
   std::atomic<uint64_t> abandoned{0};  // requests in flight when the proxy stopped: no response
   std::atomic<uint64_t> dark_headers_removed{0};  // requests that came with their own X-Hammer-Dark
-  std::atomic<uint64_t> bad_targets{0};  // requests refused 400: target not origin/absolute-form
+  std::atomic<uint64_t> bad_targets{0};     // requests refused 400: target not origin/absolute-form
+  std::atomic<uint64_t> http2_requests{0};  // of `requests`, those received on HTTP/2 streams
   std::atomic<uint64_t> streamed_requests{0};   // request bodies streamed (over the threshold)
   std::atomic<uint64_t> streamed_responses{0};  // response bodies streamed
   // The client went away mid-stream (request body or response): the upstream request aborted.

@@ -54,6 +54,13 @@ struct DarkOptions {
   // forkable) while a large upload or download holds a 256 KiB window per direction instead of
   // its size (see README "Streamed bodies").
   size_t stream_threshold = 1u << 20;
+  // --http2: clients may speak HTTP/2 (h2c with prior knowledge on a cleartext --listen, ALPN
+  // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request; its body is
+  // held whole (up to max_request_body_bytes, within the buffer budget), and one over
+  // stream_threshold is not copied to dark clusters, as a streamed HTTP/1.1 body is not.
+  // Upstreams and dark clusters are spoken to in HTTP/1.1.
+  bool http2 = false;
+  uint32_t http2_max_concurrent_streams = 100;  // --max-concurrent-streams, per connection
   bool preserve_host = false;
   // Method override headers decide eligibility only when trusted (rest.li query tunnelling).
   bool trust_method_override = false;

@@ -60,8 +60,8 @@ class PrimaryExchange final : public http::ResponseHandler,
                               private http::BodyStream::Producer {
  public:
   // `request_body`: the streamed request body, or null. `client_takes_chunked`: the client
-  // speaks HTTP/1.1 (a streamed response of unknown length is sent chunked; an HTTP/1.0 client
-  // gets it kept whole instead).
+  // speaks HTTP/1.1 or HTTP/2 (a streamed response of unknown length is sent chunked, or in
+  // DATA frames; an HTTP/1.0 client gets it kept whole instead).
   PrimaryExchange(InFlightSet<PrimaryExchange>* owner, ProxyCounters* counters,
                   const ResponseHolding& holding, http::Responder responder, bool head_request,
                   bool client_takes_chunked, std::shared_ptr<ComparisonJoin> join,

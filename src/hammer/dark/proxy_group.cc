@@ -158,9 +158,13 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   server.stream_body_above = options.stream_threshold;
   server.header_timeout = options.client_limits.header_timeout;
   server.resources = group->resources_;
+  server.http2.enabled = options.http2;
+  server.http2.max_concurrent_streams = options.http2_max_concurrent_streams;
   if (options.listener_tls.enabled()) {
+    http::TlsServerOptions tls_options = options.listener_tls;
+    if (options.http2) tls_options.alpn = {"h2", "http/1.1"};
     Result<std::shared_ptr<http::TlsServerContext>> tls =
-        http::TlsServerContext::Create(options.listener_tls);
+        http::TlsServerContext::Create(tls_options);
     if (!tls.ok()) return Status::Error("--tls-cert: " + tls.status().message());
     group->listener_tls_ = *tls;
     server.tls = *tls;

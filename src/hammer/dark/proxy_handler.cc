@@ -126,6 +126,8 @@ void DarkProxyHandler::SyncClusters() {
 
 void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Responder responder) {
   Bump(counters_->proxy.requests);
+  const bool http2 = received.head.major_version == 2;
+  if (http2) Bump(counters_->proxy.http2_requests);
   // The client never picks the upstream's virtual host: absolute-form becomes origin-form
   // here, once, for the regular request, eligibility, comparison and every copy.
   std::string_view target = ForwardTarget(received.head.method, received.head.target);
@@ -156,7 +158,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   bool head_request = request.head.method == "HEAD";
   PrimaryExchange* primary = primaries_.Adopt(std::make_unique<PrimaryExchange>(
       &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
-      request.head.minor_version >= 1, join, request.body_stream));
+      http2 || request.head.minor_version >= 1, join, request.body_stream));
   ForwardOptions forward = ForwardOptionsFor(request);
   http::ClientRequest out;
   if (http::BodyStream* stream = primary->request_stream()) {
@@ -182,7 +184,10 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   for (DarkCluster* cluster : active_)
     Bump(counters_->clusters[cluster->index()].considered);
   if (!eligible) return;
-  if (request.body_stream != nullptr) {
+  // An HTTP/2 body is held whole (the stream's own cap), but one that HTTP/1.1 would have
+  // streamed is not copied either: eligibility does not depend on the client's protocol.
+  if (request.body_stream != nullptr ||
+      (options_->stream_threshold != 0 && request.body.size() > options_->stream_threshold)) {
     SkipStreamed(request, std::move(join));
     return;
   }

@@ -1,0 +1,277 @@
+"""`hammer dark --http2` accepts HTTP/2 clients (issue 15, item 3): each stream is forwarded like
+an HTTP/1.1 request (HTTP/1.1 to the upstream and the dark clusters), with the same
+eligibility, strategies, trust rules and limits. Real clients: curl (--http2-prior-knowledge,
+--http2 over TLS), nghttp, h2load and h2spec, through the proxy to nginx and `hammer serve`.
+Frames are written by hand (h2_support.frame, named in each test) only for the floods and bombs
+no client library sends: a CONTINUATION flood, a rapid reset, an HPACK bomb.
+
+What the upstreams received is read from their own counts (`hammer serve`'s /_hammer/stats,
+nghttp and h2load's reports), and what the proxy refused from its /metrics.
+"""
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+from h2_support import H2_PREFACE, frame, h2spec_run, request_block
+from harness import Nginx, started_until_teardown
+from prerequisites import require_program
+
+END_STREAM, END_HEADERS = 0x1, 0x4
+HEADERS, RST_STREAM, SETTINGS, GOAWAY, CONTINUATION = 0x1, 0x3, 0x4, 0x7, 0x9
+CANCEL, ENHANCE_YOUR_CALM = 0x8, 0xB
+
+
+@pytest.fixture
+def nginx_upstreams():
+    yield from started_until_teardown(Nginx)
+
+
+def curl(*args):
+    return subprocess.run(["curl", "-sS", "--max-time", "30", *args], capture_output=True,
+                          timeout=90)
+
+
+def forked(servers, proxies, *extra, upstream=None):
+    """A proxy accepting HTTP/2, its regular upstream and one dark instance (every eligible
+    request copied once: Nd/Ns = 1)."""
+    regular = upstream or servers()
+    dark = servers()
+    proxy = proxies("--http2", "--upstream", f"http://{regular.address}",
+                    "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
+                    *extra)
+    return regular, dark, proxy
+
+
+def rejected(proxy, reason):
+    return proxy.metrics()[f'hammer_dark_rejected_total{{reason="{reason}"}}']
+
+
+def test_curl_h2c_is_forwarded_in_http11_and_forked_like_http11(servers, proxies):
+    regular, dark, proxy = forked(servers, proxies)
+    r = curl("--http2-prior-knowledge", "-w", "\n%{http_version} %{response_code}",
+             "-H", "X-Test: one", "-H", "X-Hammer-Dark: forged", proxy.url("/echo?q=1"))
+    body, trailer = r.stdout.decode().rsplit("\n", 1)
+    assert trailer == "2 200", r.stderr
+    echo = json.loads(body)
+    headers = {k.lower(): v for k, v in echo["headers"].items()}
+    assert (echo["method"], echo["path"]) == ("GET", "/echo?q=1")
+    assert headers["x-test"] == "one"
+    assert headers["x-forwarded-for"] == "127.0.0.1"  # added by the proxy, as for HTTP/1.1
+    assert "x-hammer-dark" not in headers  # the client's own is never passed on
+    # An unsafe method is served and not copied; the same port still speaks HTTP/1.1.
+    r = curl("--http2-prior-knowledge", "-o", os.devnull, "-w", "%{http_version} %{response_code}",
+             "--data-binary", "payload", proxy.url("/echo"))
+    assert r.stdout == b"2 200"
+    r = curl("--http1.1", "-o", os.devnull, "-w", "%{http_version}", proxy.url("/"))
+    assert r.stdout == b"1.1"
+    m = proxy.settled_metrics()
+    assert regular.stats()["by_protocol"] == {"HTTP/1.1": 3, "HTTP/2": 0}
+    assert regular.stats()["by_method"] == {"GET": 2, "POST": 1}
+    assert dark.stats()["by_method"] == {"GET": 2}
+    assert dark.stats()["by_header"]["X-Hammer-Dark"] == 2
+    assert m["hammer_dark_requests_total"] == 3
+    assert m["hammer_dark_http2_requests_total"] == 2
+    assert m["hammer_dark_client_dark_headers_removed_total"] == 1
+
+
+def test_curl_http2_over_tls_and_a_streamed_response(servers, proxies, pki):
+    regular, dark, proxy = forked(servers, proxies, "--tls-cert", str(pki.server_cert),
+                                  "--tls-key", str(pki.server_key))
+    resolve = ["--cacert", str(pki.ca), "--resolve", f"localhost:{proxy.port}:127.0.0.1"]
+    url = f"https://localhost:{proxy.port}"
+    r = curl("--http2", *resolve, "-w", "%{http_version} %{size_download}", "-o", os.devnull,
+             url + "/bytes/100000")
+    assert r.stdout == b"2 100000", r.stderr
+    # Above --stream-threshold (1 MiB) the answer is streamed to the HTTP/2 client, whole.
+    direct = curl(regular.url("/bytes/3000000")).stdout
+    r = curl("--http2", *resolve, "-w", "\n%{http_version}", url + "/bytes/3000000")
+    body, version = r.stdout.rsplit(b"\n", 1)
+    assert version == b"2", r.stderr
+    assert len(body) == 3_000_000
+    assert hashlib.sha256(body).digest() == hashlib.sha256(direct).digest()
+    r = curl("--http1.1", *resolve, "-w", "%{http_version}", "-o", os.devnull, url + "/")
+    assert r.stdout == b"1.1"
+    m = proxy.settled_metrics()
+    assert m['hammer_dark_streamed_bodies_total{direction="response"}'] == 1
+    assert m["hammer_dark_http2_requests_total"] == 2
+    assert dark.stats()["requests"] == 3  # every GET copied, whatever its protocol
+
+
+def test_a_body_over_the_stream_threshold_is_not_copied(servers, proxies, tmp_path):
+    regular, dark, proxy = forked(servers, proxies, "--allow", "^/upload")
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (2 << 20))  # over --stream-threshold (1 MiB), under the 16 MiB cap
+    for body in ("@" + str(big), "small"):
+        r = curl("--http2-prior-knowledge", "-o", os.devnull, "-w", "%{response_code}",
+                 "--data-binary", body, proxy.url("/upload"))
+        assert r.stdout == b"200", r.stderr
+    m = proxy.settled_metrics()
+    assert regular.stats()["by_method"] == {"POST": 2}
+    assert dark.stats()["by_method"] == {"POST": 1}  # the small one only
+    assert m['hammer_dark_skipped_streamed_total{cluster="canary"}'] == 1
+
+
+def test_nghttp_streams_through_the_proxy_to_nginx(servers, proxies, nginx_upstreams):
+    require_program("nghttp", "nghttp2-client")
+    regular, dark, proxy = forked(servers, proxies, upstream=nginx_upstreams())
+    r = subprocess.run(["nghttp", "-n", "-s", "-m", "20", proxy.url("/x")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = re.findall(r"^\s*(\d+)\s+\+\S+\s+\+\S+\s+\S+\s+200\s+3\s+/x$", r.stdout, re.M)
+    assert len(set(rows)) == 20, r.stdout[-3000:]  # nginx's "ok\n" on 20 streams
+    m = proxy.settled_metrics()
+    assert m["hammer_dark_http2_requests_total"] == 20
+    assert dark.stats()["requests"] == 20
+
+
+def test_h2load_exact_counts_h2c_and_tls(servers, proxies, nginx_upstreams, pki):
+    require_program("h2load", "nghttp2-client")
+    regular, dark, proxy = forked(servers, proxies)
+    r = subprocess.run(["h2load", "-n", "2000", "-c", "4", "-m", "10", proxy.url("/")],
+                       capture_output=True, text=True, timeout=300)
+    assert "2000 succeeded, 0 failed" in r.stdout, r.stdout + r.stderr
+    assert regular.stats()["by_protocol"] == {"HTTP/1.1": 2000, "HTTP/2": 0}
+    m = proxy.settled_metrics()
+    # Every copy decided is sent or, past --dark-max-in-flight, dropped and counted.
+    assert dark.stats()["requests"] + m['hammer_dark_dropped_total{cluster="canary"}'] == 2000
+
+    nginx = nginx_upstreams()
+    tls = proxies("--http2", "--upstream", f"http://{nginx.address}", "--tls-cert",
+                  str(pki.server_cert), "--tls-key", str(pki.server_key))
+    r = subprocess.run(["h2load", "-n", "500", "-c", "2", "-m", "8",
+                        f"https://127.0.0.1:{tls.port}/"], capture_output=True, text=True,
+                       timeout=300)
+    assert "Application protocol: h2" in r.stdout, r.stdout
+    assert "500 succeeded, 0 failed" in r.stdout, r.stdout
+    assert tls.metrics()["hammer_dark_http2_requests_total"] == 500
+
+
+def test_without_http2_the_preface_is_refused(servers, proxies):
+    regular = servers()
+    proxy = proxies("--upstream", f"http://{regular.address}")
+    r = curl("--http2-prior-knowledge", "-o", os.devnull, proxy.url("/"))
+    assert r.returncode != 0
+    assert regular.stats()["requests"] == 0
+
+
+def test_the_stream_and_header_limits_are_announced_and_enforced(servers, proxies):
+    require_program("nghttp", "nghttp2-client")
+    regular, dark, proxy = forked(servers, proxies, "--max-concurrent-streams", "7")
+    r = subprocess.run(["nghttp", "-n", "-v", proxy.url("/")], capture_output=True, text=True,
+                       timeout=60)
+    received = r.stdout.split("recv SETTINGS frame", 1)[1].split("send SETTINGS frame", 1)[0]
+    assert "[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):7]" in received, r.stdout[:3000]
+    assert "[SETTINGS_MAX_HEADER_LIST_SIZE(0x06):65536]" in received, r.stdout[:3000]
+    # 200 fields of 300 bytes: over the 128 fields and the 64 KiB list (RFC 9113 counts 32
+    # bytes more per field), in a block under the 64 KiB that HTTP/2 clients send at most.
+    many = [arg for i in range(200) for arg in ("-H", f"X-H{i}: " + "b" * 300)]
+    r = curl("--http2-prior-knowledge", "-o", os.devnull, "-w", "%{response_code}", *many,
+             proxy.url("/"))
+    assert r.stdout == b"431", r.stderr
+    assert rejected(proxy, "head_too_large") == 1
+    assert regular.stats()["requests"] == 1  # nghttp's only
+
+
+def exchange(address, data, seconds=15):
+    """Sends hand-made frames after the preface and reads until the proxy closes (or `seconds`
+    pass). Returns what was read and whether the proxy closed the connection."""
+    host, port = address.rsplit(":", 1)
+    got = b""
+    with socket.create_connection((host, int(port)), timeout=seconds) as s:
+        s.sendall(H2_PREFACE + frame(SETTINGS, 0, 0) + data)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                chunk = s.recv(65536)
+            except (ConnectionResetError, BrokenPipeError):
+                return got, True
+            except socket.timeout:
+                break
+            if not chunk:
+                return got, True
+            got += chunk
+    return got, False
+
+
+def frames(data):
+    """(type, flags, stream, payload) of every whole frame in `data`."""
+    out = []
+    while len(data) >= 9:
+        n = int.from_bytes(data[:3], "big")
+        if len(data) < 9 + n:
+            break
+        out.append((data[3], data[4], int.from_bytes(data[5:9], "big") & 0x7FFFFFFF,
+                    data[9:9 + n]))
+        data = data[9 + n:]
+    return out
+
+
+def goaway_code(data):
+    codes = [int.from_bytes(p[4:8], "big") for t, _, _, p in frames(data) if t == GOAWAY]
+    assert codes, frames(data)
+    return codes[-1]
+
+
+def test_continuation_flood_is_refused_and_counted(servers, proxies):
+    regular, dark, proxy = forked(servers, proxies)
+    # Hand-made: a HEADERS frame without END_HEADERS, then CONTINUATION frames that never end it
+    # (CVE-2024-28182); no client library sends this.
+    flood = frame(HEADERS, 0, 1, request_block("/")[:2])
+    flood += b"".join(frame(CONTINUATION, 0, 1, b"\x00\x01a\x01b") for _ in range(50))
+    got, closed = exchange(proxy.address, flood)
+    assert closed  # with GOAWAY when nghttp2 can still send one
+    assert rejected(proxy, "http2_protocol_error") == 1
+    assert regular.stats()["requests"] == 0
+
+
+def test_rapid_reset_is_refused_and_counted(servers, proxies):
+    regular, dark, proxy = forked(servers, proxies)
+    # Hand-made: 150 streams each reset by the client right after its HEADERS (CVE-2023-44487).
+    attack = b"".join(
+        frame(HEADERS, END_STREAM | END_HEADERS, i, request_block("/delay/2000")) +
+        frame(RST_STREAM, 0, i, CANCEL.to_bytes(4, "big")) for i in range(1, 301, 2))
+    got, closed = exchange(proxy.address, attack)
+    assert closed
+    assert goaway_code(got) == ENHANCE_YOUR_CALM
+    assert rejected(proxy, "rapid_reset") == 1
+    # Each stream was one request to the proxy; none is answered to a client who left.
+    assert proxy.metrics()["hammer_dark_http2_requests_total"] <= 150
+
+
+def test_hpack_bomb_is_answered_431_and_counted(servers, proxies):
+    regular, dark, proxy = forked(servers, proxies)
+    # Hand-made: one 4000-byte field added to the HPACK dynamic table, then referenced 30 times
+    # in the same block (1 byte each, 4 KB each once expanded: 120 KB against a 64 KiB limit).
+    value = b"v" * 4000
+    length = bytes([0x7F]) + bytes([(4000 - 127) % 128 | 0x80, (4000 - 127) // 128])
+    block = request_block("/") + b"\x40\x06x-bomb" + length + value + b"\xbe" * 30
+    # The client's own GOAWAY after it: the proxy answers stream 1, then closes.
+    got, closed = exchange(proxy.address, frame(HEADERS, END_STREAM | END_HEADERS, 1, block) +
+                           frame(GOAWAY, 0, 0, (0).to_bytes(8, "big")))
+    assert closed
+    assert any(t == HEADERS and s == 1 for t, _, s, _ in frames(got)), frames(got)
+    assert rejected(proxy, "head_too_large") == 1
+    assert regular.stats()["requests"] == 0
+
+
+def test_h2spec_h2c(servers, proxies, tmp_path):
+    regular, dark, proxy = forked(servers, proxies)
+    r, cases, failed = h2spec_run(proxy.port, tmp_path)
+    print(f"h2spec against hammer dark, h2c: {cases - len(failed)} of {cases} passed")
+    assert cases >= 145, r.stdout[-2000:]
+    assert failed == [], failed
+
+
+def test_h2spec_tls(servers, proxies, pki, tmp_path):
+    regular, dark, proxy = forked(servers, proxies, "--tls-cert", str(pki.server_cert),
+                                  "--tls-key", str(pki.server_key))
+    r, cases, failed = h2spec_run(proxy.port, tmp_path, "-t", "-k")
+    print(f"h2spec against hammer dark, TLS: {cases - len(failed)} of {cases} passed")
+    assert cases >= 145, r.stdout[-2000:]
+    assert failed == [], failed
