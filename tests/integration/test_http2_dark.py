@@ -19,7 +19,7 @@ import time
 import pytest
 
 from h2_support import H2_PREFACE, frame, h2spec_run, request_block
-from harness import Nginx, started_until_teardown
+from harness import Nginx, run_hammer, started_until_teardown
 from prerequisites import require_program
 
 END_STREAM, END_HEADERS = 0x1, 0x4
@@ -275,3 +275,35 @@ def test_h2spec_tls(servers, proxies, pki, tmp_path):
     print(f"h2spec against hammer dark, TLS: {cases - len(failed)} of {cases} passed")
     assert cases >= 145, r.stdout[-2000:]
     assert failed == [], failed
+
+
+def test_the_canary_verdict_judges_http2_traffic_as_http11(servers, proxies):
+    """The comparison and the verdict see an HTTP/2 stream as the request it carries: a canary
+    that changes a field in 5% of its answers fails on diff_rate, found in its endpoint."""
+    primary, secondary = servers("--threads", "1"), servers("--threads", "1")
+    canary = servers("--threads", "1", "--mutate", "price=0.05")
+    proxy = proxies("--http2", "--upstream", f"http://{primary.address}",
+                    "--dark", f"canary=http://{canary.address}", "--regular-instances", "1",
+                    "--compare", "--compare-secondary", f"http://{secondary.address}")
+    n = 2000
+    lines = "".join(proxy.url(f"/json/{i % 50}") + "\n" for i in range(n))
+    r = run_hammer(["load", "-", "--http2", "-c", "2", "-m", "25", "--rate", "400", "--emit",
+                    "none", "-q"], input_text=lines)
+    assert r.returncode == 0, r.stderr
+    deadline = time.monotonic() + 60
+    while True:  # every forked request recorded: answered on both sides, or never sent
+        report = json.loads(proxy.get_admin("/hammer/dark/report"))
+        recorded = sum(e["pairs"] + e["unsent"] for e in report["endpoints"])
+        if recorded >= n or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert recorded == n
+    verdict = json.loads(proxy.get_admin("/hammer/dark/verdict"))
+    cluster = verdict["clusters"][0]
+    assert verdict["verdict"] == "fail"
+    assert sorted(d["rule"] for d in cluster["deciding"] if d["scope"] == "overall") == \
+        ["diff_rate<1%"]
+    diff = next(r for r in cluster["overall"]["rules"] if r["rule"] == "diff_rate<1%")
+    assert diff["fields"] == ["GET /json/{id} body.price"]
+    assert proxy.metrics()["hammer_dark_http2_requests_total"] == n
+    assert primary.stats()["by_protocol"] == {"HTTP/1.1": n, "HTTP/2": 0}
