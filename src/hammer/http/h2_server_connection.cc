@@ -251,6 +251,7 @@ void H2ServerConnection::RespondStream(int32_t stream_id, std::string_view head,
   parser.Reset(/*head_request=*/true);
   RawResponse raw;
   if (parser.Feed(head, raw).state == Progress::State::kComplete) {
+    if (session_->streamed_answers() == 0) last_write_ = loop_->now();  // its clock starts
     session_->RespondStream(stream_id, raw.status, raw.headers.headers(), std::move(body));
   } else {
     body->Cancel();
@@ -312,6 +313,7 @@ bool H2ServerConnection::Flush() {
       return false;
     }
     out_sent_ += r.bytes;
+    if (r.bytes > 0) last_write_ = loop_->now();
   }
   return !closed_;
 }
@@ -319,8 +321,9 @@ bool H2ServerConnection::Flush() {
 // Which deadline runs now (see the header): a head arriving has header_timeout from its first
 // frame; a connection with no stream open waits for the first request until header_timeout
 // after the accept, later for idle_timeout; bodies arriving with nothing being served have
-// idle_timeout between reads; a connection serving its client has none (a slow handler is not
-// the client's fault).
+// idle_timeout between reads; a streamed answer being sent has idle_timeout since bytes last
+// went out; a connection serving its client otherwise has none (a slow handler is not the
+// client's fault).
 void H2ServerConnection::UpdateDeadline() {
   const ServerOptions& options = listener_->options_;
   const MonoNanos now = loop_->now();
@@ -343,6 +346,8 @@ void H2ServerConnection::UpdateDeadline() {
   } else if (open == 0) {
     timer_.ArmAt(idle_since_ == 0 ? owner_->head_clock_.accepted + options.header_timeout
                                   : idle_since_ + options.idle_timeout);
+  } else if (session_->streamed_answers() > 0) {
+    timer_.ArmAt(last_write_ + options.idle_timeout);
   } else if (session_->receiving_streams() > 0 && session_->awaiting_answers() == 0) {
     timer_.ArmAt(last_read_ + options.idle_timeout);
   } else {
@@ -352,11 +357,18 @@ void H2ServerConnection::UpdateDeadline() {
 
 void H2ServerConnection::OnTimer() {
   if (closed_) return;
+  if (session_->streamed_answers() > 0 &&
+      loop_->now() < last_write_ + listener_->options_.idle_timeout) {
+    UpdateDeadline();  // bytes went out since it was armed (a write that did not end in Pump)
+    return;
+  }
   if (head_started_ != 0) {
     owner_->resources_->Count(Rejection::kHeaderTimeout);
   } else if (open_streams_ == 0) {
     // The first request never came: counted as HTTP/1.1 counts it; an idle connection is not.
     if (idle_since_ == 0) owner_->resources_->Count(Rejection::kHeaderTimeout);
+  } else if (session_->streamed_answers() > 0) {
+    // The client stopped taking a streamed answer: each one's producer counts its own loss.
   } else {
     owner_->resources_->Count(Rejection::kBodyTimeout);
   }

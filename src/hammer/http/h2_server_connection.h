@@ -20,6 +20,10 @@
 //   accept (kHeaderTimeout); later, a connection with no stream open closes after idle_timeout;
 // - bodies: Limits::max_body_bytes per stream (413); a request body that stalls for
 //   idle_timeout with no request being served closes the connection (kBodyTimeout);
+// - streamed answers (RespondStream): while one is being sent, the connection closes when no
+//   byte has gone to the client for idle_timeout, as an HTTP/1.1 connection does (a client
+//   that stops reading, or opens no flow-control window); the bodies are cancelled, so their
+//   producers see the client gone and count it;
 // - buffers: bodies, heads and answers held for the connection's streams at most
 //   max_head_bytes + max_body_bytes (REFUSED_STREAM beyond), and charged to the server's
 //   BufferBudget with what the connection holds; a request arriving while the budget is
@@ -112,6 +116,7 @@ class H2ServerConnection final : private H2ServerSession::Visitor {
   std::vector<Header> fields_;  // scratch: content type and extra headers of one answer
   MonoNanos head_started_ = 0;  // when the head arriving began; 0: none is arriving
   MonoNanos last_read_ = 0;
+  MonoNanos last_write_ = 0;  // when bytes last went to the client
   MonoNanos idle_since_ = 0;  // when the last stream closed; 0: no stream has been served
   size_t open_streams_ = 0;   // at the last UpdateDeadline
   bool deferring_ = false;    // inside ReadAndReceive: answers are written once it returns

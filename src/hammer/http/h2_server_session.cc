@@ -32,11 +32,13 @@ class H2ServerSession::StreamedAnswer final : public BodyStream::Consumer {
   StreamedAnswer(H2ServerSession* session, int32_t stream_id, std::shared_ptr<BodyStream> body)
       : session_(session), stream_id_(stream_id), body_(std::move(body)) {
     body_->SetConsumer(this);
+    ++session_->streamed_answers_;
   }
   // The stream is over: a body not wholly sent is cancelled, so that its producer stops.
   ~StreamedAnswer() override {
     body_->SetConsumer(nullptr);
     if (!body_->finished()) body_->Cancel();
+    --session_->streamed_answers_;
   }
   void OnBodyStreamReady() override { session_->OnStreamedAnswerReady(this); }
 

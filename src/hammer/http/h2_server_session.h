@@ -117,6 +117,8 @@ class H2ServerSession final : public H2Session {
   uint64_t streams_opened() const { return streams_opened_; }
   // Streams not yet closed (arriving, being served, or answers being sent).
   size_t open_streams() const { return streams_.size(); }
+  // Streamed answers still being sent (RespondStream).
+  size_t streamed_answers() const { return streamed_answers_; }
 
  private:
   class StreamedAnswer;
@@ -166,6 +168,7 @@ class H2ServerSession final : public H2Session {
   uint64_t buffered_bytes_ = 0;
   size_t awaiting_ = 0;
   size_t receiving_ = 0;
+  size_t streamed_answers_ = 0;
   int32_t head_stream_ = 0;     // the stream whose head is arriving, 0: none
   int32_t highest_stream_ = 0;  // the highest stream id the client has used
   std::deque<int32_t> reset_early_;
