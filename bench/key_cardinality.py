@@ -129,8 +129,10 @@ def stats_html_run(hammer: str, n: int, out: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000,1000000,10000000")
-    parser.add_argument("--stats-size", type=int, default=10_000_000)
-    parser.add_argument("--mapper-size", type=int, default=300_000)
+    parser.add_argument("--stats-size", type=int, default=10_000_000,
+                        help="keys for the stats --html run (0: skip it)")
+    parser.add_argument("--mapper-size", type=int, default=300_000,
+                        help="URLs for the Hadoop-mapper run (0: skip it)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")),
                         help="alternating distinct/single rounds per size up to 1 million")
     parser.add_argument("--baseline", default="")
@@ -154,17 +156,20 @@ def main() -> None:
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
                 runs["load"].append(median_run(rounds[kind]))
-        runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
+        if args.mapper_size > 0:
+            runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
             for n in [int(x) for x in args.baseline_sizes.split(",") if x]:
                 run = load_run(args.baseline, "distinct", n, port)
                 runs["baseline"].append(run)
-            runs["baseline_mapper"] = load_run(args.baseline, "distinct", args.mapper_size, port,
-                                               hadoop=True)
+            if args.mapper_size > 0:
+                runs["baseline_mapper"] = load_run(args.baseline, "distinct", args.mapper_size,
+                                                   port, hadoop=True)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    runs["stats"] = stats_html_run(hammer, args.stats_size, args.out)
+    if args.stats_size > 0:
+        runs["stats"] = stats_html_run(hammer, args.stats_size, args.out)
     with open(os.path.join(args.out, "runs.json"), "w") as f:
         json.dump(runs, f, indent=1)
 
@@ -189,15 +194,17 @@ def main() -> None:
             lines.append(row("hammer", r))
     for r in runs["baseline"]:
         lines.append(row("baseline", r))
-    m = runs["mapper"]
-    lines += ["", f"Hadoop mapper (task environment set), {m['n']:,} distinct URLs: peak RSS "
-              f"{m['peak_rss_mb']:.0f} MB, whole run {m['process_s']:.2f} s" +
-              (f"; baseline {runs['baseline_mapper']['peak_rss_mb']:.0f} MB"
-               if "baseline_mapper" in runs else "") + "."]
-    s = runs["stats"]
-    lines += [f"`hammer stats --html` over {s['n']:,} distinct keys' records: peak RSS "
-              f"{s['peak_rss_mb']:.0f} MB, {s['process_s']:.1f} s, report {s['report_mb']:.1f} MB.",
-              "", "Single-URL runs (same request count): " + ", ".join(
+    lines.append("")
+    if m := runs["mapper"]:
+        lines += [f"Hadoop mapper (task environment set), {m['n']:,} distinct URLs: peak RSS "
+                  f"{m['peak_rss_mb']:.0f} MB, whole run {m['process_s']:.2f} s" +
+                  (f"; baseline {runs['baseline_mapper']['peak_rss_mb']:.0f} MB"
+                   if "baseline_mapper" in runs else "") + "."]
+    if s := runs["stats"]:
+        lines += [f"`hammer stats --html` over {s['n']:,} distinct keys' records: peak RSS "
+                  f"{s['peak_rss_mb']:.0f} MB, {s['process_s']:.1f} s, report "
+                  f"{s['report_mb']:.1f} MB."]
+    lines += ["", "Single-URL runs (same request count): " + ", ".join(
                   f"{r['n']:,}: {r['rps']:,.0f} req/s, "
                   f"{r['cpu_us_per_request']:.1f} µs CPU/request, {r['peak_rss_mb']:.0f} MB"
                   for r in runs["load"] if r["kind"] == "single") + "."]
