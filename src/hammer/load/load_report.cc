@@ -146,6 +146,7 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
     j["grpc_statuses"] = std::move(statuses);
   }
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
+  keys.get_ref<nlohmann::ordered_json::array_t&>().reserve(s.keys.size());
   for (const auto& [key, stats] : s.keys) {
     nlohmann::ordered_json row;
     row["key"] = key;
