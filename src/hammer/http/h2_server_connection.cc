@@ -378,8 +378,13 @@ void H2ServerConnection::OnTimer() {
   Close();
 }
 
+// Both sides are done and everything is written: a lingering close, as HTTP/1.1 refusals get,
+// so that frames the client sent meanwhile (a PING after its GOAWAY) are read and dropped
+// rather than make the close a reset that could destroy what it has not read yet.
 void H2ServerConnection::CloseIfDone() {
-  if (!closed_ && out_sent_ == out_.size() && session_->finished()) Close();
+  if (closed_ || out_sent_ != out_.size() || !session_->finished()) return;
+  Stop();
+  owner_->StartLingering();
 }
 
 void H2ServerConnection::Close() {

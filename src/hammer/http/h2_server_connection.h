@@ -35,6 +35,9 @@
 // While no stream is open the connection is in the listener's queue of waiting connections
 // (it may be evicted at the connection cap, like an idle HTTP/1.1 keep-alive connection).
 // Draining sends GOAWAY: streams already started are answered, then the connection closes.
+// Once both sides are done (GOAWAY, streams ended, output written) the close lingers as an
+// HTTP/1.1 refusal's does: input is read and dropped for a few seconds, so that the client's
+// last frames do not turn the close into a reset.
 //
 // Ownership: its ServerConnection owns it. Threading: the listener's loop thread only.
 #pragma once
