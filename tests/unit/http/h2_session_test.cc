@@ -326,6 +326,27 @@ TEST_F(H2SessionPair, RequestsWhileTheServerBudgetIsExhaustedAreAnswered503) {
   EXPECT_EQ(third->status, 200);
 }
 
+TEST_F(H2SessionPair, ABodyStillArrivingWhenTheBudgetRunsOutIsAnswered503) {
+  BufferBudget budget(1000);
+  BufferCharge someone_else(&budget);
+  H2ServerSession::Settings settings;
+  settings.budget = &budget;
+  Make(settings);
+  std::string big(1 << 20, 'b');  // more than the first flow-control window
+  ClientStream* s =
+      Submit("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 1048576\r\n\r\n", big);
+  std::string to_server;
+  ASSERT_TRUE(client->Produce(to_server).ok());  // the head and the body's first window
+  ASSERT_TRUE(server->Receive(to_server).ok());
+  EXPECT_GT(server->buffered_bytes(), 0u);
+  someone_else.Set(1000);  // another connection takes the whole budget meanwhile
+  Exchange();
+  EXPECT_EQ(s->status, 503);
+  EXPECT_TRUE(server_visitor.requests.empty());
+  EXPECT_EQ(server_visitor.refusals[H2Refusal::kOverBudget], 1);
+  EXPECT_EQ(server->buffered_bytes(), 0u);  // what the stream held is released
+}
+
 TEST_F(H2SessionPair, RapidResetEndsTheConnectionWithEnhanceYourCalm) {
   server_visitor.answer_at_once = false;
   for (int i = 0; i < 150; ++i) {
