@@ -185,8 +185,7 @@ void ServerConnection::OnReadable(bool peer_closing) {
     }
     if (reading_paused_) return;
     if (reads == kReadsPerEvent) {
-      // Yield to the other connections of this loop; re-arming reports what is still waiting.
-      Watch(kWatchInput);
+      ReadLater();  // yield to the other connections of this loop
       return;
     }
     again = false;
@@ -441,8 +440,29 @@ void ServerConnection::ResumeReadingIfRoom() {
   }
   if (phase_ == Phase::kStreamingBody && RequestStreamFull()) return;
   reading_paused_ = false;
-  // Re-arming makes epoll report input that arrived while it was not watched.
+  // Re-arming makes epoll report input that arrived in the socket while it was not watched;
+  // input the transport took off the socket before the pause (TLS) raises no event.
   Watch(kWatchInput);
+  if (phase_ != Phase::kClosed && transport_->holds_input()) ReadLater();
+}
+
+// What is left to read may never raise an event: the socket's edge was consumed by the read
+// that stopped at the budget, and TLS may hold records already taken off the socket. So the
+// next read comes from the loop itself, after the other connections' events of this
+// iteration; reading until kWantRead (as if the peer were closing) leaves nothing behind.
+void ServerConnection::ReadLater() {
+  if (read_later_) return;  // one deferred read at a time
+  read_later_ = true;
+  loop_->Defer([this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
+    read_later_ = false;
+    if (phase_ == Phase::kLingering) {
+      DrainLingering();
+    } else {
+      OnReadable(/*peer_closing=*/true);
+    }
+    if (phase_ != Phase::kClosed) UpdateCharge();
+  });
 }
 
 // --- Refusals and timeouts -----------------------------------------------------------------
@@ -538,7 +558,7 @@ void ServerConnection::DrainLingering() {
       return;
     }
   }
-  Watch(kWatchInput);  // yield; more is reported next round
+  ReadLater();  // yield to the other connections of this loop
 }
 
 // --- Output --------------------------------------------------------------------------------

@@ -38,6 +38,11 @@
 // copied into the connection's own buffer, so an idle connection holds none. Buffer sizes are
 // charged to the server's BufferBudget.
 //
+// Reading: at most kReadsPerEvent reads per readiness event, so one busy client does not hold
+// the loop. What is left then, and input that a TLS transport took off the socket before a
+// pause (Transport::holds_input), raises no new epoll event: it is read from a deferred task
+// of the loop (ReadLater), never from inside the caller.
+//
 // Ownership: the listener's ConnectionTable owns every connection; a connection closes itself
 // into DeleteLater. Threading: the listener's loop thread only.
 #pragma once
@@ -133,6 +138,7 @@ class ServerConnection final : public net::IoHandler,
   void Watch(uint32_t events);
   void PauseReading();
   void ResumeReadingIfRoom();
+  void ReadLater();
   // Refusals
   void Refuse(Rejection rejection, int status, std::string_view body_text);
   void OnTimer();
@@ -175,7 +181,8 @@ class ServerConnection final : public net::IoHandler,
   std::string client_ip_;  // the peer's address, for X-Forwarded-For
   MonoNanos waiting_since_ = 0;
   bool reading_paused_ = false;
-  bool serving_ = false;  // inside ParseAndDispatch: answers given synchronously continue there
+  bool read_later_ = false;  // a deferred read is queued (ReadLater)
+  bool serving_ = false;     // inside ParseAndDispatch: answers given synchronously continue there
   // Input not yet parsed: in_[in_start_, in_end_), at most input_cap_ bytes.
   std::string in_;
   size_t in_start_ = 0;

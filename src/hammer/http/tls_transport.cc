@@ -112,7 +112,11 @@ TlsTransport::TlsTransport(Role role, TlsEndpoint* endpoint, std::unique_ptr<net
 }
 
 bool TlsTransport::short_read_drains() const {
-  return socket_drained_ && SSL_has_pending(ssl_) == 0;
+  return socket_drained_ && !holds_input();
+}
+
+bool TlsTransport::holds_input() const {
+  return SSL_has_pending(ssl_) == 1;
 }
 
 TlsTransport::~TlsTransport() {

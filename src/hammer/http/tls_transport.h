@@ -57,6 +57,8 @@ class TlsTransport final : public net::Transport {
   // holds no further record: the next bytes come with a new edge. Saves the read(2) that would
   // only return EAGAIN, once per request on each side.
   bool short_read_drains() const override;
+  // SSL_has_pending: a record read ahead, or plaintext of a record not yet returned.
+  bool holds_input() const override;
 
   Role role() const { return role_; }
   TlsEndpoint* endpoint() const { return endpoint_; }

@@ -41,6 +41,10 @@ class Transport {
   // readers may then wait for the next event instead of reading again for EAGAIN: one system
   // call less per message.
   virtual bool short_read_drains() const { return false; }
+  // True when the transport itself holds input already taken off the socket (TLS: records
+  // read ahead, or the rest of a record a Read did not return whole). No epoll event announces
+  // it: a reader that stops before kWantRead must come back to it by itself.
+  virtual bool holds_input() const { return false; }
   // The application protocol agreed during the handshake (TLS ALPN: "http/1.1", later "h2");
   // empty when none was negotiated (plain TCP, or a TLS peer that offered no ALPN).
   virtual std::string_view application_protocol() const { return {}; }

@@ -30,9 +30,14 @@
 #include "hammer/net/loop_group.h"
 #include "hammer/net/resolver.h"
 #include "test_pki.h"
+#include "tls_harness.h"
 
 namespace hammer::http {
 namespace {
+
+using hammer::testing::ConnectTcp;
+using hammer::testing::Eventually;
+using hammer::testing::TlsProbe;
 
 constexpr Nanos kGuard = 10 * kSecond;
 
@@ -41,33 +46,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// Polls `condition` until it holds or five seconds pass (the server counts on its own thread).
-bool Eventually(const std::function<bool()>& condition) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return condition();
-}
-
-// A blocking TCP connection to 127.0.0.1:port with 5 s send/receive timeouts; -1 on failure.
-int ConnectTcp(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  timeval timeout{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 // Reads until the peer closes (or the receive timeout); true when it closed.
@@ -80,86 +58,6 @@ bool WaitForClose(int fd) {
   }
 }
 
-// A blocking TLS client: connects, runs the handshake offering `alpn` (nothing when empty),
-// verifies the server as "localhost" against `ca_file`, and can send GETs on the connection.
-class TlsProbe {
- public:
-  TlsProbe(uint16_t port, const std::string& ca_file, std::vector<std::string> alpn = {"http/1.1"},
-           SSL_SESSION* session = nullptr) {
-    ctx_ = SSL_CTX_new(TLS_client_method());
-    SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
-    SSL_CTX_load_verify_locations(ctx_, ca_file.c_str(), nullptr);
-    fd_ = ConnectTcp(port);
-    ssl_ = SSL_new(ctx_);
-    SSL_set_fd(ssl_, fd_);
-    SSL_set1_host(ssl_, "localhost");
-    if (!alpn.empty()) {
-      std::string wire;
-      for (const std::string& p : alpn)
-        wire += static_cast<char>(p.size()) + p;
-      SSL_set_alpn_protos(ssl_, reinterpret_cast<const unsigned char*>(wire.data()),
-                          static_cast<unsigned int>(wire.size()));
-    }
-    if (session != nullptr) SSL_set_session(ssl_, session);
-    ok_ = fd_ >= 0 && SSL_connect(ssl_) == 1;
-  }
-  ~TlsProbe() {
-    if (ok_) SSL_shutdown(ssl_);  // close_notify: OpenSSL keeps only such sessions resumable
-    SSL_free(ssl_);
-    SSL_CTX_free(ctx_);
-    if (fd_ >= 0) close(fd_);
-  }
-
-  bool ok() const { return ok_; }
-  bool resumed() const { return SSL_session_reused(ssl_) == 1; }
-  std::string alpn() const {
-    const unsigned char* data = nullptr;
-    unsigned int length = 0;
-    SSL_get0_alpn_selected(ssl_, &data, &length);
-    return data == nullptr ? "" : std::string(reinterpret_cast<const char*>(data), length);
-  }
-  // The server certificate's serial number in hex ("" without one).
-  std::string serial() const {
-    X509* cert = SSL_get1_peer_certificate(ssl_);
-    if (cert == nullptr) return "";
-    BIGNUM* bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr);
-    char* hex = BN_bn2hex(bn);
-    std::string text = hex;
-    OPENSSL_free(hex);
-    BN_free(bn);
-    X509_free(cert);
-    return text;
-  }
-  // A resumable session of this connection (the caller frees it), once a response was read.
-  SSL_SESSION* TakeSession() const { return SSL_get1_session(ssl_); }
-
-  // GET `path` on this connection; the response body, or "" when anything failed.
-  std::string Get(const std::string& path) {
-    std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
-    if (SSL_write(ssl_, request.data(), static_cast<int>(request.size())) <= 0) return "";
-    std::string response;
-    char buf[4096];
-    while (true) {
-      size_t head_end = response.find("\r\n\r\n");
-      if (head_end != std::string::npos) {
-        size_t at = response.find("Content-Length: ");
-        if (at == std::string::npos) return "";
-        size_t length = std::stoul(response.substr(at + 16));
-        if (response.size() >= head_end + 4 + length) return response.substr(head_end + 4, length);
-      }
-      int n = SSL_read(ssl_, buf, sizeof(buf));
-      if (n <= 0) return "";
-      response.append(buf, static_cast<size_t>(n));
-    }
-  }
-
- private:
-  SSL_CTX* ctx_ = nullptr;
-  SSL* ssl_ = nullptr;
-  int fd_ = -1;
-  bool ok_ = false;
-};
-
 class EchoTargetHandler final : public RequestHandler {
  public:
   void OnRequest(const IncomingRequest& request, Responder responder) override {
@@ -167,63 +65,17 @@ class EchoTargetHandler final : public RequestHandler {
   }
 };
 
-// An HttpListener with TLS on its own loop thread.
-class TlsServer {
+// The echo target behind a TLS listener (a base, so that the handler outlives the server).
+struct EchoTarget {
+  EchoTargetHandler handler;
+};
+class TlsServer : private EchoTarget, public hammer::testing::TlsTestServer {
  public:
-  explicit TlsServer(const TlsServerOptions& options, ServerOptions server = {}) {
-    Result<std::shared_ptr<TlsServerContext>> created = TlsServerContext::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status().message();
-    if (!created.ok()) return;
-    context = *created;
-    EXPECT_TRUE(loops_.Init().ok());
-    resources = std::make_shared<ServerResources>();
-    server.resources = resources;
-    server.tls = context;
-    listener_ = std::make_unique<HttpListener>(loops_.loop(0), &handler_, server);
-    EXPECT_TRUE(listener_->Listen(*net::SocketAddress::Parse("127.0.0.1:0"), false).ok());
-    port = listener_->local_address().port();
-    loops_.Start();
-  }
-  ~TlsServer() {
-    loops_.StopAll();
-    loops_.Join();
-    listener_.reset();
-  }
-
-  std::shared_ptr<TlsServerContext> context;
-  std::shared_ptr<ServerResources> resources;
-  uint16_t port = 0;
-
- private:
-  net::LoopGroup loops_{1};
-  EchoTargetHandler handler_;
-  std::unique_ptr<HttpListener> listener_;
+  explicit TlsServer(const TlsServerOptions& options, ServerOptions server = {})
+      : hammer::testing::TlsTestServer(options, &handler, server) {}
 };
 
-class TlsServerTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    pki_ = new testing::TestPki();
-    leaf_ = pki_->IssueLeaf("server", "DNS:localhost,IP:127.0.0.1", 0x1001);
-  }
-  static void TearDownTestSuite() {
-    delete pki_;
-    pki_ = nullptr;
-  }
-
-  static TlsServerOptions Options() {
-    TlsServerOptions options;
-    options.cert_file = leaf_.cert;
-    options.key_file = leaf_.key;
-    return options;
-  }
-
-  static testing::TestPki* pki_;
-  static testing::LeafFiles leaf_;
-};
-
-testing::TestPki* TlsServerTest::pki_ = nullptr;
-testing::LeafFiles TlsServerTest::leaf_;
+using TlsServerTest = hammer::testing::TlsSuite;
 
 TEST_F(TlsServerTest, HandshakeThenHttpOverTlsWithAlpnHttp11) {
   TlsServer server(Options());
@@ -288,7 +140,7 @@ TEST_F(TlsServerTest, SessionsResume) {
 }
 
 TEST_F(TlsServerTest, ReloadServesTheNewCertificateAndKeepsOpenConnections) {
-  testing::LeafFiles files = pki_->IssueLeaf("reloaded", "DNS:localhost", 0x2001);
+  hammer::testing::LeafFiles files = pki_->IssueLeaf("reloaded", "DNS:localhost", 0x2001);
   TlsServerOptions options = Options();
   options.cert_file = files.cert;
   options.key_file = files.key;
@@ -319,7 +171,7 @@ TEST_F(TlsServerTest, ReloadServesTheNewCertificateAndKeepsOpenConnections) {
 }
 
 TEST_F(TlsServerTest, BadReloadKeepsThePreviousCertificateAndIsCounted) {
-  testing::LeafFiles files = pki_->IssueLeaf("flaky", "DNS:localhost", 0x3001);
+  hammer::testing::LeafFiles files = pki_->IssueLeaf("flaky", "DNS:localhost", 0x3001);
   TlsServerOptions options = Options();
   options.cert_file = files.cert;
   options.key_file = files.key;
@@ -359,7 +211,7 @@ TEST_F(TlsServerTest, CreateNamesTheFileAtFault) {
             std::string::npos)
       << r.status().message();
 
-  testing::LeafFiles other = pki_->IssueLeaf("unrelated", "DNS:localhost", 0x4001);
+  hammer::testing::LeafFiles other = pki_->IssueLeaf("unrelated", "DNS:localhost", 0x4001);
   TlsServerOptions mismatched = Options();
   mismatched.key_file = other.key;
   r = TlsServerContext::Create(mismatched);
@@ -521,7 +373,7 @@ TEST_F(TlsServerTest, EngineClientVerifiesByNameAndResumesOnReconnect) {
 }
 
 TEST_F(TlsServerTest, EngineClientRefusesACertificateForAnotherName) {
-  testing::LeafFiles other = pki_->IssueLeaf("elsewhere", "DNS:other.test", 0x5001);
+  hammer::testing::LeafFiles other = pki_->IssueLeaf("elsewhere", "DNS:other.test", 0x5001);
   TlsServerOptions options;
   options.cert_file = other.cert;
   options.key_file = other.key;
@@ -547,8 +399,9 @@ TEST_F(TlsServerTest, ClientConfigNamesTheFileAtFault) {
   key_only.client_key = leaf_.key;
   EXPECT_FALSE(TlsClientConfig::Create(key_only).ok());
 
-  testing::LeafFiles client = pki_->IssueLeaf("client", "DNS:client.test", 0x6001, true);
-  testing::LeafFiles unrelated = pki_->IssueLeaf("unrelated-client", "DNS:x.test", 0x6002, true);
+  hammer::testing::LeafFiles client = pki_->IssueLeaf("client", "DNS:client.test", 0x6001, true);
+  hammer::testing::LeafFiles unrelated =
+      pki_->IssueLeaf("unrelated-client", "DNS:x.test", 0x6002, true);
   TlsOptions mismatched;
   mismatched.client_cert = client.cert;
   mismatched.client_key = unrelated.key;
