@@ -13,8 +13,6 @@ namespace hammer::http {
 
 namespace {
 
-constexpr uint32_t kWatchInput = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-constexpr uint32_t kWatchOutputOnly = EPOLLOUT | EPOLLRDHUP | EPOLLET;
 // The HTTP/2 connection preface (RFC 9113 §3.4); its first line is no HTTP/1.1 request.
 constexpr std::string_view kHttp2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 // Reads per readiness event before the connection yields to the others on its loop (1 MiB).
@@ -156,7 +154,7 @@ void H2ServerConnection::ReadAndReceive() {
     if (out_.size() - out_sent_ > kOutputHighWater) {
       // The client is not reading our answers: what it sends waits in its TCP window.
       reading_paused_ = true;
-      owner_->Watch(kWatchOutputOnly);
+      owner_->Watch(ServerConnection::kWatchOutputOnly);
       break;
     }
     if (reads == kReadsPerEvent) {
@@ -184,7 +182,7 @@ void H2ServerConnection::ReadAndReceive() {
 // reports what waits in the socket, but not what TLS has already taken from it into its own
 // buffer (read-ahead), which only another read finds.
 void H2ServerConnection::ReadSoon() {
-  owner_->Watch(kWatchInput);
+  owner_->Watch(ServerConnection::kWatchInput);
   loop_->Defer([this, alive = std::weak_ptr<bool>(owner_->alive_)] {
     std::shared_ptr<bool> live = alive.lock();
     if (live && *live && !closed_ && !reading_paused_) ReadAndReceive();

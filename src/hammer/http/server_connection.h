@@ -31,7 +31,8 @@
 // (RespondStream) is moved from its BodyStream into that buffer only while it is under
 // kOutputHighWater; the timer is then idle_timeout since bytes last moved (a client that stops
 // reading is closed). Closing the connection fails the request stream and cancels the response
-// stream, so that the handler's side stops (answers and streaming are in server_answers.cc).
+// stream, so that the handler's side stops (answers and streaming are in server_answers.cc,
+// reading in server_input.cc).
 //
 // Buffers: input is read into the listener's shared buffer whenever the connection has
 // nothing buffered, and only what is left unparsed (a partial head, pipelined requests) is
@@ -46,6 +47,8 @@
 // Ownership: the listener's ConnectionTable owns every connection; a connection closes itself
 // into DeleteLater. Threading: the listener's loop thread only.
 #pragma once
+
+#include <sys/epoll.h>
 
 #include <memory>
 #include <optional>
@@ -100,6 +103,11 @@ class ServerConnection final : public net::IoHandler,
 
  private:
   friend class H2ServerConnection;
+
+  // What epoll watches: input and output, or output only while reading is paused.
+  static constexpr uint32_t kWatchInput = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  static constexpr uint32_t kWatchOutputOnly = EPOLLOUT | EPOLLRDHUP | EPOLLET;
+
   enum class Phase : uint8_t {
     kHandshake,
     kHead,
@@ -126,24 +134,25 @@ class ServerConnection final : public net::IoHandler,
   // kHead
   void EnterHead();
   void OnHeadBytes();
-  // Input
+  // Reading (server_input.cc)
   void OnReadable(bool peer_closing);
   void ReadIntoSharedBuffer(bool peer_closing, bool* again);
   void ReadIntoOwnBuffer(bool peer_closing, bool* again);
   void KeepUnparsed(std::string_view rest);
-  void ServeBuffered();
-  size_t ParseAndDispatch(std::string_view input);
-  bool TakingRequests() const;
-  void Dispatch();
   void Watch(uint32_t events);
   void PauseReading();
   void ResumeReadingIfRoom();
   void ReadLater();
+  void DrainLingering();
+  // Parsing and dispatch
+  void ServeBuffered();
+  size_t ParseAndDispatch(std::string_view input);
+  bool TakingRequests() const;
+  void Dispatch();
   // Refusals
   void Refuse(Rejection rejection, int status, std::string_view body_text);
   void OnTimer();
   void StartLingering();
-  void DrainLingering();
   // Output
   void MakeOutputRoom(size_t more);
   void AppendResponseHead(int status, std::string_view content_type, size_t body_size,
