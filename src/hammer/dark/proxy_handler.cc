@@ -186,61 +186,48 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   if (!eligible) return;
   // An HTTP/2 body is held whole (the stream's own cap), but one that HTTP/1.1 would have
   // streamed is not copied either: eligibility does not depend on the client's protocol.
-  if (request.body_stream != nullptr ||
-      (options_->stream_threshold != 0 && request.body.size() > options_->stream_threshold)) {
-    SkipStreamed(request, std::move(join));
-    return;
-  }
-  Fork(request, join);
-  if (join && join->dark_expected() && !options_->compare_secondary.empty()) {
+  const bool streamed =
+      request.body_stream != nullptr ||
+      (options_->stream_threshold != 0 && request.body.size() > options_->stream_threshold);
+  Fork(request, join, streamed);
+  if (!streamed && join && join->dark_expected() && !options_->compare_secondary.empty()) {
     SendSecondary(request, join);
   }
 }
 
+// Each cluster's share of the request is decided here, once: counted eligible, offered to a
+// constant-QPS cluster's schedule, or drawn by the cluster's strategy; then every copy drawn is
+// sent. A `streamed` request is not copied: its copies are counted as streamed instead (as a
+// dropped copy would be), a constant-QPS cluster is not offered it, and a compared request
+// counts its copies unsent.
 void DarkProxyHandler::Fork(const http::IncomingRequest& request,
-                            std::shared_ptr<ComparisonJoin> join) {
+                            const std::shared_ptr<ComparisonJoin>& join, bool streamed) {
   IdenticalSelector identical(rng_, options_->identical_header, request.head.headers);
   for (DarkCluster* cluster : active_) {
     ClusterCounters& counters = counters_->clusters[cluster->index()];
     Bump(counters.eligible);
     if (cluster->strategy() == ForkStrategyKind::kConstantQps) {
       // Kept for the cluster's own schedule; never sent from the request path.
-      cluster->OfferForSchedule(request);
-      continue;
-    }
-    uint32_t copies = cluster->CopiesFor(identical);
-    Bump(counters.selected, copies);
-    for (uint32_t i = 0; i < copies; ++i) {
-      // The first copy to each cluster is compared (one answer per cluster and request).
-      std::shared_ptr<ComparisonJoin> compared;
-      if (join && i == 0) {
-        join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
-        compared = join;
+      if (streamed) {
+        Bump(counters.streamed);
+      } else {
+        cluster->OfferForSchedule(request);
       }
-      SendCopy(*cluster, request.head, request.body, request.client_ip, std::move(compared));
-    }
-  }
-}
-
-// A streamed body is not held, so there is nothing to copy from: every copy the strategies
-// ask for is counted as streamed, as a dropped copy would be, and a compared request counts
-// them unsent.
-void DarkProxyHandler::SkipStreamed(const http::IncomingRequest& request,
-                                    std::shared_ptr<ComparisonJoin> join) {
-  IdenticalSelector identical(rng_, options_->identical_header, request.head.headers);
-  for (DarkCluster* cluster : active_) {
-    ClusterCounters& counters = counters_->clusters[cluster->index()];
-    Bump(counters.eligible);
-    if (cluster->strategy() == ForkStrategyKind::kConstantQps) {
-      Bump(counters.streamed);  // not offered to the cluster's schedule
       continue;
     }
     uint32_t copies = cluster->CopiesFor(identical);
     Bump(counters.selected, copies);
-    Bump(counters.streamed, copies);
-    if (join && copies > 0) {
-      join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
-      join->DarkNotSent(cluster->index());
+    if (copies == 0) continue;
+    // The first copy to each cluster is compared (one answer per cluster and request).
+    if (join) join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
+    if (streamed) {
+      Bump(counters.streamed, copies);
+      if (join) join->DarkNotSent(cluster->index());
+      continue;
+    }
+    for (uint32_t i = 0; i < copies; ++i) {
+      SendCopy(*cluster, request.head, request.body, request.client_ip,
+               i == 0 ? join : std::shared_ptr<ComparisonJoin>());
     }
   }
 }

@@ -86,8 +86,8 @@ class DarkProxyHandler final : public http::RequestHandler {
  private:
   void SyncClusters();
   DarkCluster* ClusterFor(const DarkClusterMembership& cluster);
-  void Fork(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
-  void SkipStreamed(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
+  void Fork(const http::IncomingRequest& request, const std::shared_ptr<ComparisonJoin>& join,
+            bool streamed);
   void SendCopy(DarkCluster& cluster, const http::RequestHead& head, std::string_view body,
                 std::string_view client_ip, std::shared_ptr<ComparisonJoin> join);
   ForwardOptions ForwardOptionsFor(const http::IncomingRequest& request) const;
