@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "client_loop.h"
 #include "hammer/http/client.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/http/server.h"
@@ -87,18 +88,15 @@ class Exchange final : public ResponseHandler {
   MonoNanos sent_at_ = 0;
 };
 
-class ClientServerTest : public ::testing::Test {
+class ClientServerTest : public testing::ClientLoopTest {
  protected:
+  ClientServerTest() : ClientLoopTest(kGuard) {}
+
   void SetUp() override {
-    serve::ServeOptions options;
-    options.listen = "127.0.0.1:0";
-    options.threads = 1;
-    Result<std::unique_ptr<serve::TargetServerGroup>> server =
-        serve::TargetServerGroup::Start(options);
+    Result<std::unique_ptr<serve::TargetServerGroup>> server = testing::StartTargetServer();
     ASSERT_TRUE(server.ok()) << server.status().message();
     server_ = std::move(*server);
-    ASSERT_TRUE(loop_.Init().ok());
-    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, ClientOptions{});
+    ClientLoopTest::SetUp();
   }
 
   std::string Url(std::string_view path) const {
@@ -129,20 +127,6 @@ class ClientServerTest : public ::testing::Test {
     return RunLoop();
   }
 
-  bool RunLoop() {
-    bool guard_fired = false;
-    net::Timer guard(&loop_, [&] {
-      guard_fired = true;
-      loop_.Stop();
-    });
-    guard.ArmAt(loop_.UpdateNow() + kGuard);
-    loop_.Run();
-    return !guard_fired;
-  }
-
-  net::EventLoop loop_;
-  net::Resolver resolver_{1};
-  std::unique_ptr<HttpClient> client_;
   std::unique_ptr<serve::TargetServerGroup> server_;
 };
 

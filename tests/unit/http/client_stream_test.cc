@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "client_loop.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/client.h"
 #include "hammer/http/url.h"
@@ -21,84 +22,11 @@
 namespace hammer::http {
 namespace {
 
+using testing::Pattern;
+using testing::PatternSource;
+
 constexpr Nanos kGuard = 20 * kSecond;
-constexpr size_t kPiece = 64 * 1024;
 constexpr size_t kWindow = 256 * 1024;
-
-// The body's bytes: a pattern that a misplaced or lost piece would break.
-char PatternByte(uint64_t i) {
-  return static_cast<char>('a' + (i * 7 + i / 4099) % 26);
-}
-
-std::string Pattern(uint64_t size) {
-  std::string out(size, '\0');
-  for (uint64_t i = 0; i < size; ++i)
-    out[i] = PatternByte(i);
-  return out;
-}
-
-// Produces `total` bytes of the pattern into a stream, one piece per loop iteration while the
-// stream has room, and stops when it is full (as a server connection stops reading its
-// client). Records the most bytes it ever saw waiting. `fail_after`: gives up (Fail) once that
-// many bytes were appended.
-class PatternSource final : public BodyStream::Producer {
- public:
-  PatternSource(net::EventLoop* loop, BodyStream* stream, uint64_t total,
-                std::optional<uint64_t> fail_after = std::nullopt)
-      : loop_(loop), stream_(stream), total_(total), fail_after_(fail_after) {
-    stream_->SetProducer(this);
-  }
-  ~PatternSource() override { Detach(); }
-  void Detach() {
-    if (stream_ != nullptr) stream_->SetProducer(nullptr);
-    stream_ = nullptr;
-  }
-
-  void Start() { Schedule(); }
-  void OnBodyStreamDrained() override { Schedule(); }
-
-  size_t most_waiting = 0;
-  bool saw_cancel = false;
-
- private:
-  void Schedule() {
-    if (scheduled_) return;
-    scheduled_ = true;
-    loop_->Defer([this] {
-      scheduled_ = false;
-      Produce();
-    });
-  }
-  void Produce() {
-    if (stream_->cancelled()) {
-      saw_cancel = true;
-      return;
-    }
-    if (fail_after_ && sent_ >= *fail_after_) {
-      stream_->Fail();
-      return;
-    }
-    if (sent_ == total_ || stream_->full()) return;  // done, or OnBodyStreamDrained resumes
-    std::string piece(std::min<uint64_t>(kPiece, total_ - sent_), '\0');
-    for (size_t i = 0; i < piece.size(); ++i)
-      piece[i] = PatternByte(sent_ + i);
-    stream_->Append(piece);
-    sent_ += piece.size();
-    most_waiting = std::max(most_waiting, stream_->available().size());
-    if (sent_ == total_) {
-      stream_->End();
-      return;
-    }
-    Schedule();
-  }
-
-  net::EventLoop* loop_;
-  BodyStream* stream_;
-  uint64_t total_;
-  std::optional<uint64_t> fail_after_;
-  uint64_t sent_ = 0;
-  bool scheduled_ = false;
-};
 
 // One exchange and what its handler saw; `on_body` runs on each piece of the response.
 class StreamExchange final : public ResponseHandler {
@@ -123,18 +51,16 @@ class StreamExchange final : public ResponseHandler {
   std::function<void()> then;
 };
 
-class ClientStreamTest : public ::testing::Test {
+class ClientStreamTest : public testing::ClientLoopTest {
  protected:
+  ClientStreamTest() : ClientLoopTest(kGuard) {}
+
   void SetUp() override {
-    serve::ServeOptions options;
-    options.listen = "127.0.0.1:0";
-    options.threads = 1;
-    Result<std::unique_ptr<serve::TargetServerGroup>> server =
-        serve::TargetServerGroup::Start(options);
+    Result<std::unique_ptr<serve::TargetServerGroup>> server = testing::StartTargetServer();
     ASSERT_TRUE(server.ok()) << server.status().message();
     server_ = std::move(*server);
-    ASSERT_TRUE(loop_.Init().ok());
-    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, ClientOptions{});
+    ClientLoopTest::SetUp();
+    if (HasFatalFailure()) return;
     Result<Url> url = ParseUrl("http://" + server_->address().ToString() + "/");
     ASSERT_TRUE(url.ok());
     origin_ = client_->GetOrigin(*url);
@@ -143,17 +69,6 @@ class ClientStreamTest : public ::testing::Test {
   std::string Head(std::string_view method, std::string_view path, std::string_view framing) {
     return std::string(method) + " " + std::string(path) +
            " HTTP/1.1\r\nHost: " + origin_->host_header + "\r\n" + std::string(framing) + "\r\n";
-  }
-
-  bool RunLoop() {
-    bool guard_fired = false;
-    net::Timer guard(&loop_, [&] {
-      guard_fired = true;
-      loop_.Stop();
-    });
-    guard.ArmAt(loop_.UpdateNow() + kGuard);
-    loop_.Run();
-    return !guard_fired;
   }
 
   // Sends `head` with a body streamed from a PatternSource and returns the exchange.
@@ -171,9 +86,6 @@ class ClientStreamTest : public ::testing::Test {
     return exchange;
   }
 
-  net::EventLoop loop_;
-  net::Resolver resolver_{1};
-  std::unique_ptr<HttpClient> client_;
   std::unique_ptr<serve::TargetServerGroup> server_;
   const Origin* origin_ = nullptr;
 };
@@ -195,7 +107,7 @@ TEST_F(ClientStreamTest, BodyWithALengthArrivesWhole) {
   EXPECT_EQ(exchange->result.bytes_sent, head.size() + size);
   EXPECT_TRUE(stream->finished());
   // Back-pressure: the source never got more than a window (plus its last piece) ahead.
-  EXPECT_LE(source.most_waiting, kWindow + kPiece);
+  EXPECT_LE(source.most_waiting, kWindow + PatternSource::kPiece);
   EXPECT_GT(budget.used(), 0u);  // the stream's buffer is charged while it lives
   source.Detach();
   stream.reset();
@@ -216,7 +128,7 @@ TEST_F(ClientStreamTest, BodyOfUnknownLengthIsSentChunked) {
   EXPECT_TRUE(echo["body"] == Pattern(size));
   // Chunk framing went on the wire besides the body.
   EXPECT_GT(exchange->result.bytes_sent, head.size() + size);
-  EXPECT_LE(source.most_waiting, kWindow + kPiece);
+  EXPECT_LE(source.most_waiting, kWindow + PatternSource::kPiece);
 }
 
 TEST_F(ClientStreamTest, SourceGivingUpMidBodyFailsTheExchange) {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "client_loop.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/client.h"
 #include "hammer/http/server.h"
@@ -31,9 +32,8 @@ constexpr Nanos kGuard = 20 * kSecond;
 constexpr size_t kThreshold = 64 * 1024;
 constexpr size_t kWindow = 128 * 1024;
 
-char PatternByte(uint64_t i) {
-  return static_cast<char>('a' + (i * 7 + i / 4099) % 26);
-}
+using testing::PatternByte;
+using testing::PatternSource;
 
 // Moves a request stream into a response stream, as far as both allow.
 class StreamEcho final : public BodyStream::Consumer, public BodyStream::Producer {
@@ -107,40 +107,6 @@ class EchoHandler final : public RequestHandler {
   std::vector<std::unique_ptr<StreamEcho>> echoes_;
 };
 
-// Produces `total` bytes of the pattern into a stream while it has room.
-class PatternSource final : public BodyStream::Producer {
- public:
-  PatternSource(net::EventLoop* loop, BodyStream* stream, uint64_t total)
-      : loop_(loop), stream_(stream), total_(total) {
-    stream_->SetProducer(this);
-  }
-  ~PatternSource() override { stream_->SetProducer(nullptr); }
-  void Start() { Schedule(); }
-  void OnBodyStreamDrained() override { Schedule(); }
-
- private:
-  void Schedule() {
-    loop_->Defer([this] { Produce(); });
-  }
-  void Produce() {
-    if (stream_->cancelled() || sent_ == total_ || stream_->full()) return;
-    std::string piece(std::min<uint64_t>(32 * 1024, total_ - sent_), '\0');
-    for (size_t i = 0; i < piece.size(); ++i)
-      piece[i] = PatternByte(sent_ + i);
-    stream_->Append(piece);
-    sent_ += piece.size();
-    if (sent_ == total_) {
-      stream_->End();
-      return;
-    }
-    Schedule();
-  }
-  net::EventLoop* loop_;
-  BodyStream* stream_;
-  uint64_t total_;
-  uint64_t sent_ = 0;
-};
-
 class Collect final : public ResponseHandler {
  public:
   explicit Collect(net::EventLoop* loop) : loop_(loop) {}
@@ -162,8 +128,10 @@ class Collect final : public ResponseHandler {
   ExchangeResult result;
 };
 
-class ServerStreamTest : public ::testing::Test {
+class ServerStreamTest : public testing::ClientLoopTest {
  protected:
+  ServerStreamTest() : ClientLoopTest(kGuard) {}
+
   void SetUp() override {
     ASSERT_TRUE(server_loops_.Init().ok());
     handler_ = std::make_unique<EchoHandler>(server_loops_.loop(0));
@@ -174,8 +142,8 @@ class ServerStreamTest : public ::testing::Test {
     Status s = listener_->Listen(*net::SocketAddress::Parse("127.0.0.1:0"), false);
     ASSERT_TRUE(s.ok()) << s.message();
     server_loops_.Start();
-    ASSERT_TRUE(loop_.Init().ok());
-    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, ClientOptions{});
+    ClientLoopTest::SetUp();
+    if (HasFatalFailure()) return;
     origin_ =
         client_->GetOrigin(*ParseUrl("http://" + listener_->local_address().ToString() + "/"));
   }
@@ -183,17 +151,6 @@ class ServerStreamTest : public ::testing::Test {
     client_.reset();
     server_loops_.StopAll();
     server_loops_.Join();
-  }
-
-  bool RunLoop() {
-    bool guard_fired = false;
-    net::Timer guard(&loop_, [&] {
-      guard_fired = true;
-      loop_.Stop();
-    });
-    guard.ArmAt(loop_.UpdateNow() + kGuard);
-    loop_.Run();
-    return !guard_fired;
   }
 
   // Streams `size` bytes of the pattern to the echo and checks what comes back.
@@ -231,9 +188,6 @@ class ServerStreamTest : public ::testing::Test {
   net::LoopGroup server_loops_{1};
   std::unique_ptr<EchoHandler> handler_;
   std::unique_ptr<HttpListener> listener_;
-  net::EventLoop loop_;
-  net::Resolver resolver_{1};
-  std::unique_ptr<HttpClient> client_;
   const Origin* origin_ = nullptr;
 };
 
