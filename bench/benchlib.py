@@ -1,4 +1,5 @@
 """Helpers shared by the benchmarks in bench/ (standard library only)."""
+import json
 import os
 import shutil
 import socket
@@ -63,3 +64,19 @@ def https_get(port: int, ca: str, path: str = "/") -> tuple[bytes, str]:
             while chunk := s.recv(4096):
                 data += chunk
             return data.split(b"\r\n\r\n", 1)[-1], f"{s.version()} {s.cipher()[0]}"
+
+
+def write_results(out_dir: str, name: str, summary: str, runs=None) -> None:
+    """Writes OUT_DIR/summary.md (and OUT_DIR/runs.json when `runs` is given), copies the summary
+    to $BENCH_SUMMARY_DIR/NAME.md for bench/run.sh when that is set, and prints it."""
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(summary)
+    if runs is not None:
+        with open(os.path.join(out_dir, "runs.json"), "w") as f:
+            json.dump(runs, f, indent=1)
+    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
+    if summary_dir:
+        os.makedirs(summary_dir, exist_ok=True)
+        with open(os.path.join(summary_dir, name + ".md"), "w") as f:
+            f.write(summary)
+    print(summary)

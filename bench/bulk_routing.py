@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from bulk_support import counter_delta, locality, node_counters, synthetic_corpus  # noqa: E402
 from opensearch import OpenSearchCluster, available  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import snapshot_hammer, write_results  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SHARDS = 6
@@ -214,14 +214,7 @@ def main() -> int:
         "(the cluster's own indexing-pressure counters). MB between nodes = transport bytes "
         "sent, all nodes, during the run (replication included).",
     ]) + "\n"
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
-    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
-    if summary_dir:
-        os.makedirs(summary_dir, exist_ok=True)
-        with open(os.path.join(summary_dir, "bulk_routing.md"), "w") as f:
-            f.write(summary)
-    print(summary)
+    write_results(out_dir, "bulk_routing", summary)
     return 0
 
 

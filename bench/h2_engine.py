@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import datetime
-import json
 import os
 import platform
 import shutil
@@ -34,7 +33,7 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import snapshot_hammer, write_results  # noqa: E402
 from tls_engine import (Tool, _started, children_of, cpu_model, free_port,  # noqa: E402
                         parse_h2load, parse_hammer, run_tool)
 
@@ -239,16 +238,7 @@ def main() -> int:
         *[f"- {name}: run FAILED and was dropped ({why})" for name, why in broken.items()],
     ]
     summary = "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
-    with open(os.path.join(out_dir, "runs.json"), "w") as f:
-        json.dump(runs, f, indent=1)
-    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
-    if summary_dir:
-        os.makedirs(summary_dir, exist_ok=True)
-        with open(os.path.join(summary_dir, "h2_engine.md"), "w") as f:
-            f.write(summary)
-    print(summary)
+    write_results(out_dir, "h2_engine", summary, runs)
     return 0
 
 

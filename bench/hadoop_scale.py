@@ -72,7 +72,7 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import snapshot_hammer, write_results  # noqa: E402
 
 
 def task_wrapper(argv: list[str]) -> int:
@@ -739,17 +739,9 @@ def main() -> int:
               "- machine busy: all CPUs over the job (/proc/stat); others = what neither the "
               "job nor nginx used (other tenants)."]
     summary = "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
-    with open(os.path.join(out_dir, "runs.json"), "w") as f:
-        json.dump({"warmup": warm, "runs": runs, "harness_start": starts,
-                   "startup_cpu": args.startup_cpu}, f, indent=1)
-    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
-    if summary_dir:
-        os.makedirs(summary_dir, exist_ok=True)
-        with open(os.path.join(summary_dir, "hadoop_scale.md"), "w") as f:
-            f.write(summary)
-    print(summary)
+    write_results(out_dir, "hadoop_scale", summary,
+                  {"warmup": warm, "runs": runs, "harness_start": starts,
+                   "startup_cpu": args.startup_cpu})
     return 0
 
 

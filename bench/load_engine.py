@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import snapshot_hammer, write_results  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -548,16 +548,7 @@ def main() -> int:
                       "strace slows the run, the counts per request are what matters):", ""]
         lines += [f"- {p}" for p in profile]
     summary = "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
-    with open(os.path.join(out_dir, "runs.json"), "w") as f:
-        json.dump(runs, f, indent=1)
-    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
-    if summary_dir:
-        os.makedirs(summary_dir, exist_ok=True)
-        with open(os.path.join(summary_dir, "load_engine.md"), "w") as f:
-            f.write(summary)
-    print(summary)
+    write_results(out_dir, "load_engine", summary, runs)
     return 0
 
 

@@ -41,7 +41,7 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import snapshot_hammer, write_results  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED_REDUCER = os.path.join(REPO, "tests", "fixtures", "seed", "stats_aggregator.rb")
@@ -347,16 +347,7 @@ def main() -> int:
     if verdict:
         summary_lines += ["", "Goals: " + "; ".join(verdict) + "."]
     summary = "\n".join(summary_lines) + "\n"
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
-    with open(os.path.join(out_dir, "runs.json"), "w") as f:
-        json.dump(runs, f, indent=1)
-    summary_dir = os.environ.get("BENCH_SUMMARY_DIR")
-    if summary_dir:
-        os.makedirs(summary_dir, exist_ok=True)
-        with open(os.path.join(summary_dir, "stats_reducer.md"), "w") as f:
-            f.write(summary)
-    print(summary)
+    write_results(out_dir, "stats_reducer", summary, runs)
     return 1 if broken else 0
 
 
