@@ -55,6 +55,8 @@ void H2RequestFields::Add(std::string_view name, std::string_view value) {
 }
 
 Status H2RequestFields::Assign(std::string_view head, bool tls) {
+  if (!built_head_.empty() && tls == built_tls_ && head == built_head_) return Status::Ok();
+  built_head_.clear();
   bytes_.clear();
   offsets_.clear();
   lengths_.clear();
@@ -121,6 +123,8 @@ Status H2RequestFields::Assign(std::string_view head, bool tls) {
     fields_.push_back(nv);
   }
   method_ = std::string_view(bytes_).substr(offsets_[0].second, lengths_[0].second);
+  built_head_.assign(head);
+  built_tls_ = tls;
   return Status::Ok();
 }
 

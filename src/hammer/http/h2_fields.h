@@ -32,7 +32,8 @@ class H2RequestFields {
   // Builds the field list of `head` ("METHOD SP target SP HTTP/1.x CRLF *(name: value CRLF)
   // CRLF"). Errors: no request line, a line without a colon, a target that is not origin-form
   // ("/..." or "*" for OPTIONS) or absolute-form, or no Host field. Storage is reused between
-  // calls; the list is valid until the next Assign.
+  // calls; the list is valid until the next Assign. The same head assigned again (a load run
+  // sends one prepared head over and over) keeps the list already built.
   Status Assign(std::string_view head, bool tls);
   std::span<const nghttp2_nv> fields() const { return fields_; }
   std::string_view method() const { return method_; }
@@ -45,6 +46,8 @@ class H2RequestFields {
   std::vector<std::pair<uint32_t, uint32_t>> lengths_;
   std::vector<nghttp2_nv> fields_;
   std::string_view method_;
+  std::string built_head_;  // the head the list was built from; empty when it was not
+  bool built_tls_ = false;
 };
 
 // The fields of one received HEADERS block, kept until the next Begin().

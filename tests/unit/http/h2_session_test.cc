@@ -171,6 +171,38 @@ TEST(H2RequestFieldsTest, RefusesHeadsItCannotTranslate) {
   EXPECT_EQ(fields.fields().size(), 4u);
 }
 
+// The same head assigned again keeps the list; another head, the other scheme or a refused head
+// in between never leaves a stale list behind.
+TEST(H2RequestFieldsTest, ReassigningTheSameHeadKeepsTheListAndAnyOtherRebuildsIt) {
+  const std::string a = "GET /a HTTP/1.1\r\nHost: a.test\r\n\r\n";
+  const std::string b = "PUT /b HTTP/1.1\r\nHost: b.test\r\nX-B: 1\r\n\r\n";
+  auto text = [](const H2RequestFields& f) {
+    std::string out;
+    for (const nghttp2_nv& nv : f.fields()) {
+      out.append(reinterpret_cast<const char*>(nv.name), nv.namelen).append("=");
+      out.append(reinterpret_cast<const char*>(nv.value), nv.valuelen).append(";");
+    }
+    return out;
+  };
+  H2RequestFields fields;
+  ASSERT_TRUE(fields.Assign(a, false).ok());
+  const std::string first = text(fields);
+  const nghttp2_nv* storage = fields.fields().data();
+  ASSERT_TRUE(fields.Assign(std::string(a), false).ok());  // equal bytes, another buffer
+  EXPECT_EQ(fields.fields().data(), storage);
+  EXPECT_EQ(text(fields), first);
+  ASSERT_TRUE(fields.Assign(a, true).ok());
+  EXPECT_EQ(text(fields), ":method=GET;:scheme=https;:authority=a.test;:path=/a;");
+  ASSERT_TRUE(fields.Assign(b, true).ok());
+  EXPECT_EQ(text(fields), ":method=PUT;:scheme=https;:authority=b.test;:path=/b;x-b=1;");
+  EXPECT_EQ(fields.method(), "PUT");
+  EXPECT_FALSE(fields.Assign("GET / HTTP/1.1\r\n\r\n", true).ok());
+  ASSERT_TRUE(fields.Assign(b, true).ok());
+  EXPECT_EQ(text(fields), ":method=PUT;:scheme=https;:authority=b.test;:path=/b;x-b=1;");
+  ASSERT_TRUE(fields.Assign(a, false).ok());
+  EXPECT_EQ(text(fields), first);
+}
+
 TEST(H2ErrorNameTest, NamesRfc9113CodesAndHexForOthers) {
   EXPECT_EQ(H2ErrorName(0), "NO_ERROR");
   EXPECT_EQ(H2ErrorName(7), "REFUSED_STREAM");
