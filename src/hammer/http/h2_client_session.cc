@@ -44,6 +44,10 @@ struct H2ClientCallbacks {
         if (!stream->final_head && status != 0) {
           stream->final_head = true;
           self->visitor_->OnStreamHead(stream, self->head_.MakeResponseHead(stream->head_request));
+        } else if (stream->paused) {
+          stream->held.has_trailers = true;
+          for (const Header& h : self->head_.headers())
+            stream->held.trailers.emplace_back(std::string(h.name), std::string(h.value));
         } else {
           self->visitor_->OnStreamTrailers(stream, self->head_.headers());
         }
@@ -63,11 +67,20 @@ struct H2ClientCallbacks {
     }
   }
 
+  // Automatic WINDOW_UPDATE is off: the connection window is reopened here, the stream's
+  // once its visitor has the data (held data is bounded by the stream window).
   static int OnDataChunk(nghttp2_session* session, uint8_t, int32_t stream_id, const uint8_t* data,
                          size_t size, void* user_data) {
-    if (H2ClientSession::Stream* stream = StreamOf(session, stream_id)) {
-      Self(user_data)->visitor_->OnStreamData(
-          stream, std::string_view(reinterpret_cast<const char*>(data), size));
+    nghttp2_session_consume_connection(session, size);
+    std::string_view piece(reinterpret_cast<const char*>(data), size);
+    H2ClientSession::Stream* stream = StreamOf(session, stream_id);
+    if (stream == nullptr) {
+      nghttp2_session_consume_stream(session, stream_id, size);
+    } else if (stream->paused) {
+      stream->held.data.append(piece);
+    } else {
+      nghttp2_session_consume_stream(session, stream_id, size);
+      Self(user_data)->visitor_->OnStreamData(stream, piece);
     }
     return 0;
   }
@@ -77,6 +90,11 @@ struct H2ClientCallbacks {
     H2ClientSession::Stream* stream = StreamOf(session, stream_id);
     if (stream == nullptr) return 0;
     H2ClientSession* self = Self(user_data);
+    if (stream->paused) {
+      stream->held.closed = true;
+      stream->held.close_code = error_code;
+      return 0;
+    }
     --self->open_streams_;
     self->visitor_->OnStreamClose(stream, error_code);
     return 0;
@@ -120,6 +138,7 @@ Status H2ClientSession::Init() {
     return Status::Error("HTTP/2: out of memory");
   }
   nghttp2_option_set_max_send_header_block_length(option, settings_.max_send_head_bytes);
+  nghttp2_option_set_no_auto_window_update(option, 1);
   int rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
   nghttp2_option_del(option);
   nghttp2_session_callbacks_del(callbacks);
@@ -154,8 +173,53 @@ Status H2ClientSession::Submit(Stream* stream, std::string_view head) {
   return Status::Ok();
 }
 
-void H2ClientSession::Cancel(Stream* stream) {
+bool H2ClientSession::Cancel(Stream* stream) {
+  bool ended = stream->held.closed;
+  stream->paused = false;
+  stream->held = Stream::Held{};
+  if (ended) {
+    --open_streams_;
+    return true;
+  }
   nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_CANCEL);
+  return false;
+}
+
+void H2ClientSession::Pause(Stream* stream) {
+  stream->paused = true;
+}
+
+void H2ClientSession::Resume(Stream* stream) {
+  if (!stream->paused) return;
+  stream->paused = false;
+  DeliverHeld(stream);
+}
+
+void H2ClientSession::DeliverHeld(Stream* stream) {
+  if (!stream->held.data.empty()) {
+    std::string data = std::move(stream->held.data);
+    stream->held.data.clear();
+    // A closed stream has no window left to reopen (nghttp2 then refuses the call, harmlessly).
+    nghttp2_session_consume_stream(session_, stream->id, data.size());
+    visitor_->OnStreamData(stream, data);
+    if (stream->paused) return;
+  }
+  if (stream->held.has_trailers) {
+    std::vector<std::pair<std::string, std::string>> owned = std::move(stream->held.trailers);
+    stream->held.trailers.clear();
+    stream->held.has_trailers = false;
+    std::vector<Header> trailers;
+    trailers.reserve(owned.size());
+    for (const auto& [name, value] : owned)
+      trailers.push_back({name, value});
+    visitor_->OnStreamTrailers(stream, trailers);
+    if (stream->paused) return;
+  }
+  if (stream->held.closed) {
+    stream->held.closed = false;
+    --open_streams_;
+    visitor_->OnStreamClose(stream, stream->held.close_code);  // the visitor may free `stream`
+  }
 }
 
 uint32_t H2ClientSession::peer_max_concurrent_streams() const {

@@ -10,7 +10,14 @@
 // session calls nothing back.
 //
 // Visitor calls are made from inside Receive (and OnStreamClose also from inside Produce, for
-// streams refused before they were sent); a visitor must not destroy the session there.
+// streams refused before they were sent; and from inside Resume, for what a paused stream
+// held); a visitor must not destroy the session there.
+//
+// Flow control: the session sends WINDOW_UPDATE for a stream's DATA only once its visitor has
+// been given it. Pause holds a stream's DATA (and its trailers and close) in the session
+// instead; the server then stops at the stream window (Settings::window_bytes), which bounds
+// what is held. The connection window is reopened at once, so one paused stream does not stall
+// the others on the connection.
 //
 // Threading: one loop thread.
 #pragma once
@@ -18,7 +25,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_session.h"
@@ -37,6 +47,16 @@ class H2ClientSession final : public H2Session {
     bool final_head = false;      // the final response head was delivered
     bool peer_reset = false;      // the server sent RST_STREAM (the code comes with OnStreamClose)
     bool head_too_large = false;  // the response head went over the limits; the stream is reset
+    bool paused = false;          // see Pause; read-only for the caller
+
+    // What arrived for a paused stream, in order: DATA, then trailers, then the close.
+    struct Held {
+      std::string data;
+      bool has_trailers = false;
+      std::vector<std::pair<std::string, std::string>> trailers;
+      bool closed = false;
+      uint32_t close_code = 0;
+    } held;
   };
 
   class Visitor {
@@ -58,7 +78,8 @@ class H2ClientSession final : public H2Session {
     size_t max_head_bytes = 64 * 1024;  // a response head's fields (RFC 9113's accounting)
     size_t max_headers = 128;
     // Flow-control windows offered to the server (stream and connection): a load generator
-    // reads as fast as it can, so it never makes the server wait for WINDOW_UPDATE.
+    // reads as fast as it can, so it never makes the server wait for WINDOW_UPDATE. A caller
+    // that pauses streams sets it to what it may hold per paused stream.
     int32_t window_bytes = (1 << 30) - 1;
     // A request head may encode to this many bytes (nghttp2's own default is 64 KiB): a load
     // test may send heads as big as the user wrote them, and the server is the one to judge.
@@ -75,7 +96,16 @@ class H2ClientSession final : public H2Session {
   // opens a new connection).
   Status Submit(Stream* stream, std::string_view head);
   // Resets the stream (RST_STREAM CANCEL); the visitor hears no more of it except its close.
-  void Cancel(Stream* stream);
+  // What a paused stream held is dropped; if its close was among it (the stream had ended),
+  // returns true and the stream is over now: OnStreamClose will not be called for it.
+  bool Cancel(Stream* stream);
+  // Holds the stream's DATA, trailers and close from now on (a piece being delivered is
+  // delivered whole) and stops reopening its window. Pausing a paused stream does nothing.
+  void Pause(Stream* stream);
+  // Delivers what the stream held, from inside this call, and reopens its window: the server
+  // sends on. A visitor call may pause it again, which stops the delivery there. Resuming a
+  // stream that is not paused does nothing.
+  void Resume(Stream* stream);
 
   // Streams submitted and not yet closed.
   size_t open_streams() const { return open_streams_; }
@@ -88,6 +118,8 @@ class H2ClientSession final : public H2Session {
   H2ClientSession(Visitor* visitor, const Settings& settings, bool tls)
       : visitor_(visitor), settings_(settings), tls_(tls) {}
   Status Init();
+  // Hands the visitor what `stream` held, up to a new pause or its close.
+  void DeliverHeld(Stream* stream);
 
   friend struct H2ClientCallbacks;
   Visitor* visitor_;
