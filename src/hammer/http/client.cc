@@ -61,8 +61,8 @@ TlsCounters HttpClient::tls_counters() const {
 }
 
 void HttpClient::Send(const ClientRequest& request, ResponseHandler* handler) {
-  // Streamed bodies and paused responses are HTTP/1.1 only (see the header).
-  if (request.origin->http2 && request.body_stream == nullptr && request.flow == nullptr) {
+  // Streamed request bodies are HTTP/1.1 only (see the header).
+  if (request.origin->http2 && request.body_stream == nullptr) {
     SendH2(request, handler, /*is_retry=*/false);
     return;
   }

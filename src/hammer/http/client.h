@@ -23,8 +23,11 @@
 // come from a BodyStream (ClientRequest::body_stream) that is sent as it fills, and the reading
 // of the response may be paused and resumed through a ResponseFlow (ClientRequest::flow), so
 // that a slow reader of the response slows the server through TCP instead of filling memory.
-// An exchange without either costs what it did before: one pointer test each. Both are
-// HTTP/1.1 only: an HTTP/2 origin sends such an exchange over HTTP/1.1 (see Send).
+// An exchange without either costs what it did before: one pointer test each. A streamed
+// request body is HTTP/1.1 only: an HTTP/2 origin sends such an exchange over HTTP/1.1 (see
+// Send). A ResponseFlow works over both: over HTTP/2 pausing holds the one stream, whose
+// window (Http2Options::window_bytes) then stops the server, and the connection's other
+// streams go on.
 #pragma once
 
 #include <cstdint>
@@ -133,12 +136,24 @@ class ResponseFlow {
   // Ends the exchange now: its connection is closed (the server sees the request aborted) and
   // the handler is never called again, OnResponseComplete included. False if none was bound.
   bool Abort();
-  bool bound() const { return connection_ != nullptr; }
+  bool bound() const { return target_ != nullptr; }
   bool paused() const { return paused_; }
+
+  // What a bound flow acts on: the exchange's HTTP/1.1 connection or its HTTP/2 stream
+  // (implemented by the client's connections only).
+  class Target {
+   public:
+    virtual void PauseFlow() = 0;
+    virtual void ResumeFlow() = 0;
+    virtual void AbortFlow() = 0;  // unbinds the flow
+
+    virtual ~Target() = default;
+  };
 
  private:
   friend class ClientConnection;
-  ClientConnection* connection_ = nullptr;
+  friend class H2ClientConnection;
+  Target* target_ = nullptr;
   bool paused_ = false;
 };
 
@@ -151,6 +166,10 @@ struct Http2Options {
   // Concurrent streams per connection (h2load's -m); the server's
   // SETTINGS_MAX_CONCURRENT_STREAMS lowers it.
   uint32_t max_streams = 100;
+  // The stream (and connection) window offered to servers: what a stream paused through its
+  // ResponseFlow may hold. A load generator reads as fast as it can, so by default the server
+  // never waits for WINDOW_UPDATE; a proxy sets it to what it will hold per paused response.
+  int32_t window_bytes = (1 << 30) - 1;
 };
 
 struct ClientOptions {

@@ -24,7 +24,7 @@ ClientConnection::ClientConnection(HttpClient* client, const Origin* origin)
 
 ClientConnection::~ClientConnection() {
   *alive_ = false;
-  if (request_.flow != nullptr) request_.flow->connection_ = nullptr;
+  if (request_.flow != nullptr) request_.flow->target_ = nullptr;
   CloseSocket();
 }
 
@@ -67,7 +67,7 @@ void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandl
   read_start_ = read_end_ = 0;
   reading_paused_ = false;
   if (request.flow != nullptr) {
-    request.flow->connection_ = this;
+    request.flow->target_ = this;
     request.flow->paused_ = false;
   }
   if (request.body_stream != nullptr) {
@@ -87,7 +87,7 @@ void ClientConnection::Unbind() {
     request_.body_stream = nullptr;
   }
   if (ResponseFlow* flow = request_.flow) {
-    flow->connection_ = nullptr;
+    flow->target_ = nullptr;
     flow->paused_ = false;
     request_.flow = nullptr;
   }
@@ -446,20 +446,20 @@ ResponseFlow::~ResponseFlow() {
 }
 
 void ResponseFlow::Pause() {
-  if (connection_ == nullptr) return;
+  if (target_ == nullptr) return;
   paused_ = true;
-  connection_->PauseReading();
+  target_->PauseFlow();
 }
 
 void ResponseFlow::Resume() {
-  if (connection_ == nullptr) return;
+  if (target_ == nullptr) return;
   paused_ = false;
-  connection_->ResumeReading();
+  target_->ResumeFlow();
 }
 
 bool ResponseFlow::Abort() {
-  if (connection_ == nullptr) return false;
-  connection_->Abandon();  // unbinds this flow
+  if (target_ == nullptr) return false;
+  target_->AbortFlow();  // unbinds this flow
   return true;
 }
 

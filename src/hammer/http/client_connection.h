@@ -26,7 +26,8 @@ class ClientConnection final : public net::IoHandler,
                                public net::Deletable,
                                private Connector::Owner,
                                private ResponseParser::Visitor,
-                               private BodyStream::Consumer {
+                               private BodyStream::Consumer,
+                               private ResponseFlow::Target {
  public:
   ClientConnection(HttpClient* client, const Origin* origin);
   ~ClientConnection() override;
@@ -51,11 +52,15 @@ class ClientConnection final : public net::IoHandler,
 
   void OnIoEvents(uint32_t events) override;
 
-  // ResponseFlow entry points.
   void PauseReading();
   void ResumeReading();
 
  private:
+  // ResponseFlow::Target
+  void PauseFlow() override { PauseReading(); }
+  void ResumeFlow() override { ResumeReading(); }
+  void AbortFlow() override { Abandon(); }
+
   enum class State : uint8_t { kOpening, kActive, kIdle, kClosed };
 
   void BeginExchange(const ClientRequest& request, ResponseHandler* handler);

@@ -23,6 +23,9 @@ H2ClientConnection::H2ClientConnection(HttpClient* client, const Origin* origin)
       timer_(client->loop(), [this] { OnTimer(); }) {}
 
 H2ClientConnection::~H2ClientConnection() {
+  *alive_ = false;
+  for (auto& exchange : all_)
+    UnbindFlow(exchange.get());
   CloseSocket();
 }
 
@@ -44,6 +47,7 @@ bool H2ClientConnection::HasRoom() const {
 H2ClientConnection::Exchange* H2ClientConnection::NewExchange() {
   if (free_.empty()) {
     all_.push_back(std::make_unique<Exchange>());
+    all_.back()->connection = this;
     return all_.back().get();
   }
   Exchange* exchange = free_.back();
@@ -51,8 +55,22 @@ H2ClientConnection::Exchange* H2ClientConnection::NewExchange() {
   return exchange;
 }
 
+void H2ClientConnection::UnbindFlow(Exchange* exchange) {
+  ResponseFlow* flow = exchange->request.flow;
+  if (flow == nullptr || flow->target_ != exchange) return;
+  flow->target_ = nullptr;
+  flow->paused_ = false;
+}
+
+bool H2ClientConnection::FlowPaused(const Exchange* exchange) {
+  const ResponseFlow* flow = exchange->request.flow;
+  return flow != nullptr && flow->target_ == exchange && flow->paused_;
+}
+
 void H2ClientConnection::Release(Exchange* exchange) {
+  UnbindFlow(exchange);
   *exchange = Exchange{};
+  exchange->connection = this;
   free_.push_back(exchange);
 }
 
@@ -64,6 +82,10 @@ void H2ClientConnection::Send(const ClientRequest& request, ResponseHandler* han
   exchange->body = request.body;
   exchange->is_retry = is_retry;
   exchange->result.reused_connection = !fresh;
+  if (ResponseFlow* flow = request.flow) {
+    flow->target_ = exchange;
+    flow->paused_ = false;
+  }
   ++exchanges_;
   if (request.deadline != 0) ArmTimer(request.deadline);
   if (state_ == State::kOpening) {
@@ -81,6 +103,7 @@ void H2ClientConnection::Submit(Exchange* exchange) {
     return;
   }
   exchange->submitted = true;
+  if (FlowPaused(exchange)) session_->Pause(exchange);
   exchange->result.bytes_sent = exchange->request.head.size() + exchange->request.body.size();
 }
 
@@ -103,6 +126,7 @@ void H2ClientConnection::OnTransportReady(std::unique_ptr<net::Transport> transp
   H2ClientSession::Settings settings;
   settings.max_head_bytes = client_->options().limits.max_head_bytes;
   settings.max_headers = client_->options().limits.max_headers;
+  settings.window_bytes = client_->options().http2.window_bytes;
   Result<std::unique_ptr<H2ClientSession>> session =
       H2ClientSession::Create(this, settings, origin_->tls);
   if (!session.ok()) {
@@ -358,6 +382,7 @@ void H2ClientConnection::Complete(Exchange* exchange) {
   if (handler == nullptr) return;  // abandoned meanwhile
   exchange->handler = nullptr;
   --exchanges_;
+  UnbindFlow(exchange);
   if (exchange->retry) {
     ClientRequest request = exchange->request;
     Release(exchange);
@@ -397,6 +422,7 @@ void H2ClientConnection::OnTimer() {
   for (auto& owned : all_) {
     Exchange* exchange = owned.get();
     if (exchange->handler == nullptr || exchange->request.deadline == 0) continue;
+    if (FlowPaused(exchange)) continue;  // the deadline waits (ResumeStream pushes it back)
     if (exchange->request.deadline > now) {
       if (next == 0 || exchange->request.deadline < next) next = exchange->request.deadline;
       continue;
@@ -406,8 +432,8 @@ void H2ClientConnection::OnTimer() {
                              : std::string("timeout waiting for the response");
     if (state_ == State::kOpening) {
       std::erase(pending_, exchange);
-    } else if (exchange->submitted) {
-      session_->Cancel(exchange);
+    } else if (exchange->submitted && session_->Cancel(exchange)) {
+      exchange->submitted = false;  // it had ended while paused: no close will come
     }
     FailExchange(exchange, Failure::kTimeout, std::move(detail));
   }
@@ -425,13 +451,64 @@ void H2ClientConnection::Close() {
 
 size_t H2ClientConnection::Abandon() {
   size_t abandoned = exchanges_;
-  for (auto& exchange : all_)
+  for (auto& exchange : all_) {
     exchange->handler = nullptr;
+    UnbindFlow(exchange.get());
+  }
   exchanges_ = 0;
   done_.clear();
   pending_.clear();
   Close();
   return abandoned;
+}
+
+void H2ClientConnection::PauseStream(Exchange* exchange) {
+  exchange->paused_at = loop_->now();
+  exchange->resume_due = false;
+  if (exchange->submitted) session_->Pause(exchange);
+}
+
+void H2ClientConnection::ResumeStream(Exchange* exchange) {
+  if (exchange->request.deadline != 0) {
+    exchange->request.deadline += loop_->now() - exchange->paused_at;
+    ArmTimer(exchange->request.deadline);
+  }
+  exchange->resume_due = true;
+  if (resumes_scheduled_) return;
+  resumes_scheduled_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  loop_->Defer([this, alive] {
+    if (alive.expired() || !*alive.lock()) return;
+    resumes_scheduled_ = false;
+    DeliverResumes();
+  });
+}
+
+// What paused streams held reaches their handlers from here, never from inside Resume.
+void H2ClientConnection::DeliverResumes() {
+  if (state_ != State::kActive) return;
+  deferring_ = true;
+  for (auto& owned : all_) {
+    Exchange* exchange = owned.get();
+    if (!exchange->resume_due) continue;
+    exchange->resume_due = false;
+    if (exchange->submitted && !FlowPaused(exchange)) session_->Resume(exchange);
+  }
+  deferring_ = false;
+  AfterSession();
+}
+
+void H2ClientConnection::AbortStream(Exchange* exchange) {
+  UnbindFlow(exchange);
+  if (exchange->handler == nullptr) return;
+  exchange->handler = nullptr;
+  --exchanges_;
+  std::erase(pending_, exchange);
+  std::erase(done_, exchange);
+  if (exchange->submitted && session_->Cancel(exchange)) exchange->submitted = false;
+  // A submitted stream is released at its close; the others now.
+  if (!exchange->submitted) Release(exchange);
+  if (!deferring_) AfterSession();
 }
 
 void H2ClientConnection::CloseSocket() {

@@ -20,6 +20,12 @@
 // §8.7 allows for any method. Connection-level: reset (closed or reset before the response
 // ended).
 //
+// An exchange's ResponseFlow pauses its stream (H2ClientSession::Pause): the server stops at
+// the stream window (Http2Options::window_bytes) while the other streams go on; the deadline
+// waits meanwhile and is pushed back by the time paused; resuming delivers what was held from
+// a later loop iteration; aborting resets the stream (RST_STREAM CANCEL) and calls the handler
+// no more.
+//
 // Completions are delivered after nghttp2 has returned (never from inside its callbacks), so
 // handlers may send their next request from OnResponseComplete; writes are gathered and made
 // once per event. Owned by HttpClient; destroyed via DeleteLater. Loop thread only.
@@ -65,13 +71,20 @@ class H2ClientConnection final : public net::IoHandler,
  private:
   enum class State : uint8_t { kOpening, kActive, kClosed };
 
-  struct Exchange : H2ClientSession::Stream {
+  struct Exchange final : H2ClientSession::Stream, ResponseFlow::Target {
+    void PauseFlow() override { connection->PauseStream(this); }
+    void ResumeFlow() override { connection->ResumeStream(this); }
+    void AbortFlow() override { connection->AbortStream(this); }
+
+    H2ClientConnection* connection = nullptr;
     ClientRequest request;
     ResponseHandler* handler = nullptr;  // null once completed (or abandoned)
     ExchangeResult result;
     bool is_retry = false;
     bool submitted = false;  // a stream of the session, not yet closed by it
     bool retry = false;      // refused by the server: to be sent again, not completed
+    MonoNanos paused_at = 0;
+    bool resume_due = false;  // resumed by its flow; delivered by DeliverResumes
   };
 
   // Connector::Owner
@@ -99,6 +112,14 @@ class H2ClientConnection final : public net::IoHandler,
   // Fails every exchange not yet completed and closes the connection.
   void FailAll(Failure failure, const std::string& detail);
   void Complete(Exchange* exchange);
+  // ResponseFlow entry points (through Exchange).
+  void PauseStream(Exchange* exchange);
+  void ResumeStream(Exchange* exchange);
+  void AbortStream(Exchange* exchange);
+  void DeliverResumes();
+  // Lets go of the exchange's flow, if it is still bound to it.
+  static void UnbindFlow(Exchange* exchange);
+  static bool FlowPaused(const Exchange* exchange);
   void Release(Exchange* exchange);
   Exchange* NewExchange();
   void CloseSocket();
@@ -117,6 +138,8 @@ class H2ClientConnection final : public net::IoHandler,
   uint32_t goaway_error_ = 0;
   bool deferring_ = false;  // a caller up the stack delivers done_ and writes (AfterSession)
   bool greeted_ = false;    // the first bytes from the server have arrived
+  bool resumes_scheduled_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for deferred resumes
   std::vector<Exchange*> pending_;              // taken while opening, not yet submitted
   std::vector<Exchange*> done_;                 // completed inside nghttp2's callbacks, to deliver
   std::vector<std::unique_ptr<Exchange>> all_;  // every exchange object (live or free)
