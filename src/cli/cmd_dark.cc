@@ -164,8 +164,15 @@ int DarkMain(int argc, char** argv) {
   app.add_flag("--http2", options.http2,
                "accept HTTP/2 clients too: h2c with prior knowledge on a cleartext --listen, "
                "ALPN h2 with --tls-cert; each stream is forwarded like an HTTP/1.1 request "
-               "(upstreams and dark clusters in HTTP/1.1), its body held whole (up to 16MiB; "
-               "one over --stream-threshold is not copied to dark clusters)");
+               "(upstreams in HTTP/1.1 unless --upstream-http2, dark clusters in HTTP/1.1), its "
+               "body held whole (up to 16MiB; one over --stream-threshold is not copied to dark "
+               "clusters)");
+  app.add_flag("--upstream-http2", options.upstream_http2,
+               "speak HTTP/2 to the regular upstreams, whatever the client spoke: h2c with prior "
+               "knowledge for http://, ALPN h2 for https:// (no fallback: an upstream that does "
+               "not speak it is a 502); a slow client holds at most a 256KiB stream window per "
+               "response, as over HTTP/1.1; a request body over --stream-threshold still goes "
+               "in HTTP/1.1; dark clusters and --compare-secondary stay HTTP/1.1");
   app.add_option("--max-concurrent-streams", options.http2_max_concurrent_streams,
                  "HTTP/2: streams a client may have open at once on one connection "
                  "(SETTINGS_MAX_CONCURRENT_STREAMS)")

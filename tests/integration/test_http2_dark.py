@@ -20,7 +20,7 @@ import time
 import pytest
 
 from h2_support import H2_PREFACE, frame, h2spec_run, request_block
-from harness import Nginx, run_hammer, started_until_teardown
+from harness import Nginx, memory_kib, run_hammer, started_until_teardown
 from prerequisites import require_program
 
 END_STREAM, END_HEADERS = 0x1, 0x4
@@ -331,3 +331,33 @@ def test_sigterm_drains_http2_streams_in_flight(servers, proxies):
     rows = re.findall(r"^\s*(\d+)\s+\+\S+\s+\+\S+\s+\S+\s+200\s+3\s+/delay/800$", out, re.M)
     assert len(set(rows)) == 8, out[-3000:]
     assert "requests 8, responses 8, requests abandoned 0" in proxy.stderr, proxy.stderr
+
+
+def test_upstream_http2_forwards_streams_and_a_slow_client_holds_the_upstream_back(
+        servers, proxies):
+    regular, dark, proxy = forked(servers, proxies, "--upstream-http2")
+    for version in ("--http1.1", "--http2-prior-knowledge"):
+        r = curl(version, "-H", "X-Test: one", proxy.url("/echo?q=2"))
+        echo = json.loads(r.stdout)
+        assert (echo["method"], echo["path"]) == ("GET", "/echo?q=2"), r.stderr
+        assert {k.lower(): v for k, v in echo["headers"].items()}["x-test"] == "one"
+    # A large answer to a slow client: read from the upstream only as the client takes it.
+    size = 48 << 20
+    baseline = memory_kib(proxy.proc.pid, "VmRSS")
+    r = curl("--http1.1", "--limit-rate", "16M", proxy.url(f"/bytes/{size}"))
+    peak = memory_kib(proxy.proc.pid, "VmHWM")
+    assert len(r.stdout) == size, r.stderr
+    assert hashlib.sha256(r.stdout).digest() == hashlib.sha256(b"x" * size).digest()
+    assert peak - baseline <= 16 * 1024, (baseline, peak)  # a third of the answer at most
+    # The upstream saw every request in HTTP/2; the dark cluster stays HTTP/1.1.
+    assert regular.stats()["by_protocol"] == {"HTTP/1.1": 0, "HTTP/2": 3}
+    proxy.settled_metrics()
+    assert dark.stats()["by_protocol"] == {"HTTP/1.1": 3, "HTTP/2": 0}
+
+
+def test_upstream_http2_to_an_http11_only_upstream_is_a_502(servers, proxies):
+    http11_only = servers("--no-http2")
+    proxy = proxies("--upstream-http2", "--upstream", f"http://{http11_only.address}")
+    r = curl("-o", os.devnull, "-w", "%{response_code}", proxy.url("/"))
+    assert r.stdout == b"502", r.stderr
+    assert http11_only.stats()["by_protocol"]["HTTP/2"] == 0

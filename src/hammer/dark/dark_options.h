@@ -58,8 +58,15 @@ struct DarkOptions {
   // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request; its body is
   // held whole (up to max_request_body_bytes, within the buffer budget), and one over
   // stream_threshold is not copied to dark clusters, as a streamed HTTP/1.1 body is not.
-  // Upstreams and dark clusters are spoken to in HTTP/1.1.
+  // Upstreams and dark clusters are spoken to in HTTP/1.1 (but see upstream_http2).
   bool http2 = false;
+  // --upstream-http2: the regular upstreams are spoken to in HTTP/2 (h2c with prior knowledge
+  // on http://, ALPN "h2" on https://; no fallback: an upstream that does not speak it answers
+  // 502), whatever the client spoke. A response is read with back-pressure as over HTTP/1.1:
+  // a paused stream holds at most its window (the same 256 KiB), the connection's other
+  // streams go on. A request body over stream_threshold still goes upstream in HTTP/1.1.
+  // Dark clusters and --compare-secondary stay HTTP/1.1.
+  bool upstream_http2 = false;
   uint32_t http2_max_concurrent_streams = 100;  // --max-concurrent-streams, per connection
   bool preserve_host = false;
   // Method override headers decide eligibility only when trusted (rest.li query tunnelling).

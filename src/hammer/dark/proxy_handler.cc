@@ -33,7 +33,10 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
   holding_.compare_capture_bytes = options->compare_max_body_bytes;
   holding_.budget = budget;
   client_options_.tls_config = std::move(upstream_tls);
-  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
+  http::ClientOptions upstream_options = client_options_;
+  upstream_options.http2.enabled = options->upstream_http2;
+  upstream_options.http2.window_bytes = static_cast<int32_t>(http::kDefaultStreamWindow);
+  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, upstream_options);
   secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   if (options->compare) {
     reports_.resize(counters_->clusters.size());

@@ -166,7 +166,7 @@ struct Http2Options {
   // Concurrent streams per connection (h2load's -m); the server's
   // SETTINGS_MAX_CONCURRENT_STREAMS lowers it.
   uint32_t max_streams = 100;
-  // The stream (and connection) window offered to servers: what a stream paused through its
+  // The stream window offered to servers: what a stream paused through its
   // ResponseFlow may hold. A load generator reads as fast as it can, so by default the server
   // never waits for WINDOW_UPDATE; a proxy sets it to what it will hold per paused response.
   int32_t window_bytes = (1 << 30) - 1;

@@ -150,8 +150,10 @@ Status H2ClientSession::Init() {
   };
   rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries));
   if (rv == 0) {
+    // The connection window is reopened as DATA arrives (paused streams are bounded by their
+    // own windows), so it may be as large as HTTP/2 allows whatever the stream window is.
     rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
-                                               settings_.window_bytes);
+                                               std::numeric_limits<int32_t>::max());
   }
   if (rv != 0) return Status::Error(std::string("HTTP/2: ") + nghttp2_strerror(rv));
   return Status::Ok();

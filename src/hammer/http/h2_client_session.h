@@ -77,7 +77,7 @@ class H2ClientSession final : public H2Session {
   struct Settings {
     size_t max_head_bytes = 64 * 1024;  // a response head's fields (RFC 9113's accounting)
     size_t max_headers = 128;
-    // Flow-control windows offered to the server (stream and connection): a load generator
+    // The stream window offered to the server (the connection's is 2^31-1): a load generator
     // reads as fast as it can, so it never makes the server wait for WINDOW_UPDATE. A caller
     // that pauses streams sets it to what it may hold per paused stream.
     int32_t window_bytes = (1 << 30) - 1;
