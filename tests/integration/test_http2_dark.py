@@ -361,3 +361,39 @@ def test_upstream_http2_to_an_http11_only_upstream_is_a_502(servers, proxies):
     r = curl("-o", os.devnull, "-w", "%{response_code}", proxy.url("/"))
     assert r.stdout == b"502", r.stderr
     assert http11_only.stats()["by_protocol"]["HTTP/2"] == 0
+
+
+def test_upstream_http2_over_tls_negotiates_h2_by_alpn(servers, proxies, pki):
+    regular = servers("--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key))
+    upstream = f"https://{regular.address}"
+    proxy = proxies("--upstream-http2", "--upstream", upstream, "--cacert", str(pki.ca))
+    for i in range(3):
+        r = curl(proxy.url(f"/echo?i={i}"))
+        assert json.loads(r.stdout)["path"] == f"/echo?i={i}", r.stderr
+    stats = json.loads(curl("--cacert", str(pki.ca), upstream + "/_hammer/stats").stdout)
+    assert stats["by_protocol"]["HTTP/2"] == 3, stats  # ALPN chose h2 (the stats call: HTTP/1.1)
+
+
+def test_upstream_http2_answers_are_compared_with_the_dark_cluster(servers, proxies):
+    primary, secondary = servers(), servers()
+    dark = servers("--mutate", "price=0.1")
+    proxy = proxies("--upstream-http2", "--upstream", f"http://{primary.address}",
+                    "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
+                    "--compare", "--compare-secondary", f"http://{secondary.address}")
+    lines = "".join(proxy.url(f"/json/{i % 10}") + "\n" for i in range(300))
+    r = run_hammer(["load", "-", "-c", "4", "--emit", "none", "-q"], input_text=lines)
+    assert r.returncode == 0
+    proxy.settled_metrics()
+    deadline = time.monotonic() + 30  # a safety net: each answer is polled for, not waited
+    while True:
+        report = json.loads(proxy.get_admin("/hammer/dark/report"))
+        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}"),
+                        {"total": 0, "incomplete": 0})
+        if endpoint["total"] + endpoint["incomplete"] >= 300 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert endpoint["total"] + endpoint["incomplete"] == 300, endpoint
+    assert endpoint["total"] >= 270, endpoint
+    assert endpoint["reported_fields"] == ["body.price"]  # the primary's answers parsed whole
+    assert primary.stats()["by_protocol"] == {"HTTP/1.1": 0, "HTTP/2": 300}
+    assert secondary.stats()["by_protocol"]["HTTP/2"] == 0
