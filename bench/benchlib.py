@@ -9,6 +9,29 @@ import sys
 import time
 
 
+# The start of every benchmark's nginx.conf, up to inside its http block (a str.format template
+# over {dir}): one worker in the foreground, no access log, keep-alive that never ends a run's
+# connections, temp paths under the run's directory. A benchmark appends its own http-level
+# directives and servers, then closes the block with "}}".
+NGINX_HTTP_HEAD = """\
+worker_processes 1;
+daemon off;
+master_process on;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  client_body_temp_path {dir}/tmp;
+  proxy_temp_path {dir}/tmp;
+  fastcgi_temp_path {dir}/tmp;
+  uwsgi_temp_path {dir}/tmp;
+  scgi_temp_path {dir}/tmp;
+"""
+
+
 def snapshot_hammer(path: str, build_dir: str, name: str, command: str) -> str:
     """Copies the hammer binary at `path` to BUILD_DIR/NAME and returns the copy's path.
 

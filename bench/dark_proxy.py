@@ -82,7 +82,8 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import https_get, make_certificates, snapshot_hammer, write_results  # noqa: E402
+from benchlib import (NGINX_HTTP_HEAD, https_get, make_certificates,  # noqa: E402
+                      snapshot_hammer, write_results)
 import dark_isolation  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -214,23 +215,7 @@ def cpu_model():
 # ---------------------------------------------------------------------------------------------
 # nginx: upstreams and the mirroring proxy
 
-NGINX_HEAD = """\
-worker_processes 1;
-daemon off;
-master_process on;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 120s;
-  client_body_temp_path {dir}/tmp;
-  proxy_temp_path {dir}/tmp;
-  fastcgi_temp_path {dir}/tmp;
-  uwsgi_temp_path {dir}/tmp;
-  scgi_temp_path {dir}/tmp;
-"""
+NGINX_HEAD = NGINX_HTTP_HEAD
 
 UPSTREAM_CONF = NGINX_HEAD + """\
   server {{

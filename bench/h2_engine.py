@@ -33,29 +33,14 @@ import tempfile
 import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer, write_results  # noqa: E402
+from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
 from tls_engine import (Tool, _started, children_of, cpu_model, free_port,  # noqa: E402
                         parse_h2load, parse_hammer, run_tool)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-NGINX_CONF = """\
-worker_processes 1;
-daemon off;
-master_process on;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 120s;
+NGINX_CONF = NGINX_HTTP_HEAD + """\
   http2_max_concurrent_streams 256;
-  client_body_temp_path {dir}/tmp;
-  proxy_temp_path {dir}/tmp;
-  fastcgi_temp_path {dir}/tmp;
-  uwsgi_temp_path {dir}/tmp;
-  scgi_temp_path {dir}/tmp;
   server {{
     listen 127.0.0.1:{h2_port} http2 backlog=4096;
     location / {{ return 200 "ok\\n"; }}

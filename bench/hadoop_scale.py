@@ -72,7 +72,7 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer, write_results  # noqa: E402
+from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
 
 
 def task_wrapper(argv: list[str]) -> int:
@@ -266,22 +266,7 @@ class SessionBooster(threading.Thread):
 # nginx
 
 
-NGINX_CONF = """\
-worker_processes 1;
-daemon off;
-master_process on;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 120s;
-  client_body_temp_path {dir}/tmp;
-  proxy_temp_path {dir}/tmp;
-  fastcgi_temp_path {dir}/tmp;
-  uwsgi_temp_path {dir}/tmp;
-  scgi_temp_path {dir}/tmp;
+NGINX_CONF = NGINX_HTTP_HEAD + """\
   server {{
     listen 127.0.0.1:{port} backlog=4096;
     location / {{ return 200 "ok\\n"; }}

@@ -36,7 +36,8 @@ import tempfile
 import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import https_get, make_certificates, snapshot_hammer, write_results  # noqa: E402
+from benchlib import (NGINX_HTTP_HEAD, https_get, make_certificates,  # noqa: E402
+                      snapshot_hammer, write_results)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -89,22 +90,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-NGINX_CONF = """\
-worker_processes 1;
-daemon off;
-master_process on;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 120s;
-  client_body_temp_path {dir}/tmp;
-  proxy_temp_path {dir}/tmp;
-  fastcgi_temp_path {dir}/tmp;
-  uwsgi_temp_path {dir}/tmp;
-  scgi_temp_path {dir}/tmp;
+NGINX_CONF = NGINX_HTTP_HEAD + """\
   ssl_protocols TLSv1.2 TLSv1.3;
   ssl_session_cache shared:bench:10m;
   ssl_session_timeout 10m;
