@@ -46,23 +46,15 @@ class FlowExchange final : public ResponseHandler {
   std::function<void()> then;
 };
 
-class ClientH2FlowTest : public testing::ClientLoopTest {
+class ClientH2FlowTest : public testing::TargetClientTest {
  protected:
-  ClientH2FlowTest() : ClientLoopTest(kGuard) {}
+  ClientH2FlowTest() : TargetClientTest(kGuard) {}
 
-  void SetUp() override {
-    Result<std::unique_ptr<serve::TargetServerGroup>> server = testing::StartTargetServer();
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = std::move(*server);
-    ClientLoopTest::SetUp();
-    if (HasFatalFailure()) return;
+  ClientOptions MakeClientOptions() const override {
     ClientOptions options;
     options.http2.enabled = true;
     options.http2.window_bytes = 64 * 1024;
-    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, options);
-    Result<Url> url = ParseUrl("http://" + server_->address().ToString() + "/");
-    ASSERT_TRUE(url.ok());
-    origin_ = client_->GetOrigin(*url);
+    return options;
   }
 
   void Send(const std::string& head, FlowExchange* exchange, ResponseFlow* flow,
@@ -79,9 +71,6 @@ class ClientH2FlowTest : public testing::ClientLoopTest {
     return "GET /bytes/" + std::to_string(bytes) + " HTTP/1.1\r\nHost: " + origin_->host_header +
            "\r\n\r\n";
   }
-
-  std::unique_ptr<serve::TargetServerGroup> server_;
-  const Origin* origin_ = nullptr;
 };
 
 TEST_F(ClientH2FlowTest, APausedStreamWaitsWhileTheOthersFinishAndThenArrivesWhole) {

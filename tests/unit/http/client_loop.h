@@ -11,10 +11,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hammer/base/clock.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/client.h"
+#include "hammer/http/url.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
 #include "hammer/serve/serve_group.h"
@@ -119,8 +121,11 @@ class ClientLoopTest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(loop_.Init().ok());
-    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, ClientOptions{});
+    client_ = std::make_unique<HttpClient>(&loop_, &resolver_, MakeClientOptions());
   }
+
+  // The options client_ is made with (defaults unless a fixture overrides this).
+  virtual ClientOptions MakeClientOptions() const { return {}; }
 
   // Runs the loop until the test stops it; false if the guard had to.
   bool RunLoop() {
@@ -140,6 +145,32 @@ class ClientLoopTest : public ::testing::Test {
 
  private:
   Nanos guard_;
+};
+
+// A client against `hammer serve`'s routes: SetUp starts them (server_), then the loop and the
+// client, and resolves origin_, the server's origin.
+class TargetClientTest : public ClientLoopTest {
+ protected:
+  using ClientLoopTest::ClientLoopTest;
+
+  void SetUp() override {
+    Result<std::unique_ptr<serve::TargetServerGroup>> server = StartTargetServer();
+    ASSERT_TRUE(server.ok()) << server.status().message();
+    server_ = std::move(*server);
+    ClientLoopTest::SetUp();
+    if (HasFatalFailure()) return;
+    Result<http::Url> url = ParseUrl(TargetUrl("/"));
+    ASSERT_TRUE(url.ok());
+    origin_ = client_->GetOrigin(*url);
+  }
+
+  // "http://127.0.0.1:PORT" + `path`.
+  std::string TargetUrl(std::string_view path) const {
+    return "http://" + server_->address().ToString() + std::string(path);
+  }
+
+  std::unique_ptr<serve::TargetServerGroup> server_;
+  const Origin* origin_ = nullptr;
 };
 
 }  // namespace hammer::http::testing

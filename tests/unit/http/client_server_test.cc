@@ -88,20 +88,11 @@ class Exchange final : public ResponseHandler {
   MonoNanos sent_at_ = 0;
 };
 
-class ClientServerTest : public testing::ClientLoopTest {
+class ClientServerTest : public testing::TargetClientTest {
  protected:
-  ClientServerTest() : ClientLoopTest(kGuard) {}
+  ClientServerTest() : TargetClientTest(kGuard) {}
 
-  void SetUp() override {
-    Result<std::unique_ptr<serve::TargetServerGroup>> server = testing::StartTargetServer();
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = std::move(*server);
-    ClientLoopTest::SetUp();
-  }
-
-  std::string Url(std::string_view path) const {
-    return "http://" + server_->address().ToString() + std::string(path);
-  }
+  std::string Url(std::string_view path) const { return TargetUrl(path); }
 
   std::unique_ptr<Exchange> Make(std::string_view method, std::string_view path,
                                  std::string body = "", HeaderList headers = {},
@@ -126,8 +117,6 @@ class ClientServerTest : public testing::ClientLoopTest {
     exchanges.front()->Send();
     return RunLoop();
   }
-
-  std::unique_ptr<serve::TargetServerGroup> server_;
 };
 
 TEST_F(ClientServerTest, GetRootDeliversOk) {

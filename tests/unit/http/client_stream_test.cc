@@ -51,20 +51,9 @@ class StreamExchange final : public ResponseHandler {
   std::function<void()> then;
 };
 
-class ClientStreamTest : public testing::ClientLoopTest {
+class ClientStreamTest : public testing::TargetClientTest {
  protected:
-  ClientStreamTest() : ClientLoopTest(kGuard) {}
-
-  void SetUp() override {
-    Result<std::unique_ptr<serve::TargetServerGroup>> server = testing::StartTargetServer();
-    ASSERT_TRUE(server.ok()) << server.status().message();
-    server_ = std::move(*server);
-    ClientLoopTest::SetUp();
-    if (HasFatalFailure()) return;
-    Result<Url> url = ParseUrl("http://" + server_->address().ToString() + "/");
-    ASSERT_TRUE(url.ok());
-    origin_ = client_->GetOrigin(*url);
-  }
+  ClientStreamTest() : TargetClientTest(kGuard) {}
 
   std::string Head(std::string_view method, std::string_view path, std::string_view framing) {
     return std::string(method) + " " + std::string(path) +
@@ -85,9 +74,6 @@ class ClientStreamTest : public testing::ClientLoopTest {
     source->Start();
     return exchange;
   }
-
-  std::unique_ptr<serve::TargetServerGroup> server_;
-  const Origin* origin_ = nullptr;
 };
 
 TEST_F(ClientStreamTest, BodyWithALengthArrivesWhole) {
