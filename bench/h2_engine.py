@@ -26,7 +26,6 @@ import os
 import platform
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
-from tls_engine import (Tool, _started, children_of, cpu_model, free_port,  # noqa: E402
+from tls_engine import (Tool, _started, children_of, cpu_model, free_port, median,  # noqa: E402
                         parse_h2load, parse_hammer, run_tool)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,10 +113,6 @@ def make_tools(args, h2_url, h1_url, tmp, d: int) -> list[Tool]:
     if missing:
         print(f"# skipped (not installed): {', '.join(missing)}", file=sys.stderr)
     return wanted
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def main() -> int:

@@ -332,8 +332,6 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
