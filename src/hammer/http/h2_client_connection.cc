@@ -56,7 +56,9 @@ H2ClientConnection::Exchange* H2ClientConnection::NewExchange() {
 }
 
 void H2ClientConnection::UnbindFlow(Exchange* exchange) {
-  ResponseFlow* flow = exchange->request.flow;
+  ResponseFlow* flow = std::exchange(exchange->request.flow, nullptr);
+  // Forgotten even when bound elsewhere: once let go of, the flow may be destroyed at any time
+  // (an abandoned exchange's owner goes), and the exchange lives on until its stream closes.
   if (flow == nullptr || flow->target_ != exchange) return;
   flow->target_ = nullptr;
   flow->paused_ = false;
@@ -382,9 +384,11 @@ void H2ClientConnection::Complete(Exchange* exchange) {
   if (handler == nullptr) return;  // abandoned meanwhile
   exchange->handler = nullptr;
   --exchanges_;
+  ResponseFlow* flow = exchange->request.flow;  // a retry takes it along
   UnbindFlow(exchange);
   if (exchange->retry) {
     ClientRequest request = exchange->request;
+    request.flow = flow;
     Release(exchange);
     ++client_->counters_.stale_retries;
     client_->SendH2(request, handler, /*is_retry=*/true);
