@@ -27,7 +27,9 @@ int DarkMain(int argc, char** argv) {
       "      --membership zk://127.0.0.1:2181/hammer --admin 127.0.0.1:0\n"
       "  hammer dark --listen 127.0.0.1:8443 --tls-cert proxy.pem --tls-key proxy.key \\\n"
       "      --upstream https://127.0.0.1:9443 --cacert ca.pem --dark "
-      "canary=https://127.0.0.1:9444\n\n"
+      "canary=https://127.0.0.1:9444\n"
+      "  hammer dark ... --http2 --upstream-http2 --dark canary=http://127.0.0.1:9101 \\\n"
+      "      --dark-http2 canary   # HTTP/2 on every side (h2c here)\n\n"
       "TLS: --tls-cert/--tls-key terminate TLS on --listen (TLS 1.2+, ALPN http/1.1, and h2\n"
       "with --http2); SIGHUP\n"
       "reloads them without dropping connections (a bad file keeps the previous ones). https\n"
@@ -69,6 +71,12 @@ int DarkMain(int argc, char** argv) {
   app.add_option("--dark-strategy", flags.dark_strategies, "NAME=relative|identical|constant-qps");
   app.add_option("--dark-rate", flags.dark_rates,
                  "NAME=R: constant-qps, requests per second each dark instance receives");
+  app.add_option("--dark-http2", options.dark_http2,
+                 "NAME: copies to this dark cluster go over HTTP/2 (repeatable): h2c with prior "
+                 "knowledge for http://, ALPN h2 for https://; no fallback: an instance that does "
+                 "not speak it fails the copies (counted as protocol failures); with "
+                 "--membership zk:// the name may appear in ZooKeeper later")
+      ->type_name("NAME");
   app.add_option("--dark-sampling", flags.sampling,
                  "accumulator (exact to +-1) | bernoulli (a coin per request, as rest.li)")
       ->capture_default_str();
@@ -164,7 +172,8 @@ int DarkMain(int argc, char** argv) {
   app.add_flag("--http2", options.http2,
                "accept HTTP/2 clients too: h2c with prior knowledge on a cleartext --listen, "
                "ALPN h2 with --tls-cert; each stream is forwarded like an HTTP/1.1 request "
-               "(upstreams in HTTP/1.1 unless --upstream-http2, dark clusters in HTTP/1.1), its "
+               "(upstreams in HTTP/1.1 unless --upstream-http2, dark clusters unless "
+               "--dark-http2), its "
                "body held whole (up to 16MiB; one over --stream-threshold is not copied to dark "
                "clusters)");
   app.add_flag("--upstream-http2", options.upstream_http2,
@@ -172,7 +181,8 @@ int DarkMain(int argc, char** argv) {
                "knowledge for http://, ALPN h2 for https:// (no fallback: an upstream that does "
                "not speak it is a 502); a slow client holds at most a 256KiB stream window per "
                "response, as over HTTP/1.1; a request body over --stream-threshold still goes "
-               "in HTTP/1.1; dark clusters and --compare-secondary stay HTTP/1.1");
+               "in HTTP/1.1; --compare-secondary (a second regular instance) speaks HTTP/2 "
+               "too, dark clusters only with --dark-http2");
   app.add_option("--max-concurrent-streams", options.http2_max_concurrent_streams,
                  "HTTP/2: streams a client may have open at once on one connection "
                  "(SETTINGS_MAX_CONCURRENT_STREAMS)")

@@ -1,5 +1,6 @@
 #include "hammer/dark/dark_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -150,6 +151,32 @@ Result<StaticMembershipOptions> StaticFromFlags(const std::string& config_file,
   return options;
 }
 
+// --dark-http2 NAME: a dark cluster of the static membership, like --dark-instances NAME=N.
+Status CheckDarkHttp2(const std::vector<std::string>& names,
+                      const StaticMembershipOptions& membership) {
+  for (const std::string& name : names) {
+    auto named = [&](const StaticDarkCluster& c) { return c.config.name == name; };
+    if (std::none_of(membership.dark.begin(), membership.dark.end(), named)) {
+      return Status::Error("--dark-http2: no dark cluster named '" + name + "' (add --dark " +
+                           name + "=URL)");
+    }
+  }
+  return Status::Ok();
+}
+
+// With ZooKeeper the clusters come and go with its config: a name it does not know yet is
+// said, not refused (the cluster speaks HTTP/2 from its first copy if it appears).
+void WarnUnknownDarkHttp2(const std::vector<std::string>& names,
+                          const MembershipSnapshot& snapshot) {
+  for (const std::string& name : names) {
+    if (snapshot.FindDark(name) != nullptr) continue;
+    std::fprintf(stderr,
+                 "hammer dark: --dark-http2 %s: the ZooKeeper config names no dark cluster '%s' "
+                 "yet; its copies will go over HTTP/2 once it does\n",
+                 name.c_str(), name.c_str());
+  }
+}
+
 // --verdict-json: FILE, or "-" for stdout (after the address lines).
 Status WriteVerdict(const CanaryVerdict& verdict, const std::string& path) {
   std::string json = verdict.ToJson();
@@ -227,6 +254,7 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
                                           flags.dark_strategies, flags.dark_rates, flags.sampling);
     if (!static_options.ok()) return static_options.status();
     command.static_membership_ = *static_options;
+    if (Status s = CheckDarkHttp2(options.dark_http2, *static_options); !s.ok()) return s;
   } else if (flags.membership.rfind("zk://", 0) != 0) {
     return Status::Error("--membership: expected static or zk://HOST:PORT/PATH, got '" +
                          flags.membership + "'");
@@ -253,6 +281,7 @@ Result<DarkOutcome> DarkCommand::Run() {
     auto started = ZkMembership::Start(membership_, zk);
     if (!started.ok()) return Status::Error("--membership: " + started.status().message());
     source = std::move(*started);
+    WarnUnknownDarkHttp2(options_.dark_http2, *source->Current());
   }
   auto group = DarkProxyGroup::Start(options_, source.get());
   if (!group.ok()) return group.status();

@@ -58,15 +58,25 @@ struct DarkOptions {
   // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request; its body is
   // held whole (up to max_request_body_bytes, within the buffer budget), and one over
   // stream_threshold is not copied to dark clusters, as a streamed HTTP/1.1 body is not.
-  // Upstreams and dark clusters are spoken to in HTTP/1.1 (but see upstream_http2).
+  // Upstreams and dark clusters are spoken to in HTTP/1.1 (but see upstream_http2 and
+  // dark_http2).
   bool http2 = false;
-  // --upstream-http2: the regular upstreams are spoken to in HTTP/2 (h2c with prior knowledge
-  // on http://, ALPN "h2" on https://; no fallback: an upstream that does not speak it answers
-  // 502), whatever the client spoke. A response is read with back-pressure as over HTTP/1.1:
-  // a paused stream holds at most its window (the same 256 KiB), the connection's other
-  // streams go on. A request body over stream_threshold still goes upstream in HTTP/1.1.
-  // Dark clusters and --compare-secondary stay HTTP/1.1.
+  // --upstream-http2: the regular upstreams, and the --compare-secondary instances (a second
+  // regular instance speaks what the regular ones speak), are spoken to in HTTP/2 (h2c with
+  // prior knowledge on http://, ALPN "h2" on https://; no fallback: an upstream that does not
+  // speak it answers 502, a secondary that does not leaves each pair uncompared),
+  // whatever the client spoke. A response is read with back-pressure as over HTTP/1.1: a
+  // paused stream holds at most its window (the same 256 KiB), the connection's other streams
+  // go on. A request body over stream_threshold still goes upstream in HTTP/1.1.
   bool upstream_http2 = false;
+  // --dark-http2 NAME (repeatable): the copies to these dark clusters go over HTTP/2, by the
+  // same rules as upstream_http2 and with no fallback either: an instance that does not speak
+  // it fails each copy as `protocol` in the cluster's failure counters, which never touches the
+  // primary. Copies keep everything else (in-flight budget, dark timeout, strategies,
+  // comparison); their answers are discarded as the DATA arrives, or kept up to
+  // compare_max_body_bytes. By name, whatever the membership source: with ZooKeeper a cluster
+  // named here that appears later speaks HTTP/2 from its first copy. Other clusters: HTTP/1.1.
+  std::vector<std::string> dark_http2;
   uint32_t http2_max_concurrent_streams = 100;  // --max-concurrent-streams, per connection
   bool preserve_host = false;
   // Method override headers decide eligibility only when trusted (rest.li query tunnelling).

@@ -33,11 +33,13 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
   holding_.compare_capture_bytes = options->compare_max_body_bytes;
   holding_.budget = budget;
   client_options_.tls_config = std::move(upstream_tls);
-  http::ClientOptions upstream_options = client_options_;
-  upstream_options.http2.enabled = options->upstream_http2;
-  upstream_options.http2.window_bytes = static_cast<int32_t>(http::kDefaultStreamWindow);
-  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, upstream_options);
-  secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
+  http2_options_ = client_options_;
+  http2_options_.http2.enabled = true;  // no fallback: a server that refuses is a failure
+  http2_options_.http2.window_bytes = static_cast<int32_t>(http::kDefaultStreamWindow);
+  // The comparison secondary is a second regular instance: it speaks what the regular ones do.
+  const http::ClientOptions& regular = options->upstream_http2 ? http2_options_ : client_options_;
+  upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, regular);
+  secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, regular);
   if (options->compare) {
     reports_.resize(counters_->clusters.size());
     JsonDiffOptions diff;
@@ -93,8 +95,13 @@ DarkCluster* DarkProxyHandler::ClusterFor(const DarkClusterMembership& cluster) 
   }
   size_t index = registry_->IndexOf(cluster.config.name);
   if (index >= counters_->clusters.size()) return nullptr;  // beyond what can be counted
+  // By name, so a cluster that ZooKeeper announces later gets its protocol too.
+  const std::vector<std::string>& http2 = options_->dark_http2;
+  const bool speaks_http2 =
+      std::find(http2.begin(), http2.end(), cluster.config.name) != http2.end();
   clusters_.push_back(
-      std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_, client_options_));
+      std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_,
+                                    speaks_http2 ? http2_options_ : client_options_));
   if (options_->compare) {
     ComparisonReportOptions report;
     report.latency_interval = options_->verdict_interval;

@@ -7,10 +7,12 @@
 // copies carry `X-Hammer-Dark: <cluster>`, go through the cluster's own HttpClient, count
 // against a per-cluster in-flight budget (a full budget drops the copy and counts it), have
 // their own timeout, and their responses are read and discarded, or kept, bounded, for
-// comparison. Nothing on the dark side can delay, alter or fail the client's response: the
-// copies are started after the regular request and never awaited. A request whose body is
-// streamed (above --stream-threshold) is never copied: it is not held to copy from. Each copy
-// its strategy asked for is counted as `streamed` (like a dropped copy), and a compared
+// comparison. Each side speaks HTTP/1.1, or HTTP/2 when asked (--upstream-http2 for the
+// regular upstreams and the comparison secondary, --dark-http2 per dark cluster); nothing else
+// here depends on the protocol. Nothing on the dark side can delay, alter or fail the client's
+// response: the copies are started after the regular request and never awaited. A request whose
+// body is streamed (above --stream-threshold) is never copied: it is not held to copy from. Each
+// copy its strategy asked for is counted as `streamed` (like a dropped copy), and a compared
 // request counts it as unsent.
 //
 // Ownership: the handler owns its HttpClients (regular side, comparison secondary, one per
@@ -100,8 +102,11 @@ class DarkProxyHandler final : public http::RequestHandler {
   DarkLoopCounters* counters_;
   ClusterRegistry* registry_;
   SnapshotReader membership_;
-  http::ClientOptions client_options_;  // of every HttpClient: regular, secondary, dark
-  ResponseHolding holding_;             // of every PrimaryExchange
+  http::ClientOptions client_options_;  // of every HttpClient speaking HTTP/1.1
+  // client_options_ in HTTP/2 (256 KiB stream window): the regular side and the secondary with
+  // --upstream-http2, the --dark-http2 clusters.
+  http::ClientOptions http2_options_;
+  ResponseHolding holding_;  // of every PrimaryExchange
   uint64_t synced_version_ = 0;
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 namespace hammer::dark {
 namespace {
 
@@ -44,6 +48,10 @@ TEST(DarkCommandTest, EachBadFlagIsNamed) {
        },
        "--verdict-after stops the proxy"},
       {[](DarkFlags* f) { f->config_file = "/nonexistent/dark.json"; }, "--config: cannot read"},
+      {[](DarkFlags* f) {
+         f->run.dark_http2 = {"canary", "canry"};
+       },
+       "--dark-http2: no dark cluster named 'canry' (add --dark canry=URL)"},
   };
   for (const Case& c : cases) {
     DarkFlags flags = Minimal();
@@ -53,6 +61,34 @@ TEST(DarkCommandTest, EachBadFlagIsNamed) {
     EXPECT_NE(command.status().message().find(c.message), std::string::npos)
         << command.status().message();
   }
+}
+
+TEST(DarkCommandTest, DarkHttp2NamesClustersOfTheFlagsOrTheConfigFile) {
+  DarkFlags flags = Minimal();
+  std::string config = testing::TempDir() + "/dark_http2_config.json";
+  {
+    std::FILE* out = std::fopen(config.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    std::fputs(R"({"dark": {"web-dark": {"urls": ["http://127.0.0.1:9201"]}}})", out);
+    std::fclose(out);
+  }
+  flags.config_file = config;
+  flags.run.dark_http2 = {"web-dark", "canary"};
+  Result<DarkCommand> command = DarkCommand::Create(flags);
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  EXPECT_EQ(command->options().dark_http2, (std::vector<std::string>{"web-dark", "canary"}));
+  EXPECT_FALSE(command->options().upstream_http2);
+}
+
+TEST(DarkCommandTest, DarkHttp2WithZooKeeperWaitsForTheClusterByName) {
+  // The clusters come from ZooKeeper's config, unknown before Run: any name is kept.
+  DarkFlags flags = Minimal();
+  flags.dark.clear();
+  flags.membership = "zk://127.0.0.1:2181/hammer";
+  flags.run.dark_http2 = {"web-dark"};
+  Result<DarkCommand> command = DarkCommand::Create(flags);
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  EXPECT_EQ(command->options().dark_http2, std::vector<std::string>{"web-dark"});
 }
 
 TEST(DarkCommandTest, JudgingTurnsComparisonOn) {
