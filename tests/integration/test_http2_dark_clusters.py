@@ -143,8 +143,8 @@ def test_constant_qps_copies_go_over_http2(servers, proxies):
                     "--dark", f"canary=http://{dark.address}", "--dark-http2", "canary",
                     "--dark-strategy", "canary=constant-qps", "--dark-rate", "canary=50")
     drive(proxy.url("/json/2"), 200)
-    # The schedule sends from the kept requests at its own pace: wait for a few of them.
-    proxy.wait_for_metric('hammer_dark_sent_total{cluster="canary"}', lambda v: v >= 5)
+    # The schedule sends from the kept requests at its own pace: wait for a few answers.
+    proxy.wait_for_metric('hammer_dark_succeeded_total{cluster="canary"}', lambda v: v >= 5)
     proxy.stop()  # the schedule stops; every copy it sent has an outcome in the summary
     sent = int(proxy.stderr.split("dark cluster canary: copies sent ", 1)[1].split(",")[0])
     assert sent >= 5
