@@ -29,6 +29,10 @@ KeyStats* KeyTable::StatsFor(std::string_view key) {
 
 KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
   if (last_ != nullptr && last_->first == key) return &last_->second;
+  if (folded_ && new_key && key != kOtherKey) {
+    distinct_.Add(key);
+    return TemplateRow(key);
+  }
   if (auto it = rows_.find(key); it != rows_.end()) {
     last_ = &*it;
     return &it->second;
@@ -55,11 +59,20 @@ KeyStats* KeyTable::NewRow(std::string_view key, bool new_key) {
     if (keyed_rows() < max_keys_) return Insert(key);
     Fold();
   }
-  // Past --max-keys every new key is templated: into one buffer per thread, not a new string.
-  thread_local std::string key_template;
-  KeyTemplate(key, &key_template);
-  if (auto it = rows_.find(key_template); it != rows_.end()) return &it->second;
-  if (keyed_rows() < max_keys_) return Insert(key_template);
+  return TemplateRow(key);
+}
+
+KeyStats* KeyTable::TemplateRow(std::string_view key) {
+  // Every row of a folded table is a template, and KeyTemplate is idempotent: a key has a row
+  // of its own only when it is its own template, so looking its template up is enough.
+  // Distinct URLs of one endpoint arrive in runs: their template is the last one, most often.
+  KeyTemplate(key, &template_scratch_);
+  if (last_ != nullptr && last_->first == template_scratch_) return &last_->second;
+  if (auto it = rows_.find(template_scratch_); it != rows_.end()) {
+    last_ = &*it;
+    return &it->second;
+  }
+  if (keyed_rows() < max_keys_) return Insert(template_scratch_);
   return Other();
 }
 

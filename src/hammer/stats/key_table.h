@@ -97,6 +97,8 @@ class KeyTable {
   KeyStats* RowFor(std::string_view key, bool new_key);
   // The row for a key not in the table.
   KeyStats* NewRow(std::string_view key, bool new_key);
+  // The row of a key once the table is folded: its template's (not counted as distinct here).
+  KeyStats* TemplateRow(std::string_view key);
   KeyStats* Other();
   KeyStats* Insert(std::string_view key);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
@@ -111,6 +113,7 @@ class KeyTable {
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
+  std::string template_scratch_;  // TemplateRow's buffer (not part of the value)
 };
 
 }  // namespace hammer::stats

@@ -1,73 +1,130 @@
 #include "hammer/stats/key_template.h"
 
-#include <algorithm>
-
-#include "hammer/base/strings.h"
+#include <array>
+#include <cstddef>
+#include <cstdint>
 
 namespace hammer::stats {
 namespace {
 
 constexpr std::string_view kId = "{id}";
 
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+// Character classes, looked up once per byte: every key past --max-keys is templated, so the
+// scan is one pass with a table lookup per byte instead of a search per delimiter.
+enum CharClass : uint16_t {
+  kDigit = 1 << 0,
+  kHexDigit = 1 << 1,
+  kSlash = 1 << 2,
+  kQuestion = 1 << 3,
+  kHash = 1 << 4,
+  kAmpersand = 1 << 5,
+  kEquals = 1 << 6,
+  kSpace = 1 << 7,
+  kDot = 1 << 8,
+};
+
+constexpr std::array<uint16_t, 256> kClasses = [] {
+  std::array<uint16_t, 256> classes{};
+  for (int c = '0'; c <= '9'; ++c)
+    classes[c] = kDigit | kHexDigit;
+  for (int c = 'a'; c <= 'f'; ++c)
+    classes[c] = kHexDigit;
+  for (int c = 'A'; c <= 'F'; ++c)
+    classes[c] = kHexDigit;
+  classes['/'] = kSlash;
+  classes['?'] = kQuestion;
+  classes['#'] = kHash;
+  classes['&'] = kAmpersand;
+  classes['='] = kEquals;
+  classes[' '] = kSpace;
+  classes['.'] = kDot;
+  return classes;
+}();
+
+uint16_t ClassOf(char c) {
+  return kClasses[static_cast<unsigned char>(c)];
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+// What one pass over a segment's bytes found: the classes all of them have, and any has.
+struct SegmentClasses {
+  uint16_t all = kDigit | kHexDigit;
+  uint16_t any = 0;
+  void Add(uint16_t c) {
+    all &= c;
+    any |= c;
+  }
+};
+
+SegmentClasses ClassesOf(std::string_view s) {
+  SegmentClasses classes;
+  for (char c : s)
+    classes.Add(ClassOf(c));
+  return classes;
 }
 
-bool IsIdentifier(std::string_view segment) {
-  if (IsDigits(segment)) return true;
+bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
+  if (segment.empty()) return false;
+  if (classes.all & kDigit) return true;
   if (segment.size() == 36) {  // 8-4-4-4-12
     for (size_t i = 0; i < 36; ++i) {
       bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-      if (dash ? segment[i] != '-' : !IsHex(segment[i])) return false;
+      if (dash ? segment[i] != '-' : !(ClassOf(segment[i]) & kHexDigit)) return false;
     }
     return true;
   }
-  return segment.size() >= 16 && std::all_of(segment.begin(), segment.end(), IsHex);
+  return segment.size() >= 16 && (classes.all & kHexDigit);
 }
 
-// The segment's template: "{id}", "{id}.ext", or the segment itself.
-void AppendSegment(std::string& out, std::string_view segment) {
-  if (IsIdentifier(segment)) {
+// The segment's template: "{id}", "{id}.ext", or the segment itself. `classes`: its bytes'.
+void AppendSegment(std::string& out, std::string_view segment, SegmentClasses classes) {
+  if (IsIdentifier(segment, classes)) {
     out += kId;
     return;
   }
-  size_t dot = segment.rfind('.');
-  if (dot != std::string_view::npos && dot > 0 && IsIdentifier(segment.substr(0, dot))) {
-    out += kId;
-    out += segment.substr(dot);
-    return;
+  if (classes.any & kDot) {
+    size_t dot = segment.rfind('.');
+    std::string_view stem = segment.substr(0, dot);
+    if (dot > 0 && IsIdentifier(stem, ClassesOf(stem))) {
+      out += kId;
+      out += segment.substr(dot);
+      return;
+    }
   }
   out += segment;
 }
 
-// Appends `path` ("/a/7/b", or "" ) with identifier segments replaced, stopping once `out`
-// holds `limit` bytes.
-void AppendPathTemplate(std::string& out, std::string_view path, size_t limit) {
-  while (!path.empty() && out.size() < limit) {
-    size_t next = path.find('/', 1);
-    std::string_view segment = path.substr(0, next);  // "/name" (or "name" if no leading '/')
-    bool slash = segment.front() == '/';
-    if (slash) out += '/';
-    AppendSegment(out, slash ? segment.substr(1) : segment);
-    if (next == std::string_view::npos) break;
-    path.remove_prefix(next);
+// Appends the path that starts at text[i] (up to its first '?' or '#', or the end) with
+// identifier segments replaced, stopping early once `out` holds `limit` bytes. Returns where
+// it stopped: the '?' or '#', or the end.
+size_t AppendPathTemplate(std::string& out, std::string_view text, size_t i, size_t limit) {
+  while (i < text.size() && out.size() < limit) {
+    uint16_t c = ClassOf(text[i]);
+    if (c & (kQuestion | kHash)) break;
+    if (c & kSlash) {
+      out += '/';
+      ++i;
+    }
+    const size_t start = i;
+    SegmentClasses classes;
+    for (; i < text.size(); ++i) {
+      c = ClassOf(text[i]);
+      if (c & (kSlash | kQuestion | kHash)) break;
+      classes.Add(c);
+    }
+    AppendSegment(out, text.substr(start, i - start), classes);
   }
+  return i;
 }
 
 }  // namespace
 
 bool LooksLikeId(std::string_view segment) {
-  return IsIdentifier(segment);
+  return IsIdentifier(segment, ClassesOf(segment));
 }
 
 std::string EndpointKey(std::string_view method, std::string_view target) {
   constexpr size_t kMaxKeyBytes = 256;
-  size_t end = FindFirstOf(target, "?#");
-  std::string_view path = target.substr(0, end);
+  std::string_view path = target.substr(0, target.find_first_of("?#"));
   if (size_t scheme = path.find("://"); scheme != std::string_view::npos && path[0] != '/') {
     size_t slash = path.find('/', scheme + 3);
     path = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
@@ -75,7 +132,7 @@ std::string EndpointKey(std::string_view method, std::string_view target) {
   std::string key(method);
   key += ' ';
   if (path.empty()) path = "/";
-  AppendPathTemplate(key, path, kMaxKeyBytes);
+  AppendPathTemplate(key, path, 0, kMaxKeyBytes);
   if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
   return key;
 }
@@ -88,45 +145,50 @@ std::string KeyTemplate(std::string_view key) {
 
 void KeyTemplate(std::string_view key, std::string* result) {
   std::string& out = *result;
-  // Where the path starts: after "METHOD " (a space before any '/'), after "scheme://authority",
-  // or at the first '/'. No '/' at all (a host, a name): nothing to template.
-  size_t slash = key.find('/');
-  if (slash == std::string_view::npos) {
+  // Where the path starts: after "METHOD " (a space before the first '/'), after
+  // "scheme://authority" (the first '/' is the one of "://"), or at the first '/'. No '/' at
+  // all (a host, a name): nothing to template.
+  size_t slash = 0;
+  size_t space = std::string_view::npos;
+  for (; slash < key.size(); ++slash) {
+    uint16_t c = ClassOf(key[slash]);
+    if (c & kSlash) break;
+    if ((c & kSpace) && space == std::string_view::npos) space = slash;
+  }
+  if (slash == key.size()) {
     out.assign(key);
     return;
   }
-  size_t prefix = 0;
-  if (size_t space = key.find(' '); space != std::string_view::npos && space < slash) {
-    prefix = space + 1;
-  }
-  if (size_t scheme = key.find("://", prefix);
-      scheme != std::string_view::npos && scheme + 1 == key.find('/', prefix)) {
-    size_t authority_end = FindFirstOf(key, "/?#", scheme + 3);
-    prefix = authority_end == std::string_view::npos ? key.size() : authority_end;
+  size_t prefix = space == std::string_view::npos ? 0 : space + 1;
+  if (slash > prefix && key[slash - 1] == ':' && slash + 1 < key.size() && key[slash + 1] == '/') {
+    prefix = slash + 2;
+    while (prefix < key.size() && !(ClassOf(key[prefix]) & (kSlash | kQuestion | kHash)))
+      ++prefix;
   }
   out.assign(key.substr(0, prefix));
-  std::string_view rest = key.substr(prefix);
-  size_t query = FindFirstOf(rest, "?#");
-  AppendPathTemplate(out, rest.substr(0, query), std::string::npos);
-  if (query == std::string_view::npos || rest[query] == '#') return;
-  std::string_view params = rest.substr(query + 1);
-  params = params.substr(0, params.find('#'));
+  const size_t query = AppendPathTemplate(out, key, prefix, std::string::npos);
+  if (query == key.size() || key[query] == '#') return;
   out += '?';
-  bool first = true;
+  size_t i = query + 1;
   while (true) {
-    size_t amp = params.find('&');
-    std::string_view param = params.substr(0, amp);
-    if (!first) out += '&';
-    first = false;
-    size_t equals = param.find('=');
-    if (equals != std::string_view::npos) {
-      out += param.substr(0, equals + 1);
-      out += kId;
-    } else {
-      AppendSegment(out, param);  // "?12345" -> "?{id}"; "?debug" stays
+    // One parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
+    const size_t start = i;
+    size_t equals = std::string_view::npos;
+    SegmentClasses classes;
+    for (; i < key.size(); ++i) {
+      uint16_t c = ClassOf(key[i]);
+      if (c & (kAmpersand | kHash)) break;
+      if ((c & kEquals) && equals == std::string_view::npos) equals = i;
+      classes.Add(c);
     }
-    if (amp == std::string_view::npos) break;
-    params.remove_prefix(amp + 1);
+    if (equals != std::string_view::npos) {
+      out.append(key.substr(start, equals + 1 - start)).append(kId);
+    } else {
+      AppendSegment(out, key.substr(start, i - start), classes);
+    }
+    if (i == key.size() || key[i] == '#') break;
+    out += '&';
+    ++i;
   }
 }
 

@@ -105,6 +105,19 @@ TEST(KeyTableTest, KeysArrivingAfterTheTableIsFullOfTemplatesGoToOther) {
             (std::map<std::string, uint64_t>{{"(other)", 2}, {"/a", 1}, {"/b", 4}}));
 }
 
+TEST(KeyTableTest, AFoldedTableSendsEachKeyToItsTemplateInAnyOrder) {
+  // Keys of two endpoints interleaved after the fold, keys that are templates themselves, and
+  // the "(other)" name as a key: each goes to the same row as when it arrives alone.
+  KeyTable table(2);
+  for (const char* key : {"/a/1", "/a/2", "/b/1", "/b/2", "/a/3", "/b/{id}", "/a/{id}", "/b/4",
+                          "/a/5", "(other)", "/b/6"}) {
+    table.StatsFor(key)->RecordSuccess(1);
+  }
+  EXPECT_TRUE(table.folded());
+  EXPECT_EQ(Requests(table.TakeRows()),
+            (std::map<std::string, uint64_t>{{"(other)", 1}, {"/a/{id}", 5}, {"/b/{id}", 5}}));
+}
+
 TEST(KeyTableTest, MergingWorkerTablesFoldsConsistentlyAndLosesNothing) {
   std::mt19937_64 rng(5);
   for (size_t max_keys : {size_t{0}, size_t{4}, size_t{50}, size_t{100000}}) {
