@@ -18,7 +18,7 @@ bool HasHeader(const http::HeaderList& headers, std::string_view name) {
 void PrepareRequest(std::string_view method, const http::Url& url, const http::HeaderList& headers,
                     std::string_view body, http::HttpClient* client, PreparedRequest* out) {
   out->method.assign(method);
-  out->url = url;
+  if (&out->url != &url) out->url = url;
   out->origin = client->GetOrigin(url);
   out->body = body;
   http::SerializeRequestHead(method, url, headers, body.size(), &out->head);
@@ -30,6 +30,37 @@ void PrepareRequest(std::string_view method, const http::Url& url, const http::H
   if (out->grpc && !HasHeader(headers, "TE")) {
     out->head.insert(out->head.size() - 2, "TE: trailers\r\n");
   }
+}
+
+void RequestTemplate::Learn(const PreparedRequest& request) {
+  origin_ = request.origin;
+  method_ = request.method;
+  scheme_ = request.url.scheme;
+  host_ = request.url.host;
+  port_ = request.url.port;
+  // The head starts "METHOD TARGET HTTP/1.1\r\n" (http::SerializeRequestHead).
+  head_after_target_.assign(request.head, method_.size() + 1 + request.url.target.size());
+  body_ = request.body;
+  idempotent_ = request.idempotent;
+  grpc_ = request.grpc;
+}
+
+bool RequestTemplate::Fits(std::string_view method, const http::Url& url) const {
+  // The host header and the origin come from scheme, host and port (a host equal as text has
+  // the same IPv6 form); the rest of the head from the method, headers and body.
+  return origin_ != nullptr && url.port == port_ && method == method_ && url.host == host_ &&
+         url.scheme == scheme_;
+}
+
+void RequestTemplate::Fill(const http::Url& url, PreparedRequest* out) const {
+  out->method.assign(method_);
+  if (&out->url != &url) out->url = url;
+  out->origin = origin_;
+  out->body = body_;
+  out->head.assign(method_).append(" ").append(url.target).append(head_after_target_);
+  out->idempotent = idempotent_;
+  out->invalid.reset();
+  out->grpc = grpc_;
 }
 
 }  // namespace hammer::load

@@ -37,7 +37,35 @@ struct PreparedRequest {
 };
 
 // Fills `out` for `method url` with `headers` and `body` (a view that must outlive `out`).
+// `url` may be `out->url`.
 void PrepareRequest(std::string_view method, const http::Url& url, const http::HeaderList& headers,
                     std::string_view body, http::HttpClient* client, PreparedRequest* out);
+
+// A prepared request with its request target left out: requests with the same method, origin
+// (scheme, host, port), headers and body differ only in their target, so their heads are the
+// template's with another target spliced in. A list of distinct URLs on one host prepares a
+// request for every line; this costs a copy of the head instead of writing it header by header.
+// Remembers the origin by pointer (the HttpClient's, which outlives it). Loop thread only.
+class RequestTemplate {
+ public:
+  // Makes `request` (filled by PrepareRequest for request.url) the template.
+  void Learn(const PreparedRequest& request);
+  // Whether the template makes `method url` (`url` on the template's origin, same method).
+  bool Fits(std::string_view method, const http::Url& url) const;
+  // Fills `out` exactly as PrepareRequest would for `url` with the template's method, headers
+  // and body. Requires Fits(method, url). `url` may be `out->url`.
+  void Fill(const http::Url& url, PreparedRequest* out) const;
+
+ private:
+  const http::Origin* origin_ = nullptr;  // null: nothing learned yet
+  std::string method_;
+  std::string scheme_;
+  std::string host_;
+  uint16_t port_ = 0;
+  std::string head_after_target_;  // " HTTP/1.1\r\n" and the header block
+  std::string_view body_;
+  bool idempotent_ = true;
+  bool grpc_ = false;
+};
 
 }  // namespace hammer::load

@@ -123,13 +123,18 @@ const PreparedRequest* RequestFeed::FromLine(const SourceLine& line, PreparedReq
     target->key = PrintableKey(line.text, true);
     target->invalid =
         "line longer than " + std::to_string(options_->source.max_line_bytes) + " bytes";
-  } else if (Status status = url_parser_.Parse(parsed.url, &url_); !status.ok()) {
+  } else if (Status status = url_parser_.Parse(parsed.url, &target->url); !status.ok()) {
     target->key = PrintableKey(parsed.url, false);
     target->invalid = status.message();
   } else {
     std::string_view method = options_->method.empty() ? parsed.method : options_->method;
-    PrepareRequest(method, url_, options_->headers, options_->body, client_, target);
-    options_->keys.KeyFor(method, url_, parsed.url, &target->key);
+    if (line_template_.Fits(method, target->url)) {
+      line_template_.Fill(target->url, target);
+    } else {
+      PrepareRequest(method, target->url, options_->headers, options_->body, client_, target);
+      line_template_.Learn(*target);
+    }
+    options_->keys.KeyFor(method, target->url, parsed.url, &target->key);
   }
   target->stats_generation = PreparedRequest::kUnresolved;
   return target;

@@ -9,7 +9,9 @@
 // repeated lines stay free however many distinct lines stream by. When the cache has turned
 // over once without a single hit (every line distinct), only one line in
 // kBypassProbe is looked up and cached, until one of those hits again: a stream of distinct
-// lines then costs no lookup and no eviction per line. Lines that are not
+// lines then costs no lookup and no eviction per line. A line on the origin of the line
+// prepared before it, with the same method, is prepared from that line's head
+// (RequestTemplate): only its target is parsed and written. Lines that are not
 // valid URLs come back prepared as invalid (an invalid_url failure), never dropped. Owned by
 // one LoadWorker; loop thread only.
 #pragma once
@@ -79,7 +81,7 @@ class RequestFeed {
   size_t hand_ = 0;
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
   http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
-  http::Url url_;                    // scratch: the URL being prepared
+  RequestTemplate line_template_;    // lines on one host: only their targets are written
 };
 
 // A printable, bounded record key for input that is not a URL (it may be binary or huge).

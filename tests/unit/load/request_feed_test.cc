@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hammer/load/load_worker.h"
 #include "hammer/net/event_loop.h"
@@ -109,6 +111,46 @@ TEST_F(RequestFeedTest, DistinctStreamBypassesTheCacheUntilALineRepeats) {
     last = r;
   }
   EXPECT_GT(cached_in_a_row, 500) << "the repeated line never became cached again";
+  EXPECT_EQ(feed.Next(&scratch), nullptr);
+}
+
+// Lines on one origin get their heads from the last one's with the target replaced: every
+// request must be exactly what PrepareRequest makes for its line, whatever changes between
+// lines (origin, port, scheme, IPv6 literal, method, a query-only target, an invalid line).
+TEST_F(RequestFeedTest, RequestsFromTheLastHeadEqualFullyPreparedOnes) {
+  options_.headers = {{"X-Trace", "1"}, {"Content-Type", "application/grpc"}};
+  options_.body = "payload";
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {"GET", "http://127.0.0.1:1/item/1?ref=2"}, {"GET", "http://127.0.0.1:1/item/2"},
+      {"POST", "http://127.0.0.1:1/item/3"},      {"POST", "http://127.0.0.1:1/item/4"},
+      {"GET", "http://127.0.0.1:2/item/5"},       {"GET", "https://127.0.0.1:2/item/6"},
+      {"GET", "http://[::1]:2/item/7"},           {"GET", "http://[::1]:2?q=8"},
+      {"GET", "http://127.0.0.1:80/item/9"},      {"GET", "http://127.0.0.1/item/10"},
+      {"GET", "http://localhost/item/11"},        {"GET", "http://localhost/item/12"}};
+  std::string text;
+  for (const auto& [method, url] : lines)
+    text += (method == "GET" ? "" : method + " ") + url + "\nhttp://bad host/\n";
+  RequestFeed feed = Feed(text);
+  PreparedRequest scratch;
+  for (const auto& [method, url] : lines) {
+    const PreparedRequest* r = feed.Next(&scratch);
+    ASSERT_NE(r, nullptr);
+    Result<http::Url> parsed = http::ParseUrl(url);
+    ASSERT_TRUE(parsed.ok()) << url;
+    PreparedRequest expected;
+    PrepareRequest(method, *parsed, options_.headers, options_.body, &client_, &expected);
+    EXPECT_FALSE(r->invalid) << url;
+    EXPECT_EQ(r->head, expected.head) << url;
+    EXPECT_EQ(r->method, expected.method) << url;
+    EXPECT_EQ(r->url, expected.url) << url;
+    EXPECT_EQ(r->origin, expected.origin) << url;
+    EXPECT_EQ(r->body, expected.body) << url;
+    EXPECT_EQ(r->idempotent, expected.idempotent) << url;
+    EXPECT_EQ(r->grpc, expected.grpc) << url;
+    const PreparedRequest* bad = feed.Next(&scratch);
+    ASSERT_NE(bad, nullptr);
+    EXPECT_TRUE(bad->invalid);
+  }
   EXPECT_EQ(feed.Next(&scratch), nullptr);
 }
 
