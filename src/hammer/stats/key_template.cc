@@ -75,35 +75,51 @@ bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
   return segment.size() >= 16 && (classes.all & kHexDigit);
 }
 
-// The segment's template: "{id}", "{id}.ext", or the segment itself. `classes`: its bytes'.
-void AppendSegment(std::string& out, std::string_view segment, SegmentClasses classes) {
+// Writes a template into `out`: the bytes of `text` as they are, except the spans replaced by
+// "{id}". Unchanged runs are copied whole, when the next replacement or the end comes.
+class TemplateWriter {
+ public:
+  TemplateWriter(std::string_view text, std::string* out) : text_(text), out_(out) {}
+
+  // text[begin, end) becomes "{id}"; `begin` is at or after where the last span ended.
+  void ReplaceWithId(size_t begin, size_t end) {
+    out_->append(text_.data() + copied_, begin - copied_).append(kId);
+    copied_ = end;
+  }
+  // Copies the rest up to text[end], where the template ends.
+  void Finish(size_t end) { out_->append(text_.data() + copied_, end - copied_); }
+  // The template's size so far if it ended at text[pos].
+  size_t size_at(size_t pos) const { return out_->size() + (pos - copied_); }
+
+ private:
+  std::string_view text_;
+  std::string* out_;
+  size_t copied_ = 0;  // text before this is in *out_
+};
+
+// The segment text[begin, end) becomes "{id}" or "{id}.ext", or stays. `classes`: its bytes'.
+void TemplateSegment(TemplateWriter& writer, std::string_view text, size_t begin, size_t end,
+                     SegmentClasses classes) {
+  std::string_view segment = text.substr(begin, end - begin);
   if (IsIdentifier(segment, classes)) {
-    out += kId;
+    writer.ReplaceWithId(begin, end);
     return;
   }
   if (classes.any & kDot) {
     size_t dot = segment.rfind('.');
     std::string_view stem = segment.substr(0, dot);
-    if (dot > 0 && IsIdentifier(stem, ClassesOf(stem))) {
-      out += kId;
-      out += segment.substr(dot);
-      return;
-    }
+    if (dot > 0 && IsIdentifier(stem, ClassesOf(stem))) writer.ReplaceWithId(begin, begin + dot);
   }
-  out += segment;
 }
 
-// Appends the path that starts at text[i] (up to its first '?' or '#', or the end) with
-// identifier segments replaced, stopping early once `out` holds `limit` bytes. Returns where
-// it stopped: the '?' or '#', or the end.
-size_t AppendPathTemplate(std::string& out, std::string_view text, size_t i, size_t limit) {
-  while (i < text.size() && out.size() < limit) {
+// The path that starts at text[i] (up to its first '?' or '#', or the end), identifier
+// segments replaced, stopping early at a segment that starts once the template holds `limit`
+// bytes. Returns where it stopped: the '?' or '#', the end, or that segment.
+size_t TemplatePath(TemplateWriter& writer, std::string_view text, size_t i, size_t limit) {
+  while (i < text.size() && writer.size_at(i) < limit) {
     uint16_t c = ClassOf(text[i]);
     if (c & (kQuestion | kHash)) break;
-    if (c & kSlash) {
-      out += '/';
-      ++i;
-    }
+    if (c & kSlash) ++i;
     const size_t start = i;
     SegmentClasses classes;
     for (; i < text.size(); ++i) {
@@ -111,7 +127,7 @@ size_t AppendPathTemplate(std::string& out, std::string_view text, size_t i, siz
       if (c & (kSlash | kQuestion | kHash)) break;
       classes.Add(c);
     }
-    AppendSegment(out, text.substr(start, i - start), classes);
+    TemplateSegment(writer, text, start, i, classes);
   }
   return i;
 }
@@ -132,7 +148,8 @@ std::string EndpointKey(std::string_view method, std::string_view target) {
   std::string key(method);
   key += ' ';
   if (path.empty()) path = "/";
-  AppendPathTemplate(key, path, 0, kMaxKeyBytes);
+  TemplateWriter writer(path, &key);
+  writer.Finish(TemplatePath(writer, path, 0, kMaxKeyBytes));
   if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
   return key;
 }
@@ -165,31 +182,30 @@ void KeyTemplate(std::string_view key, std::string* result) {
     while (prefix < key.size() && !(ClassOf(key[prefix]) & (kSlash | kQuestion | kHash)))
       ++prefix;
   }
-  out.assign(key.substr(0, prefix));
-  const size_t query = AppendPathTemplate(out, key, prefix, std::string::npos);
-  if (query == key.size() || key[query] == '#') return;
-  out += '?';
-  size_t i = query + 1;
-  while (true) {
-    // One parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
-    const size_t start = i;
-    size_t equals = std::string_view::npos;
-    SegmentClasses classes;
-    for (; i < key.size(); ++i) {
-      uint16_t c = ClassOf(key[i]);
-      if (c & (kAmpersand | kHash)) break;
-      if ((c & kEquals) && equals == std::string_view::npos) equals = i;
-      classes.Add(c);
-    }
-    if (equals != std::string_view::npos) {
-      out.append(key.substr(start, equals + 1 - start)).append(kId);
-    } else {
-      AppendSegment(out, key.substr(start, i - start), classes);
-    }
-    if (i == key.size() || key[i] == '#') break;
-    out += '&';
-    ++i;
+  out.clear();
+  TemplateWriter writer(key, &out);
+  const size_t query = TemplatePath(writer, key, prefix, std::string::npos);
+  size_t i = query;
+  if (query < key.size() && key[query] == '?') {
+    // Each parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
+    do {
+      const size_t start = ++i;
+      size_t equals = std::string_view::npos;
+      SegmentClasses classes;
+      for (; i < key.size(); ++i) {
+        uint16_t c = ClassOf(key[i]);
+        if (c & (kAmpersand | kHash)) break;
+        if ((c & kEquals) && equals == std::string_view::npos) equals = i;
+        classes.Add(c);
+      }
+      if (equals != std::string_view::npos) {
+        writer.ReplaceWithId(equals + 1, i);
+      } else {
+        TemplateSegment(writer, key, start, i, classes);
+      }
+    } while (i < key.size() && key[i] == '&');
   }
+  writer.Finish(i);  // the fragment, if any, is dropped
 }
 
 }  // namespace hammer::stats

@@ -117,6 +117,28 @@ TEST(UrlTest, RejectedInputs) {
   EXPECT_EQ(ErrorOf("http://example.com/caf\xc3\xa9"), "URL contains a non-ASCII byte");
 }
 
+// Every byte value at every position of a word and of the tail the check reads bytewise: the
+// printable ones (0x21-0x7e) are accepted, each other one refused with its kind named.
+TEST(UrlTest, EveryByteValueAtEveryPositionIsCheckedAlone) {
+  for (size_t length = 1; length <= 17; ++length) {
+    for (size_t at = 0; at < length; ++at) {
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string text = "http://h/" + std::string(length, 'a');
+        text[9 + at] = static_cast<char>(byte);
+        std::string expected = byte == ' '                   ? "URL contains a space"
+                               : byte < 0x20 || byte == 0x7f ? "URL contains a control character"
+                               : byte >= 0x80                ? "URL contains a non-ASCII byte"
+                                                             : "";
+        if (expected.empty()) {
+          EXPECT_TRUE(ParseUrl(text).ok()) << byte << " at " << at << " of " << length;
+        } else {
+          EXPECT_EQ(ErrorOf(text), expected) << byte << " at " << at << " of " << length;
+        }
+      }
+    }
+  }
+}
+
 TEST(UrlTest, RoundTripsThroughToString) {
   for (std::string_view text : {"http://example.com", "HTTPS://Example.COM:8443/a?b#c",
                                 "http://[::1]:80/", "https://[2001:db8::1]:444/x?y"}) {
