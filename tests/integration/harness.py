@@ -61,6 +61,18 @@ class Result:
     def failures(self):
         return [r for r in self.records if r.endswith("\t")]
 
+    def due_times(self):
+        """[(key, when the request was due, in Unix seconds)] for the success records of a run
+        with --timestamps (KEY<TAB>SECONDS<TAB>END_MS), in record order. An open-loop or
+        --har-timing latency counts from the due time, so the due time is the end less the
+        latency: hammer's own schedule, whatever the machine's load made of the sending. Within
+        about a millisecond: the end is written in whole ms, read just after the request ended."""
+        due = []
+        for record in self.successes():
+            key, seconds, end_ms = record.split("\t")
+            due.append((key, int(end_ms) / 1000 - float(seconds)))
+        return due
+
 
 def run_hammer(args, input_text=None, timeout=120, env=None):
     proc = subprocess.run([HAMMER] + list(args), input=input_text, capture_output=True,
