@@ -69,16 +69,31 @@ def finish(proc, timeout=20):
     return proc.returncode, out, err
 
 
+@pytest.fixture
+def idle_pipe():
+    """A pipe whose writer stays open, so that its reader is idle, never at its end:
+    (reader, writer), both closed after the test."""
+    reader, writer = os.pipe()
+    yield reader, writer
+    os.close(reader)
+    os.close(writer)
+
+
+@pytest.fixture
+def terminal():
+    """A pseudo-terminal: (controller, terminal), both closed after the test."""
+    controller, terminal = pty.openpty()
+    yield controller, terminal
+    os.close(controller)
+    os.close(terminal)
+
+
 @pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_signal_while_reading_an_idle_pipe(sig, status):
-    reader, writer = os.pipe()  # the writer stays open: the pipe is idle, never at its end
-    try:
-        proc = start_load(["-", "-c", "2"], stdin=reader)
-        proc.send_signal(sig)
-        code, out, err = finish(proc)
-    finally:
-        os.close(reader)
-        os.close(writer)
+def test_signal_while_reading_an_idle_pipe(idle_pipe, sig, status):
+    reader, _ = idle_pipe
+    proc = start_load(["-", "-c", "2"], stdin=reader)
+    proc.send_signal(sig)
+    code, out, err = finish(proc)
     assert code == status, err
     assert "0 requests sent = 0 succeeded + 0 failed" in err
     assert "interrupted by " + signal.Signals(sig).name in err
@@ -89,19 +104,16 @@ def test_signal_while_reading_an_idle_pipe(sig, status):
     ("jsonl", '{{"method": "GET", "url": "{url}"}}\n'),
 ])
 @pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_signal_while_a_request_file_waits_on_an_idle_pipe(serve, fmt, entry, sig, status):
+def test_signal_while_a_request_file_waits_on_an_idle_pipe(serve, idle_pipe, fmt, entry, sig,
+                                                           status):
     """A request file read from standard input stops on a signal as a URL list does: the entry
     already read is sent, and the run ends with its summary, not an input error."""
-    reader, writer = os.pipe()
-    try:
-        proc = start_load(["--targets-format", fmt, "-", "-c", "1"], stdin=reader)
-        os.write(writer, entry.format(url=serve.url("/")).encode())
-        wait_until(lambda: serve.stats()["requests"] == 1, "the first entry was never sent")
-        proc.send_signal(sig)
-        code, out, err = finish(proc)
-    finally:
-        os.close(reader)
-        os.close(writer)
+    reader, writer = idle_pipe
+    proc = start_load(["--targets-format", fmt, "-", "-c", "1"], stdin=reader)
+    os.write(writer, entry.format(url=serve.url("/")).encode())
+    wait_until(lambda: serve.stats()["requests"] == 1, "the first entry was never sent")
+    proc.send_signal(sig)
+    code, out, err = finish(proc)
     assert code == status, err
     assert "1 requests sent = 1 succeeded + 0 failed" in err
     assert "interrupted by " + signal.Signals(sig).name in err
@@ -150,39 +162,31 @@ def test_a_hadoop_task_stopped_by_sigterm_exits_0(serve):
     proc.stdin.close()
 
 
-def test_terminal_stdin_gets_a_hint_and_ctrl_c_stops_it():
-    controller, terminal = pty.openpty()
-    try:
-        proc = start_load(["-c", "1"], stdin=terminal)
-        hint = read_stderr_until(proc, "reading URLs from the terminal")
-        assert "hammer load URL" in hint, hint
-        proc.send_signal(signal.SIGINT)
-        code, out, err = finish(proc)
-        assert code == 130, hint + err
-        assert "0 requests sent" in err
-    finally:
-        os.close(controller)
-        os.close(terminal)
+def test_terminal_stdin_gets_a_hint_and_ctrl_c_stops_it(terminal):
+    _, tty = terminal
+    proc = start_load(["-c", "1"], stdin=tty)
+    hint = read_stderr_until(proc, "reading URLs from the terminal")
+    assert "hammer load URL" in hint, hint
+    proc.send_signal(signal.SIGINT)
+    code, out, err = finish(proc)
+    assert code == 130, hint + err
+    assert "0 requests sent" in err
 
 
-def test_records_go_to_a_pipe_not_to_a_terminal(serve):
+def test_records_go_to_a_pipe_not_to_a_terminal(serve, terminal):
     r = run_hammer(["load", serve.url("/"), serve.url("/")])
     assert len(r.records) == 2
-    controller, terminal = pty.openpty()
-    try:
-        for extra, expected in (([], 0), (["--records"], 2)):
-            proc = subprocess.run([HAMMER, "load", serve.url("/"), serve.url("/"), *extra],
-                                  stdin=subprocess.DEVNULL, stdout=terminal,
-                                  stderr=subprocess.PIPE, text=True, timeout=30)
-            assert proc.returncode == 0, proc.stderr
-            written = b""
-            while select.select([controller], [], [], 0.2)[0]:
-                written += os.read(controller, 65536)
-            records = [l for l in written.decode().splitlines() if "\t" in l]
-            assert len(records) == expected, written
-    finally:
-        os.close(controller)
-        os.close(terminal)
+    controller, tty = terminal
+    for extra, expected in (([], 0), (["--records"], 2)):
+        proc = subprocess.run([HAMMER, "load", serve.url("/"), serve.url("/"), *extra],
+                              stdin=subprocess.DEVNULL, stdout=tty, stderr=subprocess.PIPE,
+                              text=True, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        written = b""
+        while select.select([controller], [], [], 0.2)[0]:
+            written += os.read(controller, 65536)
+        records = [l for l in written.decode().splitlines() if "\t" in l]
+        assert len(records) == expected, written
 
 
 def test_reporter_lines_only_when_asked(serve):
