@@ -74,6 +74,9 @@ def test_copies_go_over_h2c_to_the_named_cluster_only_with_exact_counts(servers,
     assert h2.stats()["by_header"]["X-Hammer-Dark"] == n
     assert h11.stats()["by_protocol"] == {"HTTP/1.1": n, "HTTP/2": 0}
     assert regular.stats()["by_protocol"] == {"HTTP/1.1": n, "HTTP/2": 0}
+    view = json.loads(proxy.get_admin("/hammer/dark/membership"))
+    assert {c["name"]: c["protocol"] for c in view["dark"]} == {"h2": "HTTP/2",
+                                                                 "h11": "HTTP/1.1"}
 
 
 def test_copies_go_over_alpn_h2_to_nginx_http2_over_tls(servers, proxies, start_nginx, pki,
@@ -232,8 +235,9 @@ def test_a_zookeeper_cluster_named_before_it_appears_speaks_http2(zk, servers, p
                     "--regular-cluster", "web", "--dark-http2", "canary")
     dark = servers("--announce", zk.url(f"{root}/clusters/canary"))
     zk.set(f"{root}/config", json.dumps({"regular": "web", "dark": {"canary": {}}}))
-    wait_for(lambda: (m := json.loads(proxy.get_admin("/hammer/dark/membership")))["dark"] and
-             m["dark"][0]["instances"] == 1)
+    view = wait_for(lambda: (m := json.loads(proxy.get_admin("/hammer/dark/membership")))[
+        "dark"] and m["dark"][0]["instances"] == 1 and m)
+    assert view["dark"][0]["protocol"] == "HTTP/2"
     n = 200
     assert drive(proxy.url("/"), n)["succeeded"] == n
     m = proxy.settled_metrics()

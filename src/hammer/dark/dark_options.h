@@ -2,8 +2,10 @@
 // to date by a membership source.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hammer/base/clock.h"
@@ -105,6 +107,11 @@ struct DarkOptions {
   VerdictRules verdict;              // how /hammer/dark/verdict judges the comparison (--judge)
   Nanos verdict_interval = kSecond;  // latency_increase: intervals a slowdown must persist over
   uint64_t seed = 0;                 // 0: random
+
+  // Whether the dark cluster `name`'s copies go over HTTP/2 (dark_http2 names it).
+  bool DarkClusterSpeaksHttp2(std::string_view name) const {
+    return std::find(dark_http2.begin(), dark_http2.end(), name) != dark_http2.end();
+  }
 };
 
 }  // namespace hammer::dark

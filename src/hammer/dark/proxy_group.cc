@@ -375,12 +375,14 @@ std::string DarkProxyGroup::MembershipJson() const {
     nlohmann::json urls = nlohmann::json::array();
     for (const http::Url& u : c.urls)
       urls.push_back(u.ToString());
-    clusters.push_back({{"name", c.config.name},
-                        {"instances", c.instances},
-                        {"multiplier", c.config.multiplier},
-                        {"strategy", c.config.strategy},
-                        {"target_rate", c.config.target_rate},
-                        {"urls", urls}});
+    clusters.push_back(
+        {{"name", c.config.name},
+         {"instances", c.instances},
+         {"multiplier", c.config.multiplier},
+         {"strategy", c.config.strategy},
+         {"target_rate", c.config.target_rate},
+         {"protocol", options_.DarkClusterSpeaksHttp2(c.config.name) ? "HTTP/2" : "HTTP/1.1"},
+         {"urls", urls}});
   }
   nlohmann::json j = {{"regular_cluster", snapshot->regular_cluster},
                       {"regular_instances", snapshot->regular_instances},

@@ -96,12 +96,9 @@ DarkCluster* DarkProxyHandler::ClusterFor(const DarkClusterMembership& cluster) 
   size_t index = registry_->IndexOf(cluster.config.name);
   if (index >= counters_->clusters.size()) return nullptr;  // beyond what can be counted
   // By name, so a cluster that ZooKeeper announces later gets its protocol too.
-  const std::vector<std::string>& http2 = options_->dark_http2;
-  const bool speaks_http2 =
-      std::find(http2.begin(), http2.end(), cluster.config.name) != http2.end();
-  clusters_.push_back(
-      std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_,
-                                    speaks_http2 ? http2_options_ : client_options_));
+  const bool http2 = options_->DarkClusterSpeaksHttp2(cluster.config.name);
+  clusters_.push_back(std::make_unique<DarkCluster>(cluster.config.name, index, loop_, resolver_,
+                                                    http2 ? http2_options_ : client_options_));
   if (options_->compare) {
     ComparisonReportOptions report;
     report.latency_interval = options_->verdict_interval;
