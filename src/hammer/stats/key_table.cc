@@ -98,7 +98,10 @@ void KeyTable::Fold() {
       MergeInto(Other(), stats);
       continue;
     }
-    KeyStats& row = templates[KeyTemplate(key)];
+    KeyTemplate(key, &template_scratch_);
+    auto it = templates.find(template_scratch_);
+    if (it == templates.end()) it = templates.try_emplace(template_scratch_).first;
+    KeyStats& row = it->second;
     if (row.CanMerge(stats)) {
       row.Merge(stats);
     } else {

@@ -113,7 +113,7 @@ class KeyTable {
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
-  std::string template_scratch_;  // TemplateRow's buffer (not part of the value)
+  std::string template_scratch_;  // TemplateRow's and Fold's buffer (not part of the value)
 };
 
 }  // namespace hammer::stats

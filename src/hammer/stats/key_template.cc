@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace hammer::stats {
 namespace {
@@ -75,26 +76,46 @@ bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
   return segment.size() >= 16 && (classes.all & kHexDigit);
 }
 
-// Writes a template into `out`: the bytes of `text` as they are, except the spans replaced by
-// "{id}". Unchanged runs are copied whole, when the next replacement or the end comes.
+// Writes a template at the end of `out`: the bytes of `text` as they are, except the spans
+// replaced by "{id}". Unchanged runs are copied whole, when the next replacement or the end
+// comes, into room made once: a template is at most 5 times its text (a replaced span is a
+// non-empty segment, or a parameter value after its own '=', which is kept). Finish must end
+// every writer (it cuts `out` to what was written).
 class TemplateWriter {
  public:
-  TemplateWriter(std::string_view text, std::string* out) : text_(text), out_(out) {}
+  TemplateWriter(std::string_view text, std::string* out) : text_(text), out_(out) {
+    size_t start = out->size();
+    out->resize(start + 5 * text.size());
+    end_ = out->data() + start;
+  }
 
   // text[begin, end) becomes "{id}"; `begin` is at or after where the last span ended.
   void ReplaceWithId(size_t begin, size_t end) {
-    out_->append(text_.data() + copied_, begin - copied_).append(kId);
+    Copy(begin);
+    std::memcpy(end_, kId.data(), kId.size());
+    end_ += kId.size();
     copied_ = end;
   }
   // Copies the rest up to text[end], where the template ends.
-  void Finish(size_t end) { out_->append(text_.data() + copied_, end - copied_); }
+  void Finish(size_t end) {
+    Copy(end);
+    out_->resize(static_cast<size_t>(end_ - out_->data()));
+  }
   // The template's size so far if it ended at text[pos].
-  size_t size_at(size_t pos) const { return out_->size() + (pos - copied_); }
+  size_t size_at(size_t pos) const {
+    return static_cast<size_t>(end_ - out_->data()) + (pos - copied_);
+  }
 
  private:
+  void Copy(size_t up_to) {
+    std::memcpy(end_, text_.data() + copied_, up_to - copied_);
+    end_ += up_to - copied_;
+  }
+
   std::string_view text_;
   std::string* out_;
-  size_t copied_ = 0;  // text before this is in *out_
+  char* end_;          // where the next byte goes in *out_
+  size_t copied_ = 0;  // text before this is written
 };
 
 // The segment text[begin, end) becomes "{id}" or "{id}.ext", or stays. `classes`: its bytes'.
