@@ -103,6 +103,9 @@ void H2ServerConnection::Start(std::string_view received) {
   }
   session_ = std::move(*session);
   if (listener_->draining_) session_->GoAway();
+  // `received` was just read: a body's idle deadline runs from here (a request whose HEADERS
+  // came in that first read, and its DATA later, would otherwise time out at once).
+  last_read_ = loop_->now();
   deferring_ = true;
   bool ok = received.empty() || Receive(received);
   deferring_ = false;
