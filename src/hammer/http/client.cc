@@ -61,8 +61,7 @@ TlsCounters HttpClient::tls_counters() const {
 }
 
 void HttpClient::Send(const ClientRequest& request, ResponseHandler* handler) {
-  // Streamed request bodies are HTTP/1.1 only (see the header).
-  if (request.origin->http2 && request.body_stream == nullptr) {
+  if (request.origin->http2) {
     SendH2(request, handler, /*is_retry=*/false);
     return;
   }

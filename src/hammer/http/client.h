@@ -23,11 +23,12 @@
 // come from a BodyStream (ClientRequest::body_stream) that is sent as it fills, and the reading
 // of the response may be paused and resumed through a ResponseFlow (ClientRequest::flow), so
 // that a slow reader of the response slows the server through TCP instead of filling memory.
-// An exchange without either costs what it did before: one pointer test each. A streamed
-// request body is HTTP/1.1 only: an HTTP/2 origin sends such an exchange over HTTP/1.1 (see
-// Send). A ResponseFlow works over both: over HTTP/2 pausing holds the one stream, whose
-// window (Http2Options::window_bytes) then stops the server, and the connection's other
-// streams go on.
+// An exchange without either costs what it did before: one pointer test each. Both work over
+// HTTP/1.1 and HTTP/2. Over HTTP/2 a streamed request body is its stream's DATA, sent as the
+// BodyStream fills and as the server's flow-control windows allow (a server that reads slowly
+// leaves the bytes in the BodyStream, whose producer then stops), and pausing a response
+// holds the one stream, whose window (Http2Options::window_bytes) then stops the server; the
+// connection's other streams go on either way.
 #pragma once
 
 #include <cstdint>
@@ -77,13 +78,15 @@ struct ClientRequest {
   MonoNanos deadline = 0;    // the whole exchange must end by then (0: no deadline)
   // A body sent as it arrives, instead of `body` (which must then be empty). The head must
   // announce it: "Content-Length: N" when body_stream->length() is N (the bytes are sent as
-  // they are), "Transfer-Encoding: chunked" when the length is unknown (the client frames
-  // each piece as a chunk and ends with the last chunk). Owned by the caller, like the head;
-  // the exchange consumes it (SetConsumer) until it ends. A stream that fails (its producer
-  // gave up) fails the exchange (Failure::kOther, "request body abandoned by its source");
-  // an exchange that ends before the whole body was sent (the server answered early, or
-  // failed) cancels the stream and closes the connection. Never retried after a stale
-  // keep-alive connection (its bytes may already be consumed).
+  // they are; over HTTP/2 it becomes content-length), "Transfer-Encoding: chunked" when the
+  // length is unknown (HTTP/1.1: the client frames each piece as a chunk and ends with the
+  // last chunk; HTTP/2: the field is dropped, DATA frames carry the pieces and END_STREAM ends
+  // them). Owned by the caller, like the head; the exchange consumes it (SetConsumer) until it
+  // ends. A stream that fails (its producer gave up) fails the exchange (Failure::kOther,
+  // "request body abandoned by its source"; over HTTP/2 only its stream is reset, with
+  // CANCEL); an exchange that ends before the whole body was sent (the server answered early,
+  // or failed) cancels the stream (HTTP/1.1: and closes the connection). Never retried once
+  // any of its bytes were consumed (after a stale keep-alive connection, never).
   BodyStream* body_stream = nullptr;
   // Lets the caller pause the reading of the response; owned by the caller (see ResponseFlow).
   ResponseFlow* flow = nullptr;

@@ -24,8 +24,10 @@ H2ClientConnection::H2ClientConnection(HttpClient* client, const Origin* origin)
 
 H2ClientConnection::~H2ClientConnection() {
   *alive_ = false;
-  for (auto& exchange : all_)
+  for (auto& exchange : all_) {
     UnbindFlow(exchange.get());
+    UnbindBody(exchange.get(), /*cancel=*/true);
+  }
   CloseSocket();
 }
 
@@ -69,8 +71,22 @@ bool H2ClientConnection::FlowPaused(const Exchange* exchange) {
   return flow != nullptr && flow->target_ == exchange && flow->paused_;
 }
 
+void H2ClientConnection::UnbindBody(Exchange* exchange, bool cancel) {
+  BodyStream* stream = exchange->request.body_stream;
+  if (stream == nullptr) return;
+  exchange->request.body_stream = nullptr;
+  exchange->body.Detach();
+  stream->SetConsumer(nullptr);
+  if (cancel && !stream->finished()) stream->Cancel();
+}
+
+bool H2ClientConnection::BodyPartlySent(const Exchange* exchange) {
+  return exchange->body.streamed() && exchange->body.sent() > 0;
+}
+
 void H2ClientConnection::Release(Exchange* exchange) {
   UnbindFlow(exchange);
+  UnbindBody(exchange, /*cancel=*/true);
   *exchange = Exchange{};
   exchange->connection = this;
   free_.push_back(exchange);
@@ -81,7 +97,12 @@ void H2ClientConnection::Send(const ClientRequest& request, ResponseHandler* han
   Exchange* exchange = NewExchange();
   exchange->request = request;
   exchange->handler = handler;
-  exchange->body = request.body;
+  if (BodyStream* stream = request.body_stream) {
+    exchange->body = H2RequestBody(stream);
+    stream->SetConsumer(exchange);
+  } else {
+    exchange->body = H2RequestBody(request.body);
+  }
   exchange->is_retry = is_retry;
   exchange->result.reused_connection = !fresh;
   if (ResponseFlow* flow = request.flow) {
@@ -95,7 +116,11 @@ void H2ClientConnection::Send(const ClientRequest& request, ResponseHandler* han
     return;
   }
   Submit(exchange);
-  if (!deferring_) AfterSession();
+  if (request.body_stream != nullptr && request.body_stream->failed()) {
+    OnRequestBodyReady(exchange);  // it failed before we listened: no wake-up comes
+  } else if (!deferring_) {
+    AfterSession();
+  }
 }
 
 void H2ClientConnection::Submit(Exchange* exchange) {
@@ -177,6 +202,16 @@ void H2ClientConnection::FallBackOrRefuse(std::unique_ptr<net::Transport> transp
     ExchangeResult opened = exchange->result;
     exchange->handler = nullptr;
     --exchanges_;
+    if (BodyPartlySent(exchange)) {
+      UnbindBody(exchange, /*cancel=*/true);
+      opened.failure = Failure::kProtocol;
+      opened.detail = "the server does not speak HTTP/2: " + why +
+                      " (part of the streamed request body was already sent)";
+      opened.end = loop_->now();
+      client_->Complete(handler, std::move(opened));
+      continue;
+    }
+    UnbindBody(exchange, /*cancel=*/false);  // the HTTP/1.1 exchange consumes it from here
     if (transport) {
       ConnectTimings timings{opened.connect_start, opened.connect_end, opened.handshake_end};
       client_->ContinueOnHttp1(std::move(transport), timings, request, handler);
@@ -349,14 +384,18 @@ void H2ClientConnection::OnStreamClose(H2ClientSession::Stream* stream, uint32_t
   std::string code = H2ErrorName(error_code);
   if (exchange->head_too_large) {
     FailExchange(exchange, Failure::kProtocol, "response head larger than the limits");
-  } else if (error_code == NGHTTP2_REFUSED_STREAM && !exchange->is_retry) {
+  } else if (error_code == NGHTTP2_REFUSED_STREAM && !exchange->is_retry &&
+             !BodyPartlySent(exchange)) {
     // Not processed by the server (RFC 9113 §8.7): safe to send again, whatever the method.
     exchange->retry = true;
     done_.push_back(exchange);
   } else if (exchange->peer_reset) {
     FailExchange(exchange, Failure::kStreamReset, "stream reset by the server: " + code);
   } else if (error_code == NGHTTP2_REFUSED_STREAM) {
-    FailExchange(exchange, Failure::kGoaway, "the server refused the stream (GOAWAY) twice");
+    FailExchange(exchange, Failure::kGoaway,
+                 exchange->is_retry ? "the server refused the stream (GOAWAY) twice"
+                                    : "the server refused the stream (GOAWAY) after part of its "
+                                      "streamed request body was sent");
   } else if (peer_went_away_ && goaway_error_ != NGHTTP2_NO_ERROR) {
     FailExchange(exchange, Failure::kGoaway,
                  "the server ended the connection: GOAWAY " + H2ErrorName(goaway_error_));
@@ -389,11 +428,16 @@ void H2ClientConnection::Complete(Exchange* exchange) {
   if (exchange->retry) {
     ClientRequest request = exchange->request;
     request.flow = flow;
+    UnbindBody(exchange, /*cancel=*/false);  // the retry takes the body over
     Release(exchange);
     ++client_->counters_.stale_retries;
     client_->SendH2(request, handler, /*is_retry=*/true);
     return;
   }
+  if (exchange->body.streamed()) {
+    exchange->result.bytes_sent = exchange->request.head.size() + exchange->body.sent();
+  }
+  UnbindBody(exchange, /*cancel=*/true);
   ExchangeResult result = std::move(exchange->result);
   if (!exchange->submitted) Release(exchange);
   client_->Complete(handler, std::move(result));
@@ -458,6 +502,7 @@ size_t H2ClientConnection::Abandon() {
   for (auto& exchange : all_) {
     exchange->handler = nullptr;
     UnbindFlow(exchange.get());
+    UnbindBody(exchange.get(), /*cancel=*/true);
   }
   exchanges_ = 0;
   done_.clear();
@@ -504,6 +549,7 @@ void H2ClientConnection::DeliverResumes() {
 
 void H2ClientConnection::AbortStream(Exchange* exchange) {
   UnbindFlow(exchange);
+  UnbindBody(exchange, /*cancel=*/true);
   if (exchange->handler == nullptr) return;
   exchange->handler = nullptr;
   --exchanges_;
@@ -512,6 +558,19 @@ void H2ClientConnection::AbortStream(Exchange* exchange) {
   if (exchange->submitted && session_->Cancel(exchange)) exchange->submitted = false;
   // A submitted stream is released at its close; the others now.
   if (!exchange->submitted) Release(exchange);
+  if (!deferring_) AfterSession();
+}
+
+void H2ClientConnection::OnRequestBodyReady(Exchange* exchange) {
+  if (exchange->handler == nullptr || state_ == State::kClosed) return;
+  if (exchange->request.body_stream->failed()) {
+    std::erase(pending_, exchange);
+    // Only this stream is reset; the connection's other streams go on.
+    if (exchange->submitted && session_->Cancel(exchange)) exchange->submitted = false;
+    FailExchange(exchange, Failure::kOther, "request body abandoned by its source");
+  } else if (exchange->submitted) {
+    session_->ResumeBody(exchange);
+  }
   if (!deferring_) AfterSession();
 }
 

@@ -26,6 +26,14 @@
 // a later loop iteration; aborting resets the stream (RST_STREAM CANCEL) and calls the handler
 // no more.
 //
+// A streamed request body (ClientRequest::body_stream) is its stream's DATA, taken from the
+// BodyStream as the server's flow-control windows allow (H2RequestBody): the exchange is the
+// BodyStream's consumer from Send until it completes, and each wake-up resumes the stream's
+// DATA. A body whose producer fails resets that stream only (RST_STREAM CANCEL) and fails the
+// exchange (Failure::kOther); an exchange that ends before its body did (the server's answer
+// ended first, a reset, a timeout, an abort) cancels the BodyStream. Such an exchange is sent
+// again after a refusal, or over HTTP/1.1 after a fallback, only if none of its body went out.
+//
 // Completions are delivered after nghttp2 has returned (never from inside its callbacks), so
 // handlers may send their next request from OnResponseComplete; writes are gathered and made
 // once per event. Owned by HttpClient; destroyed via DeleteLater. Loop thread only.
@@ -71,10 +79,11 @@ class H2ClientConnection final : public net::IoHandler,
  private:
   enum class State : uint8_t { kOpening, kActive, kClosed };
 
-  struct Exchange final : H2ClientSession::Stream, ResponseFlow::Target {
+  struct Exchange final : H2ClientSession::Stream, ResponseFlow::Target, BodyStream::Consumer {
     void PauseFlow() override { connection->PauseStream(this); }
     void ResumeFlow() override { connection->ResumeStream(this); }
     void AbortFlow() override { connection->AbortStream(this); }
+    void OnBodyStreamReady() override { connection->OnRequestBodyReady(this); }
 
     H2ClientConnection* connection = nullptr;
     ClientRequest request;
@@ -119,6 +128,13 @@ class H2ClientConnection final : public net::IoHandler,
   void DeliverResumes();
   // Lets go of the exchange's flow, if it is still bound to it.
   static void UnbindFlow(Exchange* exchange);
+  // A streamed request body has more bytes, its end, or failed.
+  void OnRequestBodyReady(Exchange* exchange);
+  // Lets go of the exchange's streamed request body, if any: no more is read from it, and
+  // unless another exchange takes it over (`cancel` false) one not wholly sent is cancelled.
+  static void UnbindBody(Exchange* exchange, bool cancel);
+  // Part of a streamed request body went out: the exchange cannot be sent again.
+  static bool BodyPartlySent(const Exchange* exchange);
   static bool FlowPaused(const Exchange* exchange);
   void Release(Exchange* exchange);
   Exchange* NewExchange();

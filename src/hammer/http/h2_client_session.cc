@@ -1,7 +1,5 @@
 #include "hammer/http/h2_client_session.h"
 
-#include <algorithm>
-#include <cstring>
 #include <limits>
 
 namespace hammer::http {
@@ -33,8 +31,23 @@ struct H2ClientCallbacks {
     return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
   }
 
+  // The server's answer ended while the request body was still being sent: the rest is not
+  // sent. RFC 9113 §8.1 lets a server answer before the whole request; the answer is whole,
+  // so the client resets a stream it no longer needs (as HTTP/1.1 closes the connection).
+  static void StopBodyIfAnswered(nghttp2_session* session, const nghttp2_frame* frame) {
+    if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return;
+    H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id);
+    if (stream == nullptr || !stream->body.streamed() || stream->body.ended()) return;
+    stream->body.Detach();
+    stream->answered_before_body_ended = true;
+    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_CANCEL);
+  }
+
   static int OnFrameRecv(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
     H2ClientSession* self = Self(user_data);
+    if (frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) {
+      StopBodyIfAnswered(session, frame);
+    }
     switch (frame->hd.type) {
       case NGHTTP2_HEADERS: {
         H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id);
@@ -90,6 +103,7 @@ struct H2ClientCallbacks {
     H2ClientSession::Stream* stream = StreamOf(session, stream_id);
     if (stream == nullptr) return 0;
     H2ClientSession* self = Self(user_data);
+    if (stream->answered_before_body_ended) error_code = NGHTTP2_NO_ERROR;  // our own reset
     if (stream->paused) {
       stream->held.closed = true;
       stream->held.close_code = error_code;
@@ -102,12 +116,7 @@ struct H2ClientCallbacks {
 
   static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void*) {
-    auto* stream = static_cast<H2ClientSession::Stream*>(source->ptr);
-    size_t n = std::min(length, stream->body.size() - stream->body_sent);
-    std::memcpy(buf, stream->body.data() + stream->body_sent, n);
-    stream->body_sent += n;
-    if (stream->body_sent == stream->body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
-    return static_cast<ssize_t>(n);
+    return static_cast<H2ClientSession::Stream*>(source->ptr)->body.Read(buf, length, data_flags);
   }
 };
 
@@ -161,7 +170,6 @@ Status H2ClientSession::Init() {
 
 Status H2ClientSession::Submit(Stream* stream, std::string_view head) {
   if (Status s = fields_.Assign(head, tls_); !s.ok()) return s;
-  stream->body_sent = 0;
   stream->head_request = fields_.method() == "HEAD";
   nghttp2_data_provider body;
   body.source.ptr = stream;
@@ -175,7 +183,13 @@ Status H2ClientSession::Submit(Stream* stream, std::string_view head) {
   return Status::Ok();
 }
 
+void H2ClientSession::ResumeBody(Stream* stream) {
+  // A closed stream has nothing to resume (nghttp2 then refuses the call, harmlessly).
+  if (stream->body.TakeDeferred()) nghttp2_session_resume_data(session_, stream->id);
+}
+
 bool H2ClientSession::Cancel(Stream* stream) {
+  stream->body.Detach();
   bool ended = stream->held.closed;
   stream->paused = false;
   stream->held = Stream::Held{};

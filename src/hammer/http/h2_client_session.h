@@ -13,6 +13,14 @@
 // streams refused before they were sent; and from inside Resume, for what a paused stream
 // held); a visitor must not destroy the session there.
 //
+// Request bodies: DATA is pulled from each stream's H2RequestBody as the server's windows allow
+// and Produce runs, so a streamed body is taken from its BodyStream no faster than the server
+// reads it (its producer then stops at the BodyStream's window); the output Produce appends is
+// bounded too (H2Session). Memory per streamed body stays near the BodyStream's window plus
+// one Produce's worth, whatever its size. A response that ends (END_STREAM) before its streamed
+// request body did stops the body: the session resets the stream (CANCEL), and its close is
+// reported as a complete response (NO_ERROR).
+//
 // Flow control: the session sends WINDOW_UPDATE for a stream's DATA only once its visitor has
 // been given it. Pause holds a stream's DATA (and its trailers and close) in the session
 // instead; the server then stops at the stream window (Settings::window_bytes), which bounds
@@ -31,6 +39,7 @@
 #include <vector>
 
 #include "hammer/http/h2_fields.h"
+#include "hammer/http/h2_request_body.h"
 #include "hammer/http/h2_session.h"
 #include "hammer/http/message.h"
 
@@ -41,13 +50,15 @@ class H2ClientSession final : public H2Session {
   // What the session keeps per stream; the connection's exchange derives from it.
   struct Stream {
     int32_t id = 0;
-    std::string_view body;  // the request body, sent in DATA frames; must outlive the stream
-    size_t body_sent = 0;
+    H2RequestBody body;  // the request's DATA: bytes held whole or a BodyStream (see there)
     bool head_request = false;
     bool final_head = false;      // the final response head was delivered
     bool peer_reset = false;      // the server sent RST_STREAM (the code comes with OnStreamClose)
     bool head_too_large = false;  // the response head went over the limits; the stream is reset
     bool paused = false;          // see Pause; read-only for the caller
+    // The response ended before the streamed request body did: the session reset the stream
+    // (CANCEL) and reports its close as NO_ERROR.
+    bool answered_before_body_ended = false;
 
     // What arrived for a paused stream, in order: DATA, then trailers, then the close.
     struct Held {
@@ -91,11 +102,17 @@ class H2ClientSession final : public H2Session {
                                                          bool tls);
   ~H2ClientSession() override;
 
-  // Submits a request: `head` is a serialized HTTP/1.1 head, `stream->body` its body. Sets
-  // stream->id. Errors: a head that cannot be translated, or no stream id left (the owner
-  // opens a new connection).
+  // Submits a request: `head` is a serialized HTTP/1.1 head (its Content-Length, when it has
+  // one, goes as content-length), `stream->body` its body. Sets stream->id. Errors: a head that
+  // cannot be translated, or no stream id left (the owner opens a new connection).
   Status Submit(Stream* stream, std::string_view head);
-  // Resets the stream (RST_STREAM CANCEL); the visitor hears no more of it except its close.
+  // A streamed request body (stream->body on a BodyStream) has more bytes, or its end: DATA
+  // goes on from the next Produce, within the server's flow-control windows. Does nothing when
+  // the body was not waiting for bytes. A body whose BodyStream failed or was cancelled never
+  // ends (no END_STREAM): the owner cancels the stream (Cancel) instead.
+  void ResumeBody(Stream* stream);
+  // Resets the stream (RST_STREAM CANCEL); the visitor hears no more of it except its close,
+  // and no more of its request body is read.
   // What a paused stream held is dropped; if its close was among it (the stream had ended),
   // returns true and the stream is over now: OnStreamClose will not be called for it.
   bool Cancel(Stream* stream);

@@ -125,7 +125,7 @@ class H2SessionPair : public ::testing::Test {
     streams.push_back(std::make_unique<ClientStream>());
     ClientStream* stream = streams.back().get();
     stream->request_body = std::string(body);
-    stream->body = stream->request_body;
+    stream->body = H2RequestBody(stream->request_body);
     Status s = client->Submit(stream, head);
     EXPECT_TRUE(s.ok()) << s.message();
     return stream;
