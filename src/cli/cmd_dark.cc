@@ -179,10 +179,11 @@ int DarkMain(int argc, char** argv) {
   app.add_flag("--upstream-http2", options.upstream_http2,
                "speak HTTP/2 to the regular upstreams, whatever the client spoke: h2c with prior "
                "knowledge for http://, ALPN h2 for https:// (no fallback: an upstream that does "
-               "not speak it is a 502); a slow client holds at most a 256KiB stream window per "
-               "response, as over HTTP/1.1; a request body over --stream-threshold still goes "
-               "in HTTP/1.1; --compare-secondary (a second regular instance) speaks HTTP/2 "
-               "too, dark clusters only with --dark-http2");
+               "not speak it is a 502); bodies over --stream-threshold pass as they arrive with "
+               "a 256KiB window per direction, as over HTTP/1.1: a request body as the stream's "
+               "DATA within the upstream's flow-control windows, a response held at the "
+               "stream's window for a slow client; --compare-secondary (a second regular "
+               "instance) speaks HTTP/2 too, dark clusters only with --dark-http2");
   app.add_option("--max-concurrent-streams", options.http2_max_concurrent_streams,
                  "HTTP/2: streams a client may have open at once on one connection "
                  "(SETTINGS_MAX_CONCURRENT_STREAMS)")

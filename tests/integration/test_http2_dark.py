@@ -20,7 +20,7 @@ import time
 import pytest
 
 from h2_support import H2_PREFACE, frame, h2spec_run, request_block
-from harness import Nginx, memory_kib, run_hammer, started_until_teardown
+from harness import NGINX_BASE, Nginx, memory_kib, run_hammer, started_until_teardown
 from prerequisites import require_program
 
 END_STREAM, END_HEADERS = 0x1, 0x4
@@ -353,6 +353,60 @@ def test_upstream_http2_forwards_streams_and_a_slow_client_holds_the_upstream_ba
     assert regular.stats()["by_protocol"] == {"HTTP/1.1": 0, "HTTP/2": 3}
     proxy.settled_metrics()
     assert dark.stats()["by_protocol"] == {"HTTP/1.1": 3, "HTTP/2": 0}
+
+
+@pytest.fixture
+def h2_store(start_nginx, tmp_path):
+    """nginx speaking HTTP/2 with prior knowledge (h2c) that stores PUT bodies under /files/
+    (WebDAV) and logs each request's protocol, method and status."""
+    root = tmp_path / "root"
+    (root / "files").mkdir(parents=True)
+    log = tmp_path / "access.log"
+    config = "user root;\n" + NGINX_BASE.replace("listen 127.0.0.1:{port};",
+                                                 "listen 127.0.0.1:{port} http2;")
+    nginx = start_nginx(
+        config=config,
+        http_extra="log_format protocol '$server_protocol $request_method $status';",
+        server_extra=f"""
+    client_max_body_size 64m;
+    access_log {log} protocol;
+    location /files/ {{ root {root}; dav_methods PUT; }}
+    """)
+    nginx.root = root
+    nginx.log = log
+    return nginx
+
+
+def test_upstream_http2_streams_request_bodies_over_the_threshold(proxies, h2_store, tmp_path):
+    proxy = proxies("--upstream-http2", "--upstream", h2_store.url())
+    size = 16 << 20  # the proxy's cap on a request body (413 above), sixteen thresholds
+    upload = tmp_path / "upload.bin"
+    with open(upload, "wb") as f:
+        for i in range(size >> 20):
+            f.write(i.to_bytes(4, "big") * (1 << 18))
+    baseline = memory_kib(proxy.proc.pid, "VmRSS")
+    # Four at once (64 MiB in all), two with a length (content-length upstream) and two without
+    # (DATA until END_STREAM).
+    chunked = ["-H", "Transfer-Encoding: chunked"]
+    uploads = [(f"{n}.bin", chunked if n % 2 else []) for n in range(4)]
+    clients = [subprocess.Popen(["curl", "-sS", "--max-time", "60", "--http1.1", "-o", os.devnull,
+                                 "-w", "%{http_code}", *framing, "-T", str(upload),
+                                 proxy.url(f"/files/{name}")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for name, framing in uploads]
+    for client in clients:
+        out, err = client.communicate(timeout=90)
+        assert out == b"201", err
+    peak = memory_kib(proxy.proc.pid, "VmHWM")
+    expected = hashlib.sha256(upload.read_bytes()).digest()
+    for name, _ in uploads:
+        stored = h2_store.root / "files" / name
+        assert hashlib.sha256(stored.read_bytes()).digest() == expected, name
+    # Passed on as they arrived, never held whole: under a fifth of the bodies.
+    assert peak - baseline <= 12 * 1024, (baseline, peak)
+    assert proxy.settled_metrics()['hammer_dark_streamed_bodies_total{direction="request"}'] == 4
+    # The upstream received them in HTTP/2 (its only protocol on that port).
+    assert h2_store.log.read_text().splitlines() == ["HTTP/2.0 PUT 201"] * 4
 
 
 def test_upstream_http2_to_an_http11_only_upstream_is_a_502(servers, proxies):

@@ -67,9 +67,11 @@ struct DarkOptions {
   // regular instance speaks what the regular ones speak), are spoken to in HTTP/2 (h2c with
   // prior knowledge on http://, ALPN "h2" on https://; no fallback: an upstream that does not
   // speak it answers 502, a secondary that does not leaves each pair uncompared),
-  // whatever the client spoke. A response is read with back-pressure as over HTTP/1.1: a
-  // paused stream holds at most its window (the same 256 KiB), the connection's other streams
-  // go on. A request body over stream_threshold still goes upstream in HTTP/1.1.
+  // whatever the client spoke. Bodies over stream_threshold pass with back-pressure as over
+  // HTTP/1.1: a request body is its stream's DATA, sent as it arrives within the upstream's
+  // flow-control windows (a slow upstream stops the proxy reading the client); a response is
+  // read at most a paused stream's window (the same 256 KiB) ahead of a slow client, the
+  // connection's other streams going on.
   bool upstream_http2 = false;
   // --dark-http2 NAME (repeatable): the copies to these dark clusters go over HTTP/2, by the
   // same rules as upstream_http2 and with no fallback either: an instance that does not speak
