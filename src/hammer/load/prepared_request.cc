@@ -1,5 +1,7 @@
 #include "hammer/load/prepared_request.h"
 
+#include <algorithm>
+
 #include "hammer/load/grpc_answer.h"
 
 namespace hammer::load {
@@ -57,7 +59,14 @@ void RequestTemplate::Fill(const http::Url& url, PreparedRequest* out) const {
   if (&out->url != &url) out->url = url;
   out->origin = origin_;
   out->body = body_;
-  out->head.assign(method_).append(" ").append(url.target).append(head_after_target_);
+  // "METHOD TARGET" and the rest, copied into room made once.
+  std::string& head = out->head;
+  head.resize(method_.size() + 1 + url.target.size() + head_after_target_.size());
+  char* at = head.data();
+  at = std::copy(method_.begin(), method_.end(), at);
+  *at++ = ' ';
+  at = std::copy(url.target.begin(), url.target.end(), at);
+  std::copy(head_after_target_.begin(), head_after_target_.end(), at);
   out->idempotent = idempotent_;
   out->invalid.reset();
   out->grpc = grpc_;
