@@ -28,7 +28,9 @@ KeyStats* KeyTable::StatsFor(std::string_view key) {
 }
 
 KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
-  if (last_ != nullptr && last_->first == key) return &last_->second;
+  if (last_ != nullptr && last_->first.size() == key.size() && last_->first == key) {
+    return &last_->second;
+  }
   if (folded_ && new_key && key != kOtherKey) {
     distinct_.Add(key);
     return TemplateRow(key);
@@ -66,7 +68,7 @@ KeyStats* KeyTable::TemplateRow(std::string_view key) {
   // Every row of a folded table is a template, and KeyTemplate is idempotent: a key has a row
   // of its own only when it is its own template, so looking its template up is enough.
   // Distinct URLs of one endpoint arrive in runs: their template is the last one, most often.
-  KeyTemplate(key, &template_scratch_);
+  templater_.Template(key, &template_scratch_);
   if (last_ != nullptr && last_->first == template_scratch_) return &last_->second;
   if (auto it = rows_.find(template_scratch_); it != rows_.end()) {
     last_ = &*it;
@@ -98,7 +100,7 @@ void KeyTable::Fold() {
       MergeInto(Other(), stats);
       continue;
     }
-    KeyTemplate(key, &template_scratch_);
+    templater_.Template(key, &template_scratch_);
     auto it = templates.find(template_scratch_);
     if (it == templates.end()) it = templates.try_emplace(template_scratch_).first;
     KeyStats& row = it->second;

@@ -30,6 +30,7 @@
 
 #include "hammer/stats/distinct_counter.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/key_template.h"
 
 namespace hammer::stats {
 
@@ -113,7 +114,9 @@ class KeyTable {
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
-  std::string template_scratch_;  // TemplateRow's and Fold's buffer (not part of the value)
+  // TemplateRow's and Fold's: a buffer and a cache, not part of the value.
+  KeyTemplater templater_;
+  std::string template_scratch_;
 };
 
 }  // namespace hammer::stats

@@ -153,6 +153,56 @@ size_t TemplatePath(TemplateWriter& writer, std::string_view text, size_t i, siz
   return i;
 }
 
+// Where a key's path starts: after "METHOD " (a space before the first '/'), after
+// "scheme://authority" (the first '/' is the one of "://"), or at the first '/'. npos when the
+// key has no '/' at all (a host, a name: nothing to template).
+size_t PathStart(std::string_view key) {
+  size_t slash = 0;
+  size_t space = std::string_view::npos;
+  for (; slash < key.size(); ++slash) {
+    uint16_t c = ClassOf(key[slash]);
+    if (c & kSlash) break;
+    if ((c & kSpace) && space == std::string_view::npos) space = slash;
+  }
+  if (slash == key.size()) return std::string_view::npos;
+  size_t prefix = space == std::string_view::npos ? 0 : space + 1;
+  if (slash > prefix && key[slash - 1] == ':' && slash + 1 < key.size() && key[slash + 1] == '/') {
+    prefix = slash + 2;
+    while (prefix < key.size() && !(ClassOf(key[prefix]) & (kSlash | kQuestion | kHash)))
+      ++prefix;
+  }
+  return prefix;
+}
+
+// The template of `key` whose path starts at key[path]: what comes before stays, identifier
+// segments of the path and every query value become "{id}", a fragment is dropped.
+void TemplateFrom(std::string_view key, size_t path, std::string* out) {
+  out->clear();
+  TemplateWriter writer(key, out);
+  const size_t query = TemplatePath(writer, key, path, std::string::npos);
+  size_t i = query;
+  if (query < key.size() && key[query] == '?') {
+    // Each parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
+    do {
+      const size_t start = ++i;
+      size_t equals = std::string_view::npos;
+      SegmentClasses classes;
+      for (; i < key.size(); ++i) {
+        uint16_t c = ClassOf(key[i]);
+        if (c & (kAmpersand | kHash)) break;
+        if ((c & kEquals) && equals == std::string_view::npos) equals = i;
+        classes.Add(c);
+      }
+      if (equals != std::string_view::npos) {
+        writer.ReplaceWithId(equals + 1, i);
+      } else {
+        TemplateSegment(writer, key, start, i, classes);
+      }
+    } while (i < key.size() && key[i] == '&');
+  }
+  writer.Finish(i);  // the fragment, if any, is dropped
+}
+
 }  // namespace
 
 bool LooksLikeId(std::string_view segment) {
@@ -181,52 +231,31 @@ std::string KeyTemplate(std::string_view key) {
   return out;
 }
 
-void KeyTemplate(std::string_view key, std::string* result) {
-  std::string& out = *result;
-  // Where the path starts: after "METHOD " (a space before the first '/'), after
-  // "scheme://authority" (the first '/' is the one of "://"), or at the first '/'. No '/' at
-  // all (a host, a name): nothing to template.
-  size_t slash = 0;
-  size_t space = std::string_view::npos;
-  for (; slash < key.size(); ++slash) {
-    uint16_t c = ClassOf(key[slash]);
-    if (c & kSlash) break;
-    if ((c & kSpace) && space == std::string_view::npos) space = slash;
+void KeyTemplate(std::string_view key, std::string* out) {
+  size_t path = PathStart(key);
+  if (path == std::string_view::npos) {
+    out->assign(key);
+  } else {
+    TemplateFrom(key, path, out);
   }
-  if (slash == key.size()) {
-    out.assign(key);
+}
+
+void KeyTemplater::Template(std::string_view key, std::string* out) {
+  // The same text before a '/' finds the same path start: the first '/', the space before it
+  // and the authority after "://" all lie in that text, and the '/' ends the authority.
+  const size_t known = prefix_.size();
+  if (known_ && key.size() > known && key[known] == '/' && key.starts_with(prefix_)) {
+    TemplateFrom(key, known, out);
     return;
   }
-  size_t prefix = space == std::string_view::npos ? 0 : space + 1;
-  if (slash > prefix && key[slash - 1] == ':' && slash + 1 < key.size() && key[slash + 1] == '/') {
-    prefix = slash + 2;
-    while (prefix < key.size() && !(ClassOf(key[prefix]) & (kSlash | kQuestion | kHash)))
-      ++prefix;
+  size_t path = PathStart(key);
+  if (path == std::string_view::npos) {
+    out->assign(key);
+    return;
   }
-  out.clear();
-  TemplateWriter writer(key, &out);
-  const size_t query = TemplatePath(writer, key, prefix, std::string::npos);
-  size_t i = query;
-  if (query < key.size() && key[query] == '?') {
-    // Each parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
-    do {
-      const size_t start = ++i;
-      size_t equals = std::string_view::npos;
-      SegmentClasses classes;
-      for (; i < key.size(); ++i) {
-        uint16_t c = ClassOf(key[i]);
-        if (c & (kAmpersand | kHash)) break;
-        if ((c & kEquals) && equals == std::string_view::npos) equals = i;
-        classes.Add(c);
-      }
-      if (equals != std::string_view::npos) {
-        writer.ReplaceWithId(equals + 1, i);
-      } else {
-        TemplateSegment(writer, key, start, i, classes);
-      }
-    } while (i < key.size() && key[i] == '&');
-  }
-  writer.Finish(i);  // the fragment, if any, is dropped
+  prefix_.assign(key.substr(0, path));
+  known_ = true;
+  TemplateFrom(key, path, out);
 }
 
 }  // namespace hammer::stats

@@ -31,4 +31,18 @@ std::string KeyTemplate(std::string_view key);
 // reusing its capacity: a stream of distinct keys past --max-keys templates every one.
 void KeyTemplate(std::string_view key, std::string* out);
 
+// KeyTemplate for one key after another, remembering the text before the last key's path
+// ("http://h:8080", "GET " or nothing): a key that starts with that text followed by '/' has
+// its path start found without a search. The result is exactly KeyTemplate's. A cache, not a
+// value: one per table or thread.
+class KeyTemplater {
+ public:
+  // KeyTemplate(key, out).
+  void Template(std::string_view key, std::string* out);
+
+ private:
+  std::string prefix_;  // before the last templated key's path
+  bool known_ = false;
+};
+
 }  // namespace hammer::stats

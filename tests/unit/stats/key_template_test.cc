@@ -59,5 +59,44 @@ TEST(KeyTemplateTest, IntoABufferReplacesWhatItHeld) {
   }
 }
 
+// KeyTemplater remembers where the last key's path started: whatever came before, each key
+// gets exactly KeyTemplate's answer.
+TEST(KeyTemplaterTest, AgreesWithKeyTemplateWhateverCameBefore) {
+  const char* keys[] = {"http://h/a/1",
+                        "http://h/b/2?x=3",
+                        "http://h:8080/c/4",
+                        "http://h",
+                        "http://h/",
+                        "http://h?q=5",
+                        "http://h/d/6#f",
+                        "GET /x/7",
+                        "GET /y/8",
+                        "GET http://h/x/9",
+                        "GET http://h/y/10",
+                        "/a/11",
+                        "/b/12",
+                        "x y/13",
+                        "x y/14",
+                        "host:80",
+                        "GET /z/15",
+                        "http://h/e/16",
+                        "https://h/e/17",
+                        "/",
+                        "http://h//18/19",
+                        "(other)",
+                        "GET  /w/20",
+                        "GET /w/21"};
+  for (const char* first : keys) {
+    for (const char* second : keys) {
+      KeyTemplater templater;
+      std::string out;
+      templater.Template(first, &out);
+      EXPECT_EQ(out, KeyTemplate(first)) << first;
+      templater.Template(second, &out);
+      EXPECT_EQ(out, KeyTemplate(second)) << second << " after " << first;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats
