@@ -173,9 +173,9 @@ int DarkMain(int argc, char** argv) {
                "accept HTTP/2 clients too: h2c with prior knowledge on a cleartext --listen, "
                "ALPN h2 with --tls-cert; each stream is forwarded like an HTTP/1.1 request "
                "(upstreams in HTTP/1.1 unless --upstream-http2, dark clusters unless "
-               "--dark-http2), its "
-               "body held whole (up to 16MiB; one over --stream-threshold is not copied to dark "
-               "clusters)");
+               "--dark-http2); a body over --stream-threshold is passed on as it arrives, the "
+               "client held at its stream window (256KiB) while the upstream is slow, and is not "
+               "copied to dark clusters, as over HTTP/1.1 (bodies up to 16MiB)");
   app.add_flag("--upstream-http2", options.upstream_http2,
                "speak HTTP/2 to the regular upstreams, whatever the client spoke: h2c with prior "
                "knowledge for http://, ALPN h2 for https:// (no fallback: an upstream that does "

@@ -15,6 +15,7 @@ import re
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -356,57 +357,167 @@ def test_upstream_http2_forwards_streams_and_a_slow_client_holds_the_upstream_ba
 
 
 @pytest.fixture
-def h2_store(start_nginx, tmp_path):
-    """nginx speaking HTTP/2 with prior knowledge (h2c) that stores PUT bodies under /files/
-    (WebDAV) and logs each request's protocol, method and status."""
-    root = tmp_path / "root"
-    (root / "files").mkdir(parents=True)
-    log = tmp_path / "access.log"
-    config = "user root;\n" + NGINX_BASE.replace("listen 127.0.0.1:{port};",
-                                                 "listen 127.0.0.1:{port} http2;")
-    nginx = start_nginx(
-        config=config,
-        http_extra="log_format protocol '$server_protocol $request_method $status';",
-        server_extra=f"""
+def dav_store(start_nginx, tmp_path):
+    """Starts nginx storing PUT bodies under /files/ (WebDAV) and logging each request's
+    protocol, method and status; `http2`: it speaks HTTP/2 with prior knowledge (h2c) only."""
+    def start(http2=False):
+        name = f"store{len(started)}"
+        root = tmp_path / name
+        (root / "files").mkdir(parents=True)
+        log = tmp_path / f"{name}.log"
+        listen = "listen 127.0.0.1:{port} http2;" if http2 else "listen 127.0.0.1:{port};"
+        nginx = start_nginx(
+            config="user root;\n" + NGINX_BASE.replace("listen 127.0.0.1:{port};", listen),
+            http_extra="log_format protocol '$server_protocol $request_method $status';",
+            server_extra=f"""
     client_max_body_size 64m;
     access_log {log} protocol;
     location /files/ {{ root {root}; dav_methods PUT; }}
     """)
-    nginx.root = root
-    nginx.log = log
-    return nginx
+        nginx.root = root
+        nginx.log = log
+        started.append(nginx)
+        return nginx
+
+    started = []
+    return start
 
 
-def test_upstream_http2_streams_request_bodies_over_the_threshold(proxies, h2_store, tmp_path):
-    proxy = proxies("--upstream-http2", "--upstream", h2_store.url())
-    size = 16 << 20  # the proxy's cap on a request body (413 above), sixteen thresholds
+def upload_file(tmp_path, size):
     upload = tmp_path / "upload.bin"
     with open(upload, "wb") as f:
         for i in range(size >> 20):
             f.write(i.to_bytes(4, "big") * (1 << 18))
+    return upload
+
+
+def put_all(uploads, timeout=90):
+    """Runs one curl per (curl arguments, url) at once; each must answer 201."""
+    clients = [subprocess.Popen(["curl", "-sS", "--max-time", "60", "-o", os.devnull, "-w",
+                                 "%{http_code}", *args, url],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for args, url in uploads]
+    for client in clients:
+        out, err = client.communicate(timeout=timeout)
+        assert out == b"201", err
+
+
+def test_upstream_http2_streams_request_bodies_over_the_threshold(proxies, dav_store, tmp_path):
+    store = dav_store(http2=True)
+    proxy = proxies("--upstream-http2", "--upstream", store.url())
+    upload = upload_file(tmp_path, 16 << 20)  # the proxy's cap on a request body (413 above)
     baseline = memory_kib(proxy.proc.pid, "VmRSS")
     # Four at once (64 MiB in all), two with a length (content-length upstream) and two without
     # (DATA until END_STREAM).
     chunked = ["-H", "Transfer-Encoding: chunked"]
-    uploads = [(f"{n}.bin", chunked if n % 2 else []) for n in range(4)]
-    clients = [subprocess.Popen(["curl", "-sS", "--max-time", "60", "--http1.1", "-o", os.devnull,
-                                 "-w", "%{http_code}", *framing, "-T", str(upload),
-                                 proxy.url(f"/files/{name}")],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-               for name, framing in uploads]
-    for client in clients:
-        out, err = client.communicate(timeout=90)
-        assert out == b"201", err
+    names = [f"{n}.bin" for n in range(4)]
+    put_all([(["--http1.1", *(chunked if n % 2 else []), "-T", str(upload)],
+              proxy.url(f"/files/{name}")) for n, name in enumerate(names)])
     peak = memory_kib(proxy.proc.pid, "VmHWM")
     expected = hashlib.sha256(upload.read_bytes()).digest()
-    for name, _ in uploads:
-        stored = h2_store.root / "files" / name
-        assert hashlib.sha256(stored.read_bytes()).digest() == expected, name
+    for name in names:
+        assert hashlib.sha256((store.root / "files" / name).read_bytes()).digest() == expected
     # Passed on as they arrived, never held whole: under a fifth of the bodies.
     assert peak - baseline <= 12 * 1024, (baseline, peak)
     assert proxy.settled_metrics()['hammer_dark_streamed_bodies_total{direction="request"}'] == 4
     # The upstream received them in HTTP/2 (its only protocol on that port).
-    assert h2_store.log.read_text().splitlines() == ["HTTP/2.0 PUT 201"] * 4
+    assert store.log.read_text().splitlines() == ["HTTP/2.0 PUT 201"] * 4
+
+
+@pytest.mark.parametrize("upstream_http2", [False, True], ids=["upstream-http1.1", "upstream-h2c"])
+def test_http2_clients_stream_request_bodies_over_the_threshold(
+        servers, proxies, dav_store, pki, tmp_path, upstream_http2):
+    store = dav_store(http2=upstream_http2)
+    upstream = ["--upstream-http2"] if upstream_http2 else []
+    upload = upload_file(tmp_path, 16 << 20)  # the proxy's cap on a request body (413 above)
+    expected = hashlib.sha256(upload.read_bytes()).digest()
+    put = ["--data-binary", "@" + str(upload), "-X", "PUT"]
+    # Four at once (64 MiB in all) over h2c, then two over TLS (ALPN h2) to a TLS listener.
+    h2c_regular, h2c_dark, h2c = forked(servers, proxies, *upstream, upstream=store)
+    pki_args = ["--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key)]
+    tls_regular, tls_dark, tls = forked(servers, proxies, *pki_args, *upstream, upstream=store)
+    tls_client = ["--http2", "--cacert", str(pki.ca), "--resolve",
+                  f"localhost:{tls.port}:127.0.0.1"]
+    for proxy, client, count, base in (
+            (h2c, ["--http2-prior-knowledge"], 4, h2c.url()),
+            (tls, tls_client, 2, f"https://localhost:{tls.port}")):
+        names = [f"{proxy.port}-{n}.bin" for n in range(count)]
+        baseline = memory_kib(proxy.proc.pid, "VmRSS")
+        put_all([([*client, *put], f"{base}/files/{name}") for name in names])
+        peak = memory_kib(proxy.proc.pid, "VmHWM")
+        for name in names:
+            stored = (store.root / "files" / name).read_bytes()
+            assert hashlib.sha256(stored).digest() == expected, name
+        # Passed on as they arrived, never held whole: under a fifth of the bodies.
+        assert peak - baseline <= 12 * 1024, (baseline, peak)
+        m = proxy.settled_metrics()
+        assert m["hammer_dark_http2_requests_total"] == count
+        assert m['hammer_dark_streamed_bodies_total{direction="request"}'] == count
+    # (A PUT is never copied; test_a_body_over_the_stream_threshold_is_not_copied shows an
+    # eligible streamed body is not either.)
+    assert h2c_dark.stats()["requests"] == tls_dark.stats()["requests"] == 0
+    protocol = "HTTP/2.0" if upstream_http2 else "HTTP/1.1"
+    assert store.log.read_text().splitlines() == [f"{protocol} PUT 201"] * 6
+
+
+class SlowReadingUpstream:
+    """Hand-made upstream (no real server reads a request body slowly on demand): takes one
+    HTTP/1.1 request with a Content-Length, reads its body 64 KiB at a time with a pause after
+    each read (a small receive buffer, so the kernel holds little), and answers 201 with the
+    body's SHA-256 in hex."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(1)
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        self.listener.settimeout(60)
+        conn, _ = self.listener.accept()
+        with conn:
+            conn.settimeout(60)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, body = data.split(b"\r\n\r\n", 1)
+            length = int(re.search(rb"(?im)^content-length:\s*(\d+)", head).group(1))
+            digest = hashlib.sha256(body)
+            received = len(body)
+            while received < length:
+                time.sleep(0.02)
+                piece = conn.recv(min(65536, length - received))
+                if not piece:
+                    return
+                digest.update(piece)
+                received += len(piece)
+            answer = digest.hexdigest().encode()
+            conn.sendall(b"HTTP/1.1 201 Created\r\nContent-Length: %d\r\n"
+                         b"Connection: close\r\n\r\n%s" % (len(answer), answer))
+
+    def stop(self):
+        self.listener.close()
+        self.thread.join(5)
+
+
+def test_a_slow_upstream_holds_an_http2_client_at_its_stream_window(proxies, tmp_path):
+    slow = SlowReadingUpstream()
+    try:
+        proxy = proxies("--http2", "--upstream", f"http://{slow.address}")
+        upload = upload_file(tmp_path, 8 << 20)
+        baseline = memory_kib(proxy.proc.pid, "VmRSS")
+        r = curl("--http2-prior-knowledge", "--data-binary", "@" + str(upload), "-X", "PUT",
+                 proxy.url("/slow"))
+        peak = memory_kib(proxy.proc.pid, "VmHWM")
+        assert r.stdout.decode() == hashlib.sha256(upload.read_bytes()).hexdigest(), r.stderr
+        # The client waited at its stream window while the upstream read: the proxy never
+        # took the body in faster than the upstream did (it would hold 8 MiB then).
+        assert peak - baseline <= 4 * 1024, (baseline, peak)
+    finally:
+        slow.stop()
 
 
 def test_upstream_http2_to_an_http11_only_upstream_is_a_502(servers, proxies):

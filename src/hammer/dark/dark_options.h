@@ -57,9 +57,10 @@ struct DarkOptions {
   // its size (see README "Streamed bodies").
   size_t stream_threshold = 1u << 20;
   // --http2: clients may speak HTTP/2 (h2c with prior knowledge on a cleartext --listen, ALPN
-  // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request; its body is
-  // held whole (up to max_request_body_bytes, within the buffer budget), and one over
-  // stream_threshold is not copied to dark clusters, as a streamed HTTP/1.1 body is not.
+  // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request (bodies up to
+  // max_request_body_bytes); a body over stream_threshold is passed on as it arrives, as an
+  // HTTP/1.1 one is: the client's stream window (256 KiB) is reopened only as the upstream
+  // takes the bytes, and the request is not copied to dark clusters.
   // Upstreams and dark clusters are spoken to in HTTP/1.1 (but see upstream_http2 and
   // dark_http2).
   bool http2 = false;

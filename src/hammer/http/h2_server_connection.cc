@@ -96,6 +96,8 @@ void H2ServerConnection::Start(std::string_view received) {
   settings.max_body_bytes = options.limits.max_body_bytes;
   settings.max_buffered_bytes = options.limits.max_head_bytes + options.limits.max_body_bytes;
   settings.budget = &owner_->resources_->budget();
+  settings.stream_body_above = options.stream_body_above;
+  settings.loop = loop_;
   Result<std::unique_ptr<H2ServerSession>> session = H2ServerSession::Create(this, settings);
   if (!session.ok()) {
     Close();
@@ -208,6 +210,14 @@ void H2ServerConnection::OnRequest(int32_t stream_id, const RequestHead& head,
                                    std::string_view body) {
   ++listener_->requests_;
   IncomingRequest request{head, body, owner_->client_ip_};
+  listener_->handler_->OnRequest(
+      request, Responder(owner_, owner_->alive_, static_cast<uint64_t>(stream_id)));
+}
+
+void H2ServerConnection::OnStreamedRequest(int32_t stream_id, const RequestHead& head,
+                                           std::shared_ptr<BodyStream> body) {
+  ++listener_->requests_;
+  IncomingRequest request{head, {}, owner_->client_ip_, std::move(body)};
   listener_->handler_->OnRequest(
       request, Responder(owner_, owner_->alive_, static_cast<uint64_t>(stream_id)));
 }

@@ -8,8 +8,12 @@
 // H2ServerSession's (libnghttp2).
 //
 // Each complete request stream goes to the listener's RequestHandler with a Responder naming
-// the stream; answers may come in any order, now or later. The server's limits hold per
-// connection and per process, as for HTTP/1.1 (each refusal counted under its Rejection):
+// the stream; answers may come in any order, now or later. A body over
+// ServerOptions::stream_body_above is not waited for: the request goes at once with
+// IncomingRequest::body_stream, filled as DATA arrives, the client held at its stream window
+// (H2ServerSession's 256 KiB) while the handler does not take the bytes. The server's limits
+// hold per connection and per process, as for HTTP/1.1 (each refusal counted under its
+// Rejection):
 // - streams: SETTINGS_MAX_CONCURRENT_STREAMS (Limits-independent, ServerOptions::http2);
 // - heads: SETTINGS_MAX_HEADER_LIST_SIZE = Limits::max_head_bytes, max_headers fields; a head
 //   must be complete within header_timeout of its first frame, whatever arrives meanwhile
@@ -94,6 +98,8 @@ class H2ServerConnection final : private H2ServerSession::Visitor {
  private:
   // H2ServerSession::Visitor
   void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) override;
+  void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
+                         std::shared_ptr<BodyStream> body) override;
   void OnRefused(H2Refusal refusal) override;
   void OnAnswerReady() override;
 

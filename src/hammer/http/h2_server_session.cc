@@ -128,11 +128,24 @@ struct H2ServerCallbacks {
             self->Refuse(stream, H2Refusal::kOverBudget, 503);
             return 0;
           }
+          // Streaming: a body announced over the cap is refused now, not once it is handed
+          // over; one announced over the threshold is handed over now.
+          const uint64_t threshold = self->settings_.stream_body_above;
+          std::optional<uint64_t> length;
+          if (threshold != 0 && !end_stream) length = self->AnnouncedLength(stream);
+          if (length && *length > self->settings_.max_body_bytes) {
+            self->Refuse(stream, H2Refusal::kBodyTooLarge, 413);
+            return 0;
+          }
+          if (length && *length > threshold) {
+            self->StreamBody(stream, length);
+            return 0;
+          }
         }
-        if (end_stream && !stream->refused) self->Dispatch(stream);
+        if (end_stream && !stream->refused) self->EndOfRequest(stream);
         return 0;
       case NGHTTP2_DATA:
-        if (end_stream && !stream->refused) self->Dispatch(stream);
+        if (end_stream && !stream->refused) self->EndOfRequest(stream);
         return 0;
       case NGHTTP2_RST_STREAM:
         self->OnClientReset(stream);
@@ -142,10 +155,19 @@ struct H2ServerCallbacks {
     }
   }
 
-  static int OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data,
+  // Automatic WINDOW_UPDATE is off: the connection window is reopened here, and so is the
+  // stream's, except for a streamed body's (H2RequestStream reopens it as its consumer takes
+  // the bytes).
+  static int OnDataChunk(nghttp2_session* session, uint8_t, int32_t stream_id, const uint8_t* data,
                          size_t size, void* user_data) {
     H2ServerSession* self = Self(user_data);
+    nghttp2_session_consume_connection(session, size);
     Stream* stream = self->Find(stream_id);
+    if (stream != nullptr && stream->streamed_request != nullptr && !stream->refused) {
+      self->AppendStreamed(stream, std::string_view(reinterpret_cast<const char*>(data), size));
+      return 0;
+    }
+    nghttp2_session_consume_stream(session, stream_id, size);
     if (stream == nullptr || stream->refused) return 0;
     if (stream->body.size() + size > self->settings_.max_body_bytes) {
       self->Refuse(stream, H2Refusal::kBodyTooLarge, 413);
@@ -162,6 +184,9 @@ struct H2ServerCallbacks {
     }
     stream->body.append(reinterpret_cast<const char*>(data), size);
     self->Charge(stream, size);
+    // A body of unknown length grew past the threshold: passed on from here.
+    const uint64_t threshold = self->settings_.stream_body_above;
+    if (threshold != 0 && stream->body.size() > threshold) self->StreamBody(stream, std::nullopt);
     return 0;
   }
 
@@ -207,8 +232,9 @@ struct H2ServerCallbacks {
   // A streamed answer: what the body has, up to what the flow-control windows allow. An empty
   // body not yet ended defers the stream (its producer's next Append resumes it); a failed
   // one makes nghttp2 reset the stream with INTERNAL_ERROR.
-  static ssize_t ReadStreamedAnswer(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                                    uint32_t* data_flags, nghttp2_data_source* source, void*) {
+  static ssize_t ReadStreamedAnswer(nghttp2_session*, int32_t stream_id, uint8_t* buf,
+                                    size_t length, uint32_t* data_flags,
+                                    nghttp2_data_source* source, void* user_data) {
     auto* answer = static_cast<H2ServerSession::StreamedAnswer*>(source->ptr);
     BodyStream& body = answer->body();
     if (body.failed()) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
@@ -218,6 +244,9 @@ struct H2ServerCallbacks {
     body.Consume(n);
     if (body.finished()) {
       *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      // The answer is whole: a request body still arriving is not wanted any more.
+      Stream* stream = Self(user_data)->Find(stream_id);
+      if (stream != nullptr && stream->streamed_request) stream->streamed_request->Discard();
       return static_cast<ssize_t>(n);
     }
     if (n == 0) {
@@ -298,6 +327,7 @@ Status H2ServerSession::Init() {
     return Status::Error("HTTP/2: out of memory");
   }
   nghttp2_option_set_max_continuations(option, kMaxContinuations);
+  nghttp2_option_set_no_auto_window_update(option, 1);
   nghttp2_option_set_stream_reset_rate_limit(option, kResetRateBurst, kResetRatePerSecond);
   int rv = nghttp2_session_server_new2(&session_, callbacks, this, option);
   nghttp2_option_del(option);
@@ -357,6 +387,59 @@ void H2ServerSession::Dispatch(Stream* stream) {
   visitor_->OnRequest(stream->id, head, stream->body);
 }
 
+void H2ServerSession::EndOfRequest(Stream* stream) {
+  if (stream->streamed_request != nullptr) {
+    stream->streamed_request->End();
+  } else {
+    Dispatch(stream);
+  }
+}
+
+std::optional<uint64_t> H2ServerSession::AnnouncedLength(Stream* stream) {
+  std::optional<std::string_view> value = FindHeader(stream->head.headers(), "content-length");
+  uint64_t length = 0;
+  if (!value ||
+      std::from_chars(value->data(), value->data() + value->size(), length).ec != std::errc()) {
+    return std::nullopt;  // none (nghttp2 rejects a malformed one before this)
+  }
+  return length;
+}
+
+// The request goes to the visitor now, its body (what arrived so far, then the rest) through a
+// BodyStream whose window is half the stream's (see H2RequestStream).
+void H2ServerSession::StreamBody(Stream* stream, std::optional<uint64_t> length) {
+  auto body = std::make_shared<BodyStream>(
+      settings_.loop, length, static_cast<size_t>(settings_.window_bytes) / 2, settings_.budget);
+  buffered_bytes_ -= stream->body.size();  // charged to the budget by the BodyStream now
+  stream->charged -= stream->body.size();
+  stream->streamed_request = std::make_unique<H2RequestStream>(
+      session_, stream->id, body, stream->body, [this] { visitor_->OnAnswerReady(); });
+  std::string().swap(stream->body);
+  StopReceiving(stream);
+  stream->dispatched = true;
+  ++awaiting_;
+  RequestHead head = stream->head.MakeRequestHead(0);
+  head.framing = length ? BodyFraming::kContentLength : BodyFraming::kChunked;
+  head.content_length = length.value_or(0);
+  stream->head_request = head.method == "HEAD";
+  visitor_->OnStreamedRequest(stream->id, head, std::move(body));
+}
+
+void H2ServerSession::AppendStreamed(Stream* stream, std::string_view data) {
+  H2RequestStream& request = *stream->streamed_request;
+  if (request.received() + data.size() <= settings_.max_body_bytes) {
+    request.Append(data);
+    return;
+  }
+  // Over the cap (a body of unknown length): its handler has the request already, so the
+  // stream is reset rather than answered 413, and the body fails.
+  nghttp2_session_consume_stream(session_, stream->id, data.size());
+  request.Fail();
+  stream->refused = true;
+  visitor_->OnRefused(H2Refusal::kBodyTooLarge);
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_CANCEL);
+}
+
 void H2ServerSession::Refuse(Stream* stream, H2Refusal refusal, int status) {
   StopReceiving(stream);
   stream->refused = true;
@@ -393,6 +476,7 @@ bool H2ServerSession::Respond(int32_t stream_id, int status, std::span<const Hea
   if (stream == nullptr || !stream->dispatched || stream->answered) return false;
   stream->answered = true;
   --awaiting_;
+  if (stream->streamed_request) stream->streamed_request->Discard();
   return Submit(stream, status, headers, body);
 }
 

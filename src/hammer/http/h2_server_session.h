@@ -10,7 +10,8 @@
 //   (RFC 9113's accounting, 32 bytes per field; the expanded size, so an HPACK bomb of small
 //   references to one big table entry counts in full) or has too many fields is answered 431
 //   without keeping the rest; CONTINUATION frames are capped in number (CVE-2024-28182);
-// - bodies: a stream's body over max_body_bytes is answered 413 and reset; bodies, heads and
+// - bodies: a stream's body over max_body_bytes (or a content-length over it) is answered 413
+//   and reset (a streamed one, already handed over, is reset and its body fails); bodies, heads and
 //   answers waiting to be sent together over max_buffered_bytes get REFUSED_STREAM for the
 //   stream that would pass it (a client may retry it); a request arriving, or a body still
 //   arriving, while the server's BufferBudget (Settings::budget, shared by every connection) is
@@ -23,7 +24,11 @@
 //
 // A streamed answer (RespondStream) is taken from its BodyStream as nghttp2 sends DATA, within
 // the client's flow-control windows: a client that reads slowly leaves the bytes in the stream,
-// whose producer then stops its source.
+// whose producer then stops its source. A request body over Settings::stream_body_above goes
+// the other way: handed over at once as a BodyStream (Visitor::OnStreamedRequest), its stream
+// window reopened only as the visitor takes the bytes (H2RequestStream), so a slow taker holds
+// the client at its window. Window updates are the session's own (nghttp2's automatic ones are
+// off): the connection's and held bodies' at once, as the bytes arrive.
 //
 // Views handed to the Visitor are valid during the call only. Respond copies what it needs.
 // Threading: one loop thread.
@@ -43,6 +48,7 @@
 #include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_fields.h"
 #include "hammer/http/h2_refusal.h"
+#include "hammer/http/h2_request_stream.h"
 #include "hammer/http/h2_session.h"
 #include "hammer/http/message.h"
 
@@ -63,8 +69,14 @@ class H2ServerSession final : public H2Session {
     // then GOAWAY when at least half of its streams ended that way.
     uint32_t min_resets_to_judge = 100;
     // The server's process-wide budget (not owned; may be null): a request arriving while it is
-    // exhausted is answered 503 (H2Refusal::kOverBudget).
-    const BufferBudget* budget = nullptr;
+    // exhausted is answered 503 (H2Refusal::kOverBudget); streamed bodies are charged to it.
+    BufferBudget* budget = nullptr;
+    // Request bodies above this many bytes (a content-length over it, or once that many have
+    // arrived) are passed on as they arrive (Visitor::OnStreamedRequest) rather than held
+    // whole, each holding at most about window_bytes (see H2RequestStream); 0: every body is
+    // held whole. Streamed bodies need `loop` (their wake-ups run there).
+    uint64_t stream_body_above = 0;
+    net::EventLoop* loop = nullptr;
   };
 
   class Visitor {
@@ -72,11 +84,23 @@ class H2ServerSession final : public H2Session {
     virtual ~Visitor() = default;
     // A complete request on `stream_id`; answer with Respond (now or later).
     virtual void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) = 0;
+    // A request whose body is passed on as it arrives (Settings::stream_body_above): `body`
+    // fills as DATA arrives, ends with END_STREAM, and fails if the stream ends first (the
+    // client reset it, the connection closed, or it went over max_body_bytes: reset, and
+    // counted as kBodyTooLarge). The visitor becomes its consumer; the client is held at its
+    // stream window until the bytes are taken. `head` frames it as content-length when one was
+    // announced, chunked otherwise. Answered like OnRequest, at any time (even before the body
+    // ended). The default, for visitors that never set stream_body_above, cancels the body.
+    virtual void OnStreamedRequest(int32_t /*stream_id*/, const RequestHead& /*head*/,
+                                   std::shared_ptr<BodyStream> body) {
+      body->Cancel();
+    }
     // The client reset (or the session dropped) a stream whose request was handed over and not
     // yet answered: a later Respond for it does nothing.
     virtual void OnRequestCancelled(int32_t /*stream_id*/) {}
     virtual void OnRefused(H2Refusal refusal) = 0;
-    // A streamed answer has more bytes (or its end) for Produce; called from the stream's
+    // A streamed answer has more bytes (or its end) for Produce, or a streamed request body's
+    // consumer took bytes and their WINDOW_UPDATE waits for Produce; called from the stream's
     // deferred wake-up, never from inside Receive or Produce.
     virtual void OnAnswerReady() {}
   };
@@ -135,8 +159,9 @@ class H2ServerSession final : public H2Session {
     bool dispatched = false;  // handed to the visitor
     bool answered = false;
     bool head_request = false;
-    bool receiving = true;                     // counted in receiving_
-    std::unique_ptr<StreamedAnswer> streamed;  // RespondStream's body, while it is sent
+    bool receiving = true;                              // counted in receiving_
+    std::unique_ptr<StreamedAnswer> streamed;           // RespondStream's body, while it is sent
+    std::unique_ptr<H2RequestStream> streamed_request;  // a body passed on as it arrives
   };
 
   H2ServerSession(Visitor* visitor, const Settings& settings)
@@ -145,6 +170,13 @@ class H2ServerSession final : public H2Session {
   Stream* Find(int32_t id);
   void Charge(Stream* stream, uint64_t bytes);
   void Dispatch(Stream* stream);
+  // END_STREAM: a held request is dispatched, a streamed one's body ends.
+  void EndOfRequest(Stream* stream);
+  // The request's content-length, when it has one.
+  static std::optional<uint64_t> AnnouncedLength(Stream* stream);
+  // Dispatches the request with its body passed on as it arrives (stream_body_above).
+  void StreamBody(Stream* stream, std::optional<uint64_t> length);
+  void AppendStreamed(Stream* stream, std::string_view data);
   void Refuse(Stream* stream, H2Refusal refusal, int status);
   bool Submit(Stream* stream, int status, std::span<const Header> headers, std::string_view body,
               std::string_view content_type = {});

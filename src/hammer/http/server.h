@@ -157,10 +157,12 @@ struct ServerOptions {
   std::shared_ptr<TlsServerContext> tls;  // null: plain TCP
   // Request bodies above this many bytes are streamed rather than buffered whole: the request
   // goes to the handler with IncomingRequest::body_stream as soon as its head is in (a
-  // Content-Length above it) or once this many bytes of a chunked body have arrived. 0: every
+  // Content-Length above it) or once this many bytes of a chunked body have arrived; over
+  // HTTP/2 the same, with content-length or once this many bytes of DATA have arrived. 0: every
   // body is buffered whole (up to limits.max_body_bytes), as `hammer serve` does.
   size_t stream_body_above = 0;
-  // The most bytes of a streamed request body held between the client and the handler.
+  // The most bytes of a streamed request body held between the client and the handler
+  // (HTTP/1.1; an HTTP/2 stream is held by its flow-control window, 256 KiB).
   size_t stream_window = kDefaultStreamWindow;
   Http2ServerOptions http2;
 };

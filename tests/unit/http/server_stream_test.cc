@@ -110,7 +110,10 @@ class EchoHandler final : public RequestHandler {
 class Collect final : public ResponseHandler {
  public:
   explicit Collect(net::EventLoop* loop) : loop_(loop) {}
-  void OnResponseHead(const ResponseHead& head) override { status = head.status; }
+  void OnResponseHead(const ResponseHead& head) override {
+    status = head.status;
+    major_version = head.major_version;
+  }
   void OnResponseBody(std::string_view data) override {
     for (char c : data) {
       if (c != PatternByte(received)) ++wrong;
@@ -123,6 +126,7 @@ class Collect final : public ResponseHandler {
   }
   net::EventLoop* loop_;
   int status = 0;
+  int major_version = 0;
   uint64_t received = 0;
   uint64_t wrong = 0;
   ExchangeResult result;
@@ -138,6 +142,7 @@ class ServerStreamTest : public testing::ClientLoopTest {
     ServerOptions options;
     options.stream_body_above = kThreshold;
     options.stream_window = kWindow;
+    options.http2.enabled = true;  // h2c with prior knowledge too (ServerH2StreamTest)
     listener_ = std::make_unique<HttpListener>(server_loops_.loop(0), handler_.get(), options);
     Status s = listener_->Listen(*net::SocketAddress::Parse("127.0.0.1:0"), false);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -154,7 +159,7 @@ class ServerStreamTest : public testing::ClientLoopTest {
   }
 
   // Streams `size` bytes of the pattern to the echo and checks what comes back.
-  void EchoThrough(std::optional<uint64_t> length, uint64_t size) {
+  void EchoThrough(std::optional<uint64_t> length, uint64_t size, int major_version = 1) {
     auto stream = std::make_shared<BodyStream>(&loop_, length, kWindow, nullptr);
     PatternSource source(&loop_, stream.get(), size);
     std::string head = "POST /echo HTTP/1.1\r\nHost: x\r\n";
@@ -170,6 +175,7 @@ class ServerStreamTest : public testing::ClientLoopTest {
     ASSERT_TRUE(RunLoop());
     ASSERT_FALSE(collect.result.failure) << collect.result.detail;
     EXPECT_EQ(collect.status, 200);
+    EXPECT_EQ(collect.major_version, major_version);
     EXPECT_EQ(collect.received, size);
     EXPECT_EQ(collect.wrong, 0u);
   }
@@ -257,6 +263,40 @@ TEST_F(ServerStreamTest, ChunkedBodyPassingTheThresholdAndEndingInOneReadArrives
   EXPECT_EQ(static_cast<size_t>(std::count(answer.begin(), answer.end(), 'z')), size);
   EXPECT_EQ(handler_->streamed.load(), 1);
   EXPECT_EQ(handler_->failures.load(), 0);
+}
+
+// The same over HTTP/2 (h2c): the client's streamed body is its stream's DATA, and the server
+// passes a body over the threshold on as it arrives, reopening the client's stream window only
+// as the handler takes the bytes (H2RequestStream); the answer goes back as DATA.
+class ServerH2StreamTest : public ServerStreamTest {
+ protected:
+  ClientOptions MakeClientOptions() const override {
+    ClientOptions options;
+    options.http2.enabled = true;
+    return options;
+  }
+};
+
+TEST_F(ServerH2StreamTest, BodyWithALengthIsStreamedBothWays) {
+  const uint64_t size = 4 * 1024 * 1024 + 3;
+  EchoThrough(size, size, /*major_version=*/2);
+  EXPECT_EQ(handler_->streamed.load(), 1);
+  EXPECT_EQ(handler_->failures.load(), 0);
+  client_->CloseIdle();
+  EXPECT_TRUE(Eventually([&] { return listener_->resources().budget().used() == 0; }));
+}
+
+TEST_F(ServerH2StreamTest, BodyOfUnknownLengthIsStreamedOncePastTheThreshold) {
+  const uint64_t size = 2 * 1024 * 1024 + 1;
+  EchoThrough(std::nullopt, size, /*major_version=*/2);
+  EXPECT_EQ(handler_->streamed.load(), 1);
+  EXPECT_EQ(handler_->buffered.load(), 0);
+}
+
+TEST_F(ServerH2StreamTest, BodyUnderTheThresholdIsHeldWhole) {
+  EchoThrough(kThreshold, kThreshold, /*major_version=*/2);
+  EXPECT_EQ(handler_->streamed.load(), 0);
+  EXPECT_EQ(handler_->buffered.load(), 1);
 }
 
 }  // namespace
