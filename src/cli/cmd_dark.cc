@@ -169,13 +169,21 @@ int DarkMain(int argc, char** argv) {
                  "direction); requests whose body is streamed are not copied to dark clusters "
                  "(counted as hammer_dark_streamed_total); 0: hold every body whole")
       ->capture_default_str();
+  std::string max_request_body = "16MiB";
+  app.add_option("--max-request-body-bytes", max_request_body,
+                 "the largest request body a client may send, held or streamed (nginx's "
+                 "client_max_body_size): a content-length over it is answered 413 before the "
+                 "body is read, a body of unknown length that passes it is cut off and counted "
+                 "(hammer_dark_rejected_total{reason=\"body_too_large\"})")
+      ->capture_default_str()
+      ->type_name("SIZE");
   app.add_flag("--http2", options.http2,
                "accept HTTP/2 clients too: h2c with prior knowledge on a cleartext --listen, "
                "ALPN h2 with --tls-cert; each stream is forwarded like an HTTP/1.1 request "
                "(upstreams in HTTP/1.1 unless --upstream-http2, dark clusters unless "
                "--dark-http2); a body over --stream-threshold is passed on as it arrives, the "
                "client held at its stream window (256KiB) while the upstream is slow, and is not "
-               "copied to dark clusters, as over HTTP/1.1 (bodies up to 16MiB)");
+               "copied to dark clusters, as over HTTP/1.1 (bodies up to --max-request-body-bytes)");
   app.add_flag("--upstream-http2", options.upstream_http2,
                "speak HTTP/2 to the regular upstreams, whatever the client spoke: h2c with prior "
                "knowledge for http://, ALPN h2 for https:// (no fallback: an upstream that does "
@@ -204,6 +212,15 @@ int DarkMain(int argc, char** argv) {
     return Complain("dark", "--stream-threshold: " + threshold.status().message(), kExitUsage);
   }
   options.stream_threshold = *threshold;
+  Result<uint64_t> max_body = ParseByteSize(max_request_body);
+  if (!max_body.ok() || *max_body == 0) {
+    return Complain(
+        "dark",
+        "--max-request-body-bytes: " +
+            (max_body.ok() ? std::string("must be at least 1 byte") : max_body.status().message()),
+        kExitUsage);
+  }
+  options.max_request_body_bytes = *max_body;
   Result<dark::DarkCommand> command = dark::DarkCommand::Create(flags);
   if (!command.ok()) return Complain("dark", command.status().message(), kExitUsage);
   Result<dark::DarkOutcome> outcome = command->Run();

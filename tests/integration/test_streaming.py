@@ -132,6 +132,37 @@ def test_20_concurrent_15_mib_uploads_arrive_intact_in_bounded_memory(store, pro
         dark.stop()
 
 
+def test_the_request_body_cap_is_the_users_and_holds_for_streamed_bodies(store, proxies):
+    """--max-request-body-bytes (default 16 MiB, nginx's client_max_body_size) caps streamed
+    bodies too: over it, a content-length is answered 413 before any of the body is read;
+    raised, a 40 MiB upload streams through intact."""
+    size = 40 * MIB
+    default = proxies("--upstream", f"http://{store.address}")
+    conn = http.client.HTTPConnection(default.host, default.port, timeout=60)
+    conn.putrequest("PUT", "/files/refused.bin")
+    conn.putheader("Content-Length", str(size))
+    conn.endheaders()  # the head only: the answer must not wait for the body
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    assert response.status == 413
+    assert default.metrics()['hammer_dark_rejected_total{reason="body_too_large"}'] == 1
+    assert not (store.root / "files" / "refused.bin").exists()
+
+    raised = proxies("--upstream", f"http://{store.address}", "--max-request-body-bytes", "48MiB")
+    conn = http.client.HTTPConnection(raised.host, raised.port, timeout=120)
+    conn.request("PUT", "/files/big.bin", body=pieces(7, size),
+                 headers={"Content-Length": str(size)})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    assert response.status in (201, 204), response.status
+    stored = (store.root / "files" / "big.bin").read_bytes()
+    assert len(stored) == size
+    assert hashlib.sha256(stored).hexdigest() == sha256_of(7, size)
+    assert raised.settled_metrics()['hammer_dark_streamed_bodies_total{direction="request"}'] == 1
+
+
 def slow_get(proxy, path, chunk=64 * 1024):
     """GET through the proxy on a raw socket, reading small pieces with a pause between them;
     returns (status line, body bytes read, sha256 of the body)."""

@@ -49,6 +49,8 @@ struct DarkOptions {
   Nanos drain_timeout = 10 * kSecond;  // graceful stop: how long requests in flight may finish
   uint32_t dark_max_in_flight = 256;   // per dark cluster and thread; beyond it copies are dropped
   size_t max_response_bytes = 64u << 20;
+  // --max-request-body-bytes: the largest request body, held or streamed (413 above; nginx's
+  // client_max_body_size).
   size_t max_request_body_bytes = 16u << 20;
   // --stream-threshold: request and response bodies above this many bytes are passed on as
   // they arrive (with back-pressure) rather than kept whole; requests streamed are not copied
