@@ -4,22 +4,9 @@ znode sets the multiplier, and the fork rate follows every change live."""
 import json
 import uuid
 
-import pytest
-
 from dark_support import dark_received, drive
 from harness import wait_for
-from zookeeper import ZooKeeperServer, require
-
-
-@pytest.fixture
-def zk():
-    require()
-    server = ZooKeeperServer()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+from zookeeper import zk  # noqa: F401
 
 
 def membership(proxy):

@@ -13,12 +13,10 @@ import ssl
 import time
 import uuid
 
-import pytest
-
 from dark_support import drive
 from harness import free_port, memory_kib, run_hammer, wait_for
 from logged_nginx import AccessLog
-from zookeeper import ZooKeeperServer, require
+from zookeeper import zk  # noqa: F401
 
 # What nginx logs of each request: the URI (AccessLog needs "u"), the protocol it was spoken
 # in, and the proxy's X-Hammer-Dark header (empty on a regular request).
@@ -214,17 +212,6 @@ def test_a_huge_http2_dark_answer_is_discarded_as_it_arrives(servers, proxies):
     print(f"proxy memory for a {size >> 20} MiB HTTP/2 dark answer: +{peak - baseline} KiB")
     assert peak - baseline <= 16 * 1024, (baseline, peak)
     assert dark.stats()["by_protocol"] == {"HTTP/1.1": 0, "HTTP/2": 1}
-
-
-@pytest.fixture
-def zk():
-    require()
-    server = ZooKeeperServer()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
 
 
 def test_a_zookeeper_cluster_named_before_it_appears_speaks_http2(zk, servers, proxies):

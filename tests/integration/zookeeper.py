@@ -17,9 +17,11 @@ port, with the same data (sessions survive a quick restart) or a fresh data dir.
         zk.kill(); zk.start()                   # ZooKeeper down, then back on the same port
         zk.wait_until(lambda: len(zk.children(p)) == 2, timeout=5)
 
-In pytest, import the fixture into the test module (conftest.py is shared and untouched):
+In pytest, import a fixture into the test module (conftest.py is shared and untouched):
+`zookeeper_server` is one ZooKeeper for the session, `zk` one for the test.
 
     from zookeeper import zookeeper_server  # noqa: F401
+    from zookeeper import zk  # noqa: F401
 
 The znode layout hammer uses is in docs/dark-znodes.md.
 
@@ -319,15 +321,25 @@ def _stop_leftovers():
         server.kill()
 
 
+def _started():
+    """A started ZooKeeper, stopped when the generator is closed (a fixture's teardown)."""
+    require()
+    server = ZooKeeperServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
 if pytest is not None:
     @pytest.fixture(scope="session")
     def zookeeper_server():
         """A started ZooKeeper shared by the session (tickTime 100 ms). A test that kills it
         must start it again (zk.start()) so that later tests find it running."""
-        require()
-        server = ZooKeeperServer()
-        try:
-            server.start()
-            yield server
-        finally:
-            server.stop()
+        yield from _started()
+
+    @pytest.fixture
+    def zk():
+        """A started ZooKeeper of the test's own, which it may kill and restart."""
+        yield from _started()
