@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client_loop.h"
+#include "h2_session_pair.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/h2_client_session.h"
 #include "hammer/net/event_loop.h"
@@ -28,26 +29,7 @@ constexpr size_t kStreamWindow = 256 * 1024;   // the BodyStream's (the dark pro
 constexpr size_t kPiece = 64 * 1024;           // what the producer appends at a time
 constexpr int32_t kServerWindow = 128 * 1024;  // the server's stream and connection windows
 
-struct BodyStreamState : H2ClientSession::Stream {
-  int status = 0;
-  bool closed = false;
-  uint32_t close_code = 0;
-};
-
-class Client : public H2ClientSession::Visitor {
- public:
-  void OnStreamHead(H2ClientSession::Stream* s, const ResponseHead& head) override {
-    static_cast<BodyStreamState*>(s)->status = head.status;
-  }
-  void OnStreamData(H2ClientSession::Stream*, std::string_view) override {}
-  void OnStreamTrailers(H2ClientSession::Stream*, std::span<const Header>) override {}
-  void OnStreamClose(H2ClientSession::Stream* s, uint32_t code) override {
-    auto* stream = static_cast<BodyStreamState*>(s);
-    stream->closed = true;
-    stream->close_code = code;
-  }
-  void OnGoaway(int32_t, uint32_t) override {}
-};
+using BodyStreamState = testing::RecordedStream;
 
 // The slow-reading peer: a libnghttp2 server session whose application reads request bodies
 // only through Read. It checks every byte against the pattern, answers 200 once a request has
@@ -213,7 +195,7 @@ class H2ClientBody : public ::testing::Test {
   }
 
   net::EventLoop loop_;  // the BodyStreams' wake-ups are queued here and never run
-  Client client_visitor_;
+  testing::RecordingClient client_visitor_;
   std::unique_ptr<H2ClientSession> client_;
   SlowReadingServer server_;
   std::vector<std::unique_ptr<BodyStreamState>> streams_;

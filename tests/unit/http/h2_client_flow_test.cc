@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "h2_session_pair.h"
 #include "hammer/http/h2_client_session.h"
 #include "hammer/http/h2_server_session.h"
 
@@ -15,30 +16,19 @@ namespace {
 
 constexpr int32_t kWindow = 65535;  // the client's stream window (RFC 9113's initial size)
 
-struct FlowStream : H2ClientSession::Stream {
-  std::string response;
+struct FlowStream : testing::RecordedStream {
   int deliveries = 0;
   bool pause_on_data = false;  // pause again after each piece, as a slow reader would
-  bool closed = false;
-  uint32_t close_code = 0;
 };
 
-class PausingClient : public H2ClientSession::Visitor {
+class PausingClient : public testing::RecordingClient {
  public:
-  void OnStreamHead(H2ClientSession::Stream*, const ResponseHead&) override {}
   void OnStreamData(H2ClientSession::Stream* s, std::string_view data) override {
+    RecordingClient::OnStreamData(s, data);
     auto* stream = static_cast<FlowStream*>(s);
-    stream->response.append(data);
     ++stream->deliveries;
     if (stream->pause_on_data) session->Pause(stream);
   }
-  void OnStreamTrailers(H2ClientSession::Stream*, std::span<const Header>) override {}
-  void OnStreamClose(H2ClientSession::Stream* s, uint32_t code) override {
-    auto* stream = static_cast<FlowStream*>(s);
-    stream->closed = true;
-    stream->close_code = code;
-  }
-  void OnGoaway(int32_t, uint32_t) override {}
 
   H2ClientSession* session = nullptr;
 };
@@ -79,21 +69,7 @@ class H2ClientFlow : public ::testing::Test {
   }
 
   // Moves bytes both ways until neither side has anything to say.
-  void Exchange() {
-    for (int round = 0; round < 10000; ++round) {
-      std::string to_server, to_client;
-      ASSERT_TRUE(client->Produce(to_server).ok());
-      if (!to_server.empty()) {
-        ASSERT_TRUE(server->Receive(to_server).ok());
-      }
-      ASSERT_TRUE(server->Produce(to_client).ok());
-      if (!to_client.empty()) {
-        ASSERT_TRUE(client->Receive(to_client).ok());
-      }
-      if (to_server.empty() && to_client.empty()) return;
-    }
-    FAIL() << "the sessions never went quiet";
-  }
+  void Exchange() { EXPECT_EQ(testing::ExchangeUntilQuiet(*client, *server), ""); }
 
   FlowStream* Get(size_t bytes) {
     streams.push_back(std::make_unique<FlowStream>());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "h2_session_pair.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/buffer_budget.h"
 #include "hammer/http/h2_client_session.h"
@@ -18,41 +19,8 @@
 namespace hammer::http {
 namespace {
 
-struct ClientStream : H2ClientSession::Stream {
+struct ClientStream : testing::RecordedStream {
   std::string request_body;
-  int status = 0;
-  std::map<std::string, std::string> headers;
-  std::map<std::string, std::string> trailers;
-  std::string response;
-  bool closed = false;
-  uint32_t close_code = 0;
-};
-
-class Client : public H2ClientSession::Visitor {
- public:
-  void OnStreamHead(H2ClientSession::Stream* s, const ResponseHead& head) override {
-    auto* stream = static_cast<ClientStream*>(s);
-    stream->status = head.status;
-    EXPECT_EQ(head.major_version, 2);
-    for (const Header& h : head.headers)
-      stream->headers[std::string(h.name)] = std::string(h.value);
-  }
-  void OnStreamData(H2ClientSession::Stream* s, std::string_view data) override {
-    static_cast<ClientStream*>(s)->response.append(data);
-  }
-  void OnStreamTrailers(H2ClientSession::Stream* s, std::span<const Header> trailers) override {
-    for (const Header& h : trailers)
-      static_cast<ClientStream*>(s)->trailers[std::string(h.name)] = std::string(h.value);
-  }
-  void OnStreamClose(H2ClientSession::Stream* s, uint32_t code) override {
-    auto* stream = static_cast<ClientStream*>(s);
-    stream->closed = true;
-    stream->close_code = code;
-  }
-  void OnGoaway(int32_t, uint32_t code) override { goaway_code = code, ++goaways; }
-
-  int goaways = 0;
-  uint32_t goaway_code = 0;
 };
 
 struct ServedRequest {
@@ -105,20 +73,8 @@ class H2SessionPair : public ::testing::Test {
 
   // Moves bytes both ways until neither side has anything to say.
   void Exchange() {
-    for (int round = 0; round < 1000; ++round) {
-      std::string to_server, to_client;
-      ASSERT_TRUE(client->Produce(to_server).ok());
-      if (!to_server.empty()) {
-        Status s = server->Receive(to_server);
-        if (!s.ok()) server_error = s.message();
-      }
-      ASSERT_TRUE(server->Produce(to_client).ok());
-      if (!to_client.empty()) {
-        ASSERT_TRUE(client->Receive(to_client).ok());
-      }
-      if (to_server.empty() && to_client.empty()) return;
-    }
-    FAIL() << "the sessions never went quiet";
+    std::string error = testing::ExchangeUntilQuiet(*client, *server, 1000);
+    if (!error.empty()) server_error = error;
   }
 
   ClientStream* Submit(const std::string& head, std::string_view body = {}) {
@@ -131,7 +87,7 @@ class H2SessionPair : public ::testing::Test {
     return stream;
   }
 
-  Client client_visitor;
+  testing::RecordingClient client_visitor;
   Server server_visitor;
   std::unique_ptr<H2ClientSession> client;
   std::unique_ptr<H2ServerSession> server;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client_loop.h"
+#include "h2_session_pair.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/h2_client_session.h"
 #include "hammer/http/h2_server_session.h"
@@ -23,26 +24,8 @@ using testing::Pattern;
 constexpr uint64_t kThreshold = 64 * 1024;
 constexpr int32_t kStreamWindow = 256 * 1024;  // H2ServerSession's default
 
-struct Upload : H2ClientSession::Stream {
+struct Upload : testing::RecordedStream {
   std::string bytes;
-  int status = 0;
-  bool closed = false;
-  uint32_t close_code = 0;
-};
-
-class Client : public H2ClientSession::Visitor {
- public:
-  void OnStreamHead(H2ClientSession::Stream* s, const ResponseHead& head) override {
-    static_cast<Upload*>(s)->status = head.status;
-  }
-  void OnStreamData(H2ClientSession::Stream*, std::string_view) override {}
-  void OnStreamTrailers(H2ClientSession::Stream*, std::span<const Header>) override {}
-  void OnStreamClose(H2ClientSession::Stream* s, uint32_t code) override {
-    auto* upload = static_cast<Upload*>(s);
-    upload->closed = true;
-    upload->close_code = code;
-  }
-  void OnGoaway(int32_t, uint32_t) override {}
 };
 
 // Keeps each streamed request's head and body; takes nothing unless the test does.
@@ -79,21 +62,7 @@ class H2StreamedRequest : public ::testing::Test {
   }
 
   // Moves bytes both ways until neither side has anything to say.
-  void Exchange() {
-    for (int round = 0; round < 1000; ++round) {
-      std::string to_server, to_client;
-      ASSERT_TRUE(client_->Produce(to_server).ok());
-      if (!to_server.empty()) {
-        ASSERT_TRUE(server_->Receive(to_server).ok());
-      }
-      ASSERT_TRUE(server_->Produce(to_client).ok());
-      if (!to_client.empty()) {
-        ASSERT_TRUE(client_->Receive(to_client).ok());
-      }
-      if (to_server.empty() && to_client.empty()) return;
-    }
-    FAIL() << "the sessions never went quiet";
-  }
+  void Exchange() { EXPECT_EQ(testing::ExchangeUntilQuiet(*client_, *server_, 1000), ""); }
 
   // Runs the wake-ups the BodyStreams deferred (an EventLoop runs once: its Stop stays).
   void RunWakeUps() {
@@ -114,7 +83,7 @@ class H2StreamedRequest : public ::testing::Test {
   }
 
   net::EventLoop loop_;
-  Client client_visitor_;
+  testing::RecordingClient client_visitor_;
   Server server_visitor_;
   std::unique_ptr<H2ClientSession> client_;
   std::unique_ptr<H2ServerSession> server_;
