@@ -26,25 +26,7 @@ using testing::PatternSource;
 constexpr Nanos kGuard = 20 * kSecond;
 constexpr size_t kWindow = 256 * 1024;
 
-class BodyExchange final : public ResponseHandler {
- public:
-  void OnResponseHead(const ResponseHead& head) override {
-    status = head.status;
-    major_version = head.major_version;
-  }
-  void OnResponseBody(std::string_view data) override { body.append(data); }
-  void OnResponseComplete(const ExchangeResult& r) override {
-    ++completions;
-    result = r;
-    if (then) then();
-  }
-  int status = 0;
-  int major_version = 0;
-  int completions = 0;
-  std::string body;
-  ExchangeResult result;
-  std::function<void()> then;
-};
+using BodyExchange = testing::RecordingExchange;
 
 class ClientH2BodyTest : public testing::TargetClientTest {
  protected:

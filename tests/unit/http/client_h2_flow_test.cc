@@ -20,31 +20,7 @@ namespace {
 
 constexpr Nanos kGuard = 20 * kSecond;
 
-class FlowExchange final : public ResponseHandler {
- public:
-  void OnResponseHead(const ResponseHead& head) override {
-    status = head.status;
-    major_version = head.major_version;
-  }
-  void OnResponseBody(std::string_view data) override {
-    body.append(data);
-    ++pieces;
-    if (on_body) on_body();
-  }
-  void OnResponseComplete(const ExchangeResult& r) override {
-    ++completions;
-    result = r;
-    if (then) then();
-  }
-  int status = 0;
-  int major_version = 0;
-  int pieces = 0;
-  int completions = 0;
-  std::string body;
-  ExchangeResult result;
-  std::function<void()> on_body;
-  std::function<void()> then;
-};
+using FlowExchange = testing::RecordingExchange;
 
 class ClientH2FlowTest : public testing::TargetClientTest {
  protected:
@@ -86,7 +62,7 @@ TEST_F(ClientH2FlowTest, APausedStreamWaitsWhileTheOthersFinishAndThenArrivesWho
     at_resume = paused.body.size();
     flow.Resume();
   });
-  paused.on_body = [&] {
+  paused.on_body = [&](std::string_view) {
     if (at_pause != 0) return;
     at_pause = paused.body.size();
     flow.Pause();
@@ -119,7 +95,7 @@ TEST_F(ClientH2FlowTest, AbortResetsOnlyThatStream) {
   std::string after_head = Get(1000);
   ResponseFlow flow;
   FlowExchange aborted, after;
-  aborted.on_body = [&] {
+  aborted.on_body = [&](std::string_view) {
     if (!flow.bound()) return;
     EXPECT_TRUE(flow.Abort());
     loop_.Defer([&] { Send(after_head, &after, nullptr); });

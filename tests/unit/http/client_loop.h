@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -171,6 +172,34 @@ class TargetClientTest : public ClientLoopTest {
 
   std::unique_ptr<serve::TargetServerGroup> server_;
   const Origin* origin_ = nullptr;
+};
+
+// One exchange and what its handler saw; `on_body` runs on each piece of the response and
+// `then` on completion (a test stops its loop or sends the next request there).
+class RecordingExchange final : public ResponseHandler {
+ public:
+  void OnResponseHead(const ResponseHead& head) override {
+    status = head.status;
+    major_version = head.major_version;
+  }
+  void OnResponseBody(std::string_view data) override {
+    body.append(data);
+    ++pieces;
+    if (on_body) on_body(data);
+  }
+  void OnResponseComplete(const ExchangeResult& r) override {
+    ++completions;
+    result = r;
+    if (then) then();
+  }
+  int status = 0;
+  int major_version = 0;
+  int pieces = 0;
+  int completions = 0;
+  std::string body;
+  ExchangeResult result;
+  std::function<void(std::string_view)> on_body;
+  std::function<void()> then;
 };
 
 }  // namespace hammer::http::testing

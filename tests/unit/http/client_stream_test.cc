@@ -28,28 +28,7 @@ using testing::PatternSource;
 constexpr Nanos kGuard = 20 * kSecond;
 constexpr size_t kWindow = 256 * 1024;
 
-// One exchange and what its handler saw; `on_body` runs on each piece of the response.
-class StreamExchange final : public ResponseHandler {
- public:
-  void OnResponseHead(const ResponseHead& head) override { status = head.status; }
-  void OnResponseBody(std::string_view data) override {
-    body.append(data);
-    ++pieces;
-    if (on_body) on_body(data);
-  }
-  void OnResponseComplete(const ExchangeResult& r) override {
-    ++completions;
-    result = r;
-    if (then) then();
-  }
-  int status = 0;
-  int pieces = 0;
-  int completions = 0;
-  std::string body;
-  ExchangeResult result;
-  std::function<void(std::string_view)> on_body;
-  std::function<void()> then;
-};
+using StreamExchange = testing::RecordingExchange;
 
 class ClientStreamTest : public testing::TargetClientTest {
  protected:
