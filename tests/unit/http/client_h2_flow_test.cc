@@ -5,6 +5,7 @@
 // thread.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -68,10 +69,13 @@ TEST_F(ClientH2FlowTest, APausedStreamWaitsWhileTheOthersFinishAndThenArrivesWho
     flow.Pause();
     EXPECT_TRUE(flow.paused());
   };
-  // Resumed after the other stream ended, and later than the paused one's deadline.
-  other.then = [&] { resume.ArmAfter(400 * kMillisecond); };
+  // Resumed after the other stream ended and after the paused one's deadline has passed,
+  // however long the first piece took to come (a second: slow sanitizer builds on a busy
+  // machine took over 300 ms).
+  const MonoNanos deadline = loop_.UpdateNow() + kSecond;
+  other.then = [&] { resume.ArmAt(std::max(loop_.UpdateNow(), deadline) + 200 * kMillisecond); };
   paused.then = [this] { loop_.Stop(); };
-  Send(head, &paused, &flow, loop_.UpdateNow() + 300 * kMillisecond);
+  Send(head, &paused, &flow, deadline);
   Send(other_head, &other, nullptr);
   EXPECT_TRUE(flow.bound());
   ASSERT_TRUE(RunLoop());

@@ -141,6 +141,8 @@ TEST_F(ClientStreamTest, PausedResponseIsNotReadUntilResumed) {
   StreamExchange exchange;
   size_t at_pause = 0;
   size_t at_resume = 0;
+  // A second for the first piece to come (slow sanitizer builds on a busy machine).
+  const MonoNanos deadline = loop_.UpdateNow() + kSecond;
   net::Timer resume(&loop_, [&] {
     at_resume = exchange.body.size();
     flow.Resume();
@@ -150,9 +152,10 @@ TEST_F(ClientStreamTest, PausedResponseIsNotReadUntilResumed) {
     at_pause = exchange.body.size();
     flow.Pause();
     EXPECT_TRUE(flow.paused());
-    // While paused, the server's bytes wait in the socket; 400 ms is ample for the 8 MiB to
-    // arrive over loopback if the client kept reading.
-    resume.ArmAfter(400 * kMillisecond);
+    // While paused, the server's bytes wait in the socket; resumed 200 ms after the deadline
+    // has passed (ample for the 8 MiB to arrive over loopback if the client kept reading),
+    // however long the first piece took to come.
+    resume.ArmAt(std::max(loop_.UpdateNow(), deadline) + 200 * kMillisecond);
   };
   exchange.then = [this] { loop_.Stop(); };
   std::string head = Head("GET", "/bytes/" + std::to_string(size), "");
@@ -160,7 +163,7 @@ TEST_F(ClientStreamTest, PausedResponseIsNotReadUntilResumed) {
   request.origin = origin_;
   request.head = head;
   request.flow = &flow;
-  request.deadline = loop_.UpdateNow() + 300 * kMillisecond;  // shorter than the pause
+  request.deadline = deadline;  // passes during the pause
   client_->Send(request, &exchange);
   EXPECT_TRUE(flow.bound());
   ASSERT_TRUE(RunLoop());
