@@ -72,7 +72,8 @@ Histogram::Histogram(const Histogram& other)
       paged_(other.paged_),
       sparse_size_(other.sparse_size_),
       sparse_index_(other.sparse_index_),
-      sparse_count_(other.sparse_count_) {
+      sparse_count_(other.sparse_count_),
+      spill_(other.spill_ ? std::make_unique<SparseSpill>(*other.spill_) : nullptr) {
   for (int page = 0; page < kPageCount; ++page) {
     if (other.pages_[page]) pages_[page] = std::make_unique<Page>(*other.pages_[page]);
   }
@@ -95,30 +96,46 @@ uint64_t& Histogram::CounterAt(int index) {
 void Histogram::UsePages() {
   if (paged_) return;
   paged_ = 1;
+  const uint16_t* indices = sparse_indices();
+  const uint64_t* counts = sparse_counts();
   for (int i = 0; i < sparse_size_; ++i)
-    CounterAt(sparse_index_[i]) = sparse_count_[i];
+    CounterAt(indices[i]) = counts[i];
   sparse_size_ = 0;
   sparse_index_ = {};
   sparse_count_ = {};
+  spill_.reset();
 }
 
 void Histogram::AddAt(int index, uint64_t count) {
   if (!paged_) {
-    // Few entries: a linear scan beats a binary search, and keeps them sorted on insertion.
+    uint16_t* indices = spill_ ? spill_->index.data() : sparse_index_.data();
+    uint64_t* counts = spill_ ? spill_->count.data() : sparse_count_.data();
+    // Inline (a few entries) a linear scan beats a binary search; spilled, it does not.
     int i = 0;
-    while (i < sparse_size_ && sparse_index_[i] < index)
-      ++i;
-    if (i < sparse_size_ && sparse_index_[i] == index) {
-      sparse_count_[i] += count;
+    if (spill_) {
+      i = static_cast<int>(std::lower_bound(indices, indices + sparse_size_, index) - indices);
+    } else {
+      while (i < sparse_size_ && indices[i] < index)
+        ++i;
+    }
+    if (i < sparse_size_ && indices[i] == index) {
+      counts[i] += count;
       return;
     }
-    if (sparse_size_ < kSparseBuckets) {
-      for (int j = sparse_size_; j > i; --j) {
-        sparse_index_[j] = sparse_index_[j - 1];
-        sparse_count_[j] = sparse_count_[j - 1];
-      }
-      sparse_index_[i] = static_cast<uint16_t>(index);
-      sparse_count_[i] = count;
+    if (!spill_ && sparse_size_ == kSparseBuckets) {
+      spill_ = std::make_unique<SparseSpill>();
+      std::copy_n(sparse_index_.begin(), sparse_size_, spill_->index.begin());
+      std::copy_n(sparse_count_.begin(), sparse_size_, spill_->count.begin());
+      sparse_index_ = {};
+      sparse_count_ = {};
+      indices = spill_->index.data();
+      counts = spill_->count.data();
+    }
+    if (sparse_size_ < (spill_ ? kSparseMaxBuckets : kSparseBuckets)) {
+      std::copy_backward(indices + i, indices + sparse_size_, indices + sparse_size_ + 1);
+      std::copy_backward(counts + i, counts + sparse_size_, counts + sparse_size_ + 1);
+      indices[i] = static_cast<uint16_t>(index);
+      counts[i] = count;
       ++sparse_size_;
       return;
     }
@@ -145,8 +162,10 @@ void Histogram::RecordN(int64_t value, uint64_t count) {
 void Histogram::Merge(const Histogram& other) {
   if (other.total_count_ == 0) return;
   if (other.sparse()) {
+    const uint16_t* indices = other.sparse_indices();
+    const uint64_t* counts = other.sparse_counts();
     for (int i = 0; i < other.sparse_size_; ++i)
-      AddAt(other.sparse_index_[i], other.sparse_count_[i]);
+      AddAt(indices[i], counts[i]);
   } else {
     UsePages();
     MergePages(other);
@@ -248,10 +267,10 @@ void Histogram::ValuesAtPercentiles(std::span<const double> percentiles,
 uint64_t Histogram::CountAtValue(int64_t value) const {
   int index = std::min(CountsIndex(value), kCountsLength - 1);
   if (sparse()) {
-    for (int i = 0; i < sparse_size_; ++i) {
-      if (sparse_index_[i] == index) return sparse_count_[i];
-    }
-    return 0;
+    const uint16_t* indices = sparse_indices();
+    const uint16_t* found = std::lower_bound(indices, indices + sparse_size_, index);
+    return found != indices + sparse_size_ && *found == index ? sparse_counts()[found - indices]
+                                                              : 0;
   }
   const std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
   return page ? (*page)[index & (kPageSize - 1)] : 0;
@@ -260,13 +279,14 @@ uint64_t Histogram::CountAtValue(int64_t value) const {
 bool Histogram::operator==(const Histogram& other) const {
   if (total_count_ != other.total_count_) return false;
   if (sparse() || other.sparse()) {
-    // The sparse side has at most kSparseBuckets buckets: walk the other side against them.
+    // The sparse side has at most kSparseMaxBuckets buckets: walk the other side against them.
     const Histogram& few = sparse() ? *this : other;
     const Histogram& any = sparse() ? other : *this;
+    const uint16_t* indices = few.sparse_indices();
+    const uint64_t* counts = few.sparse_counts();
     int matched = 0;
     bool same = any.VisitCounts([&](int index, uint64_t count) {
-      if (matched >= few.sparse_size_ || few.sparse_index_[matched] != index ||
-          few.sparse_count_[matched] != count) {
+      if (matched >= few.sparse_size_ || indices[matched] != index || counts[matched] != count) {
         return false;
       }
       ++matched;
@@ -289,7 +309,7 @@ size_t Histogram::allocated_bytes() const {
   size_t pages = 0;
   for (const auto& page : pages_)
     pages += page ? 1 : 0;
-  return pages * sizeof(Page);
+  return pages * sizeof(Page) + (spill_ ? sizeof(SparseSpill) : 0);
 }
 
 }  // namespace hammer::stats

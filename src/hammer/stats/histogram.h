@@ -8,13 +8,15 @@
 //
 // Written by hand because Debian packages no HdrHistogram for C++ and because counters are
 // stored in two forms, each far smaller than HdrHistogram's flat 184 KiB:
-//   sparse  up to kSparseBuckets (counts index, count) pairs inside the object, sorted by index:
-//           a key with a handful of samples (a run over millions of distinct URLs has
-//           millions of those) costs no allocation at all;
+//   sparse  (counts index, count) pairs sorted by index: up to kSparseBuckets inside the object,
+//           so a key with a handful of samples (a run over millions of distinct URLs has
+//           millions of those) costs no allocation at all; then up to kSparseMaxBuckets in one
+//           allocation of about 1.3 KiB, so a key with a few hundred samples (a list of 10,000
+//           URLs replayed) costs that instead of several pages;
 //   paged   lazily allocated 1024-counter pages: a histogram whose values span a few octaves
 //           costs tens of kilobytes, and the bound stays constant (23 pages) whatever the run
 //           length.
-// A histogram starts sparse and turns paged when a (kSparseBuckets+1)-th distinct bucket
+// A histogram starts sparse and turns paged when a (kSparseMaxBuckets+1)-th distinct bucket
 // arrives (or a paged histogram is merged in), never back. The form is invisible: every
 // figure, the encoding and operator== are the same for the same counts. Values above kHighest
 // are clamped and counted in saturated(). Negative values are a caller bug (asserted) and are
@@ -50,7 +52,8 @@ class Histogram {
   static constexpr int kPageSize = static_cast<int>(kSubBucketHalfCount);
   static constexpr int kPageCount = kBucketCount + 1;
   static constexpr int kCountsLength = kPageCount * kPageSize;  // 23552, as HdrHistogram
-  static constexpr int kSparseBuckets = 8;
+  static constexpr int kSparseBuckets = 8;                      // inside the object
+  static constexpr int kSparseMaxBuckets = 128;  // then in one allocation (SparseSpill)
 
   Histogram() = default;
   Histogram(const Histogram& other);
@@ -136,12 +139,12 @@ class Histogram {
   // and the values it counts are already in the top bucket.
   bool operator==(const Histogram& other) const;
 
-  // Bytes of counter storage allocated outside the object (0 while sparse; for memory-bound
-  // tests and reports).
+  // Bytes of counter storage allocated outside the object (0 while at most kSparseBuckets
+  // buckets; for memory-bound tests and reports).
   size_t allocated_bytes() const;
   // True while the counts live inside the object (see the top of this file).
   bool sparse() const { return paged_ == 0; }
-  // Moves the counts into pages now instead of at the (kSparseBuckets+1)-th bucket. Nothing
+  // Moves the counts into pages now instead of at the (kSparseMaxBuckets+1)-th bucket. Nothing
   // observable changes; tests use it to compare both forms.
   void UsePages();
 
@@ -159,6 +162,17 @@ class Histogram {
 
  private:
   using Page = std::array<uint64_t, kPageSize>;
+  // The sparse pairs once there are more than kSparseBuckets of them.
+  struct SparseSpill {
+    std::array<uint16_t, kSparseMaxBuckets> index;
+    std::array<uint64_t, kSparseMaxBuckets> count;
+  };
+  const uint16_t* sparse_indices() const {
+    return spill_ ? spill_->index.data() : sparse_index_.data();
+  }
+  const uint64_t* sparse_counts() const {
+    return spill_ ? spill_->count.data() : sparse_count_.data();
+  }
   // getBucketIndex for lowest discernible value 1: 64 - unitMagnitude (0) -
   // subBucketCountMagnitude (11) - the leading zeros of value | subBucketMask.
   static int BucketIndex(int64_t value) {
@@ -176,8 +190,10 @@ class Histogram {
   template <typename F>
   bool VisitCounts(F&& f) const {
     if (sparse()) {
+      const uint16_t* indices = sparse_indices();
+      const uint64_t* counts = sparse_counts();
       for (int i = 0; i < sparse_size_; ++i) {
-        if (!f(static_cast<int>(sparse_index_[i]), sparse_count_[i])) return false;
+        if (!f(static_cast<int>(indices[i]), counts[i])) return false;
       }
       return true;
     }
@@ -197,11 +213,13 @@ class Histogram {
   uint64_t saturated_ = 0;
   int min_index_ = kCountsLength;  // smallest / largest non-empty counts index
   int max_index_ = -1;
-  // Sparse form: sparse_size_ buckets, ascending indices (kCountsLength < 2^16).
+  // Sparse form: sparse_size_ buckets, ascending indices (kCountsLength < 2^16), in
+  // sparse_index_/sparse_count_ up to kSparseBuckets, then all of them in spill_.
   uint8_t paged_ = 0;
   uint8_t sparse_size_ = 0;
   std::array<uint16_t, kSparseBuckets> sparse_index_{};
   std::array<uint64_t, kSparseBuckets> sparse_count_{};
+  std::unique_ptr<SparseSpill> spill_;
 };
 
 }  // namespace hammer::stats

@@ -220,7 +220,8 @@ std::string Histogram::EncodeCompressed(int zlib_level) const {
   std::string plain;
   // Usually enough: a sparse histogram writes at most two numbers per bucket (a zero run, a
   // count), a paged one about two bytes per index.
-  size_t expected = sparse() ? 2 * kSparseBuckets * 9 : 2 * static_cast<size_t>(max_index_ + 1);
+  size_t expected = sparse() ? 2 * static_cast<size_t>(sparse_size_) * 9
+                             : 2 * static_cast<size_t>(max_index_ + 1);
   plain.reserve(kHeaderSize + expected + 16);
   PutBigEndian32(plain, kV2EncodingCookieBase | kLeb128WordSizeFlag);
   PutBigEndian32(plain, 0);  // payload length, patched below

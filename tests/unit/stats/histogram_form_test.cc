@@ -1,5 +1,6 @@
-// Histogram's two forms: up to kSparseBuckets buckets inline (sparse), then pages. Whatever the
-// form, figures, encodings and merges are the same.
+// Histogram's two forms: up to kSparseBuckets buckets inline and then up to kSparseMaxBuckets in
+// one allocation (sparse), then pages. Whatever the form, figures, encodings and merges are the
+// same.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,12 +23,31 @@ TEST(HistogramFormTest, FewBucketsStaySparseWithoutAllocating) {
   EXPECT_TRUE(h.sparse());
   EXPECT_EQ(h.allocated_bytes(), 0u);
   EXPECT_EQ(h.total_count(), 37u);
-  h.Record(3);  // one distinct bucket more than it can hold inline
-  EXPECT_FALSE(h.sparse());
-  EXPECT_EQ(h.allocated_bytes(), 4 * kPageBytes);  // 1..256, 1024, 4096, 16384: pages 0, 1, 3, 5
+  h.Record(3);  // one distinct bucket more than it can hold inline: one small allocation
+  EXPECT_TRUE(h.sparse());
+  EXPECT_GT(h.allocated_bytes(), 0u);
+  EXPECT_LT(h.allocated_bytes(), kPageBytes);
   EXPECT_EQ(h.total_count(), 38u);
   EXPECT_EQ(h.CountAtValue(1), 2u);
   EXPECT_EQ(h.CountAtValue(3), 1u);
+  EXPECT_EQ(h.CountAtValue(4), 2u);
+}
+
+TEST(HistogramFormTest, ManyBucketsTurnPagedPastTheSparseMaximum) {
+  // Values 2000, 2002, ... lie in one page (values 2048..4095 are 2 apart per bucket, and
+  // below 2048 each value is its own bucket): every one a distinct bucket.
+  Histogram h;
+  for (int i = 0; i < Histogram::kSparseMaxBuckets; ++i)
+    h.RecordN(2000 + 2 * i, static_cast<uint64_t>(i + 1));
+  EXPECT_TRUE(h.sparse());
+  EXPECT_LT(h.allocated_bytes(), kPageBytes);
+  h.Record(1);  // the (kSparseMaxBuckets+1)-th bucket
+  EXPECT_FALSE(h.sparse());
+  // Value 1: page 0; 2000..2047: page 1; 2048..2254: page 2. The spill is given back.
+  EXPECT_EQ(h.allocated_bytes(), 3 * kPageBytes);
+  EXPECT_EQ(h.CountAtValue(1), 1u);
+  for (int i = 0; i < Histogram::kSparseMaxBuckets; ++i)
+    EXPECT_EQ(h.CountAtValue(2000 + 2 * i), static_cast<uint64_t>(i + 1)) << i;
 }
 
 // Values that land in at most `buckets` distinct buckets, anywhere in the range.
@@ -73,7 +93,7 @@ void ExpectSameFigures(const Histogram& a, const Histogram& b, bool decoded = fa
 TEST(HistogramFormTest, SparseAndPagedGiveIdenticalFiguresAndEncodings) {
   std::mt19937_64 rng(2024);
   for (int round = 0; round < 300; ++round) {
-    int buckets = 1 + static_cast<int>(rng() % (2 * Histogram::kSparseBuckets));
+    int buckets = 1 + static_cast<int>(rng() % (2 * Histogram::kSparseMaxBuckets));
     std::vector<int64_t> values = RandomValues(rng, buckets, 1 + static_cast<int>(rng() % 200));
     Histogram sparse_first;
     Histogram paged;
@@ -88,7 +108,7 @@ TEST(HistogramFormTest, SparseAndPagedGiveIdenticalFiguresAndEncodings) {
     // Decoding either encoding gives the same counts (in whichever form the decoder chose).
     Result<Histogram> decoded = Histogram::DecodeCompressed(paged.EncodeCompressed());
     ASSERT_TRUE(decoded.ok());
-    if (buckets <= Histogram::kSparseBuckets) {
+    if (buckets <= Histogram::kSparseMaxBuckets) {
       EXPECT_TRUE(decoded->sparse());
     }
     ExpectSameFigures(*decoded, paged, /*decoded=*/true);
@@ -104,8 +124,8 @@ TEST(HistogramFormTest, MergesAcrossFormsEqualOnePass) {
   std::mt19937_64 rng(99);
   for (int round = 0; round < 300; ++round) {
     SCOPED_TRACE(::testing::Message() << "round " << round);
-    int buckets = 1 + static_cast<int>(rng() % (2 * Histogram::kSparseBuckets));
-    std::vector<int64_t> values = RandomValues(rng, buckets, 2 + static_cast<int>(rng() % 60));
+    int buckets = 1 + static_cast<int>(rng() % (2 * Histogram::kSparseMaxBuckets));
+    std::vector<int64_t> values = RandomValues(rng, buckets, 2 + static_cast<int>(rng() % 400));
     size_t split = rng() % values.size();
     Histogram whole;
     Histogram parts[2];
