@@ -176,6 +176,16 @@ std::span<const Header> H2HeadBuilder::headers() {
   return headers_;
 }
 
+std::optional<uint64_t> H2HeadBuilder::ContentLength() {
+  std::optional<std::string_view> value = FindHeader(headers(), "content-length");
+  uint64_t n = 0;
+  if (!value ||
+      std::from_chars(value->data(), value->data() + value->size(), n).ec != std::errc()) {
+    return std::nullopt;
+  }
+  return n;
+}
+
 ResponseHead H2HeadBuilder::MakeResponseHead(bool head_request) {
   ResponseHead head;
   head.major_version = 2;
@@ -184,12 +194,9 @@ ResponseHead H2HeadBuilder::MakeResponseHead(bool head_request) {
   head.headers = headers();
   head.framing = BodyFraming::kNone;
   if (!head_request) {
-    std::optional<std::string_view> length = FindHeader(head.headers, "content-length");
-    uint64_t n = 0;
-    if (length &&
-        std::from_chars(length->data(), length->data() + length->size(), n).ec == std::errc()) {
+    if (std::optional<uint64_t> length = ContentLength()) {
       head.framing = BodyFraming::kContentLength;
-      head.content_length = n;
+      head.content_length = *length;
     } else {
       head.framing = BodyFraming::kUntilClose;  // until the stream ends
     }

@@ -17,6 +17,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +65,9 @@ class H2HeadBuilder {
   int status() const { return status_; }
   // Regular (non-pseudo) fields.
   std::span<const Header> headers();
+  // The content-length field's value, when the block has one that parses (nghttp2 refuses a
+  // malformed one before the block is complete).
+  std::optional<uint64_t> ContentLength();
   // A response head: status and regular fields; framing from content-length when present.
   ResponseHead MakeResponseHead(bool head_request);
   // A request head: :method and :path as method and target, :authority as a Host field (unless

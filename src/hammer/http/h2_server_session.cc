@@ -132,7 +132,7 @@ struct H2ServerCallbacks {
           // over; one announced over the threshold is handed over now.
           const uint64_t threshold = self->settings_.stream_body_above;
           std::optional<uint64_t> length;
-          if (threshold != 0 && !end_stream) length = self->AnnouncedLength(stream);
+          if (threshold != 0 && !end_stream) length = stream->head.ContentLength();
           if (length && *length > self->settings_.max_body_bytes) {
             self->Refuse(stream, H2Refusal::kBodyTooLarge, 413);
             return 0;
@@ -393,16 +393,6 @@ void H2ServerSession::EndOfRequest(Stream* stream) {
   } else {
     Dispatch(stream);
   }
-}
-
-std::optional<uint64_t> H2ServerSession::AnnouncedLength(Stream* stream) {
-  std::optional<std::string_view> value = FindHeader(stream->head.headers(), "content-length");
-  uint64_t length = 0;
-  if (!value ||
-      std::from_chars(value->data(), value->data() + value->size(), length).ec != std::errc()) {
-    return std::nullopt;  // none (nghttp2 rejects a malformed one before this)
-  }
-  return length;
 }
 
 // The request goes to the visitor now, its body (what arrived so far, then the rest) through a

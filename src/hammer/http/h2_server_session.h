@@ -172,8 +172,6 @@ class H2ServerSession final : public H2Session {
   void Dispatch(Stream* stream);
   // END_STREAM: a held request is dispatched, a streamed one's body ends.
   void EndOfRequest(Stream* stream);
-  // The request's content-length, when it has one.
-  static std::optional<uint64_t> AnnouncedLength(Stream* stream);
   // Dispatches the request with its body passed on as it arrives (stream_body_above).
   void StreamBody(Stream* stream, std::optional<uint64_t> length);
   void AppendStreamed(Stream* stream, std::string_view data);

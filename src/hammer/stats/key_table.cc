@@ -101,9 +101,7 @@ void KeyTable::Fold() {
       continue;
     }
     templater_.Template(key, &template_scratch_);
-    auto it = templates.find(template_scratch_);
-    if (it == templates.end()) it = templates.try_emplace(template_scratch_).first;
-    KeyStats& row = it->second;
+    KeyStats& row = templates.try_emplace(template_scratch_).first->second;  // copied if new
     if (row.CanMerge(stats)) {
       row.Merge(stats);
     } else {
