@@ -121,6 +121,20 @@ def copies_unsettled(metrics):
     return unsettled
 
 
+def report_endpoint(proxy, endpoint_name, n, timeout=60.0):
+    """The comparison report's row for `endpoint_name` once n of its requests are recorded
+    (compared, or counted incomplete), or as it stands at the deadline, a safety net: each
+    answer is polled for, never waited a fixed time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        report = json.loads(proxy.get_admin("/hammer/dark/report"))
+        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == endpoint_name),
+                        {"total": 0, "incomplete": 0})
+        if endpoint["total"] + endpoint["incomplete"] >= n or time.monotonic() > deadline:
+            return endpoint
+        time.sleep(0.05)
+
+
 def drive(url, n, concurrency=20, method=""):
     """Sends n requests to url with `hammer load`; returns its JSON summary."""
     line = (method + " " if method else "") + url + "\n"

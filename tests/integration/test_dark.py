@@ -1,13 +1,12 @@
 """`hammer dark` with real processes on loopback: regular and dark `hammer serve` instances, the
 proxy in between, `hammer load` driving it."""
 import json
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from dark_support import dark_received, drive
+from dark_support import dark_received, drive, report_endpoint
 from harness import run_hammer
 
 
@@ -131,14 +130,7 @@ def test_comparison_reports_the_changed_field_and_cancels_noise(servers, proxies
     # A comparison is reported once its secondary answer has arrived too: poll until every one
     # of the 1000 forked requests is either compared or counted as incomplete (a copy dropped or
     # timed out on a starved machine is incomplete by design, never a guess).
-    deadline = time.monotonic() + 30
-    while True:
-        report = json.loads(proxy.get_admin("/hammer/dark/report"))
-        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}"),
-                        {"total": 0, "incomplete": 0})
-        if endpoint["total"] + endpoint["incomplete"] >= 1000 or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    endpoint = report_endpoint(proxy, "GET /json/{id}", 1000, timeout=30)
     total = endpoint["total"]
     assert total + endpoint["incomplete"] == 1000, endpoint
     assert total >= 900, endpoint

@@ -20,6 +20,7 @@ import time
 
 import pytest
 
+from dark_support import report_endpoint
 from h2_support import H2_PREFACE, frame, h2spec_run, request_block
 from harness import NGINX_BASE, Nginx, memory_kib, run_hammer, started_until_teardown
 from prerequisites import require_program
@@ -549,14 +550,7 @@ def test_upstream_http2_answers_are_compared_with_the_dark_cluster(servers, prox
     r = run_hammer(["load", "-", "-c", "4", "--emit", "none", "-q"], input_text=lines)
     assert r.returncode == 0
     proxy.settled_metrics()
-    deadline = time.monotonic() + 30  # a safety net: each answer is polled for, not waited
-    while True:
-        report = json.loads(proxy.get_admin("/hammer/dark/report"))
-        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == "GET /json/{id}"),
-                        {"total": 0, "incomplete": 0})
-        if endpoint["total"] + endpoint["incomplete"] >= 300 or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    endpoint = report_endpoint(proxy, "GET /json/{id}", 300, timeout=30)
     assert endpoint["total"] + endpoint["incomplete"] == 300, endpoint
     assert endpoint["total"] >= 270, endpoint
     assert endpoint["reported_fields"] == ["body.price"]  # the primary's answers parsed whole

@@ -10,10 +10,9 @@ from its /metrics once every copy has ended (DarkProxy.settled_metrics).
 """
 import json
 import ssl
-import time
 import uuid
 
-from dark_support import drive
+from dark_support import drive, report_endpoint
 from harness import free_port, memory_kib, run_hammer, wait_for
 from logged_nginx import AccessLog
 from zookeeper import zk  # noqa: F401
@@ -154,17 +153,6 @@ def test_constant_qps_copies_go_over_http2(servers, proxies):
     assert 5 <= stats["by_protocol"]["HTTP/2"] <= sent
 
 
-def wait_for_report(proxy, endpoint_name, n):
-    deadline = time.monotonic() + 60  # a safety net: each answer is polled for
-    while True:
-        report = json.loads(proxy.get_admin("/hammer/dark/report"))
-        endpoint = next((e for e in report["endpoints"] if e["endpoint"] == endpoint_name),
-                        {"total": 0, "incomplete": 0})
-        if endpoint["total"] + endpoint["incomplete"] >= n or time.monotonic() > deadline:
-            return endpoint
-        time.sleep(0.05)
-
-
 def compared(proxy, n):
     """Drives n requests over /json/{0..9} through the proxy; returns the endpoint's report
     once every request is recorded (compared, or counted incomplete)."""
@@ -172,7 +160,7 @@ def compared(proxy, n):
     r = run_hammer(["load", "-", "-c", "4", "--emit", "none", "-q"], input_text=lines)
     assert r.returncode == 0, r.stderr
     proxy.settled_metrics()
-    endpoint = wait_for_report(proxy, "GET /json/{id}", n)
+    endpoint = report_endpoint(proxy, "GET /json/{id}", n)
     assert endpoint["total"] + endpoint["incomplete"] == n, endpoint
     assert endpoint["total"] >= n * 9 // 10, endpoint
     return endpoint
