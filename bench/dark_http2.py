@@ -37,7 +37,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import snapshot_hammer, write_results  # noqa: E402
 from h2_engine import start_nginx  # noqa: E402
-from tls_engine import _started, cpu_model, median, proc_cpu_seconds  # noqa: E402
+from tls_engine import (_started, cpu_model, cpu_per_request, median,  # noqa: E402
+                        proc_cpu_seconds, round_ratio)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -127,17 +128,10 @@ def main() -> int:
                   f"{summary['failed']:>4} failed  {1e6 * cpu / max(ok, 1):6.1f} us CPU/req",
                   file=sys.stderr)
 
-    def per_req(r):
-        return r["cpu"] / max(r["ok"], 1)
-
-    by_round = {}
-    for r in runs:
-        by_round.setdefault(r["round"], {})[r["proxy"]] = r
+    per_req = cpu_per_request
 
     def ratio(num, den):
-        xs = [per_req(rs[num]) / per_req(rs[den]) for rs in by_round.values()
-              if num in rs and den in rs and per_req(rs[den]) > 0]
-        return f"{median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})" if xs else "n/a"
+        return round_ratio(runs, "proxy", num, den)
 
     table = ["| proxy | req/s | proxy CPU µs/req | failed |", "|---|---:|---:|---:|"]
     for name, _pid, _url in proxies:

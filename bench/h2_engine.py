@@ -33,8 +33,8 @@ import time
 import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
-from tls_engine import (Tool, _started, children_of, cpu_model, free_port, median,  # noqa: E402
-                        parse_h2load, parse_hammer, run_tool)
+from tls_engine import (Tool, _started, children_of, cpu_model, cpu_per_request,  # noqa: E402
+                        free_port, median, parse_h2load, parse_hammer, round_ratio, run_tool)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -174,19 +174,10 @@ def main() -> int:
                       f"{r['failed']:>4} failed  {r['ok'] / r['seconds']:>9.0f} req/s  "
                       f"{1e6 * r['cpu'] / max(r['ok'], 1):6.2f} us CPU/req", file=sys.stderr)
 
-    def per_req(r):
-        return r["cpu"] / max(r["ok"], 1)
-
-    by_round = {}
-    for r in runs:
-        by_round.setdefault(r["round"], {})[r["tool"]] = r
+    per_req = cpu_per_request
 
     def ratio(num, den):
-        xs = [per_req(rs[num]) / per_req(rs[den]) for rs in by_round.values()
-              if num in rs and den in rs]
-        if not xs:
-            return "n/a"
-        return f"{median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})"
+        return round_ratio(runs, "tool", num, den)
 
     table = ["| tool | req/s | CPU µs/req | nginx µs/req | failed |", "|---|---:|---:|---:|---:|"]
     for t in tools:

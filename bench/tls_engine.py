@@ -333,6 +333,22 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def cpu_per_request(run):
+    """CPU seconds per answered request of one run (a dict with "cpu" and "ok")."""
+    return run["cpu"] / max(run["ok"], 1)
+
+
+def round_ratio(runs, name_key, num, den):
+    """num's CPU per request ÷ den's, formed within each round (the same machine state), as
+    "median (min–max)" over rounds; "n/a" when no round ran both."""
+    by_round = {}
+    for r in runs:
+        by_round.setdefault(r["round"], {})[r[name_key]] = r
+    xs = [cpu_per_request(rs[num]) / cpu_per_request(rs[den]) for rs in by_round.values()
+          if num in rs and den in rs and cpu_per_request(rs[den]) > 0]
+    return f"{median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})" if xs else "n/a"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
