@@ -1,6 +1,8 @@
 #include "hammer/load/request_feed.h"
 
 #include <algorithm>
+#include <bit>
+#include <functional>
 
 #include "hammer/http/message.h"
 #include "hammer/load/load_worker.h"
@@ -81,6 +83,8 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
       return it->second.request.get();
     }
     ++misses_since_hit_;
+    if (!SeenBefore(line.text)) return FromLine(line, scratch);
+    misses_since_hit_ = 0;  // a line seen twice: the input repeats
     if (cache_.size() < options_->max_prepared_targets) {
       auto entry = cache_.try_emplace(line.text).first;
       entry->second.request = std::make_unique<PreparedRequest>();
@@ -99,6 +103,17 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
   }
   exhausted_ = true;
   return nullptr;
+}
+
+bool RequestFeed::SeenBefore(std::string_view text) {
+  if (seen_.empty())
+    seen_.resize(std::bit_ceil(std::max<size_t>(64, 2 * options_->max_prepared_targets)));
+  const uint64_t hash = std::hash<std::string_view>()(text);
+  uint32_t& slot = seen_[hash & (seen_.size() - 1)];
+  const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32) | 1;
+  if (slot == fingerprint) return true;
+  slot = fingerprint;
+  return false;
 }
 
 RequestFeed::Cache::value_type* RequestFeed::Victim() {

@@ -3,22 +3,27 @@
 // It pulls batches from the shared TargetSource (URL lines) or SpecSource (request files),
 // skips comments, takes one ticket of the --requests budget per request, applies --method,
 // global headers and body, and the key mapping, and keeps prepared requests for repeated lines
-// in a bounded cache (a line cycled millions of times is parsed once). The cache holds
-// LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place of one
-// not used since the clock hand last passed it (CLOCK, second chance) and not in flight, so
-// repeated lines stay free however many distinct lines stream by. When the cache has turned
-// over once without a single hit (every line distinct), only one line in
-// kBypassProbe is looked up and cached, until one of those hits again: a stream of distinct
-// lines then costs no lookup and no eviction per line. A line on the origin of the line
+// in a bounded cache (a line cycled millions of times is parsed once). A line is admitted on
+// its second sighting, not its first: a small table of line fingerprints (SeenBefore) remembers
+// the lines prepared once, so a line that never repeats (most of a real URL log) is prepared
+// into the caller's scratch request and costs no cache entry, allocation or eviction. The cache
+// holds LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place
+// of one not used since the clock hand last passed it (CLOCK, second chance) and not in flight,
+// so repeated lines stay free however many distinct lines stream by. When
+// max_prepared_targets lines in a row were new (neither cached nor seen before: every line
+// distinct), only one line in kBypassProbe is looked up, until one of those was seen before: a
+// stream of distinct lines then costs no lookup per line. A line on the origin of the line
 // prepared before it, with the same method, is prepared from that line's head
 // (RequestTemplate): only its target is parsed and written. Lines that are not
 // valid URLs come back prepared as invalid (an invalid_url failure), never dropped. Owned by
 // one LoadWorker; loop thread only.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +77,11 @@ class RequestFeed {
   // A cached request to reuse for another line (none when every one is in flight).
   Cache::value_type* Victim();
 
+  // Whether `text` was prepared before (its fingerprint is in seen_), remembering it if not.
+  // A collision only admits a line on its first sighting; a line whose slot another took is
+  // admitted one sighting later.
+  bool SeenBefore(std::string_view text);
+
   static constexpr uint64_t kBypassProbe = 64;
 
   Cache cache_;
@@ -79,6 +89,7 @@ class RequestFeed {
   uint64_t bypassed_ = 0;                  // lines not looked up since the last probe
   std::vector<Cache::value_type*> clock_;  // every entry, in insertion order (nodes never move)
   size_t hand_ = 0;
+  std::vector<uint32_t> seen_;       // fingerprints by hash, 2+ slots per cache entry (0: empty)
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
   http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
   RequestTemplate line_template_;    // lines on one host: only their targets are written
