@@ -6,8 +6,8 @@
 // about 0.8 %, and it is exact-looking for a few thousand keys. Adding a key twice changes
 // nothing.
 //
-// A mergeable value type (Merge gives the sketch of the union); not thread-safe. Hashes are
-// std::hash's, so sketches merge within one process only (they are never serialized).
+// A mergeable value type (Merge gives the sketch of the union); not thread-safe. Sketches are
+// never serialized: the hash (distinct_counter.cc) may change between versions.
 #pragma once
 
 #include <cstdint>
