@@ -76,17 +76,18 @@ bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
   return segment.size() >= 16 && (classes.all & kHexDigit);
 }
 
-// Writes a template at the end of `out`: the bytes of `text` as they are, except the spans
-// replaced by "{id}". Unchanged runs are copied whole, when the next replacement or the end
+// Writes a template into `out` from out[start]: the bytes of `text` as they are, except the
+// spans replaced by "{id}". Unchanged runs are copied whole, when the next replacement or the end
 // comes, into room made once: a template is at most 5 times its text (a replaced span is a
-// non-empty segment, or a parameter value after its own '=', which is kept). Finish must end
-// every writer (it cuts `out` to what was written).
+// non-empty segment, or a parameter value after its own '=', which is kept). `out` only grows:
+// a buffer kept between keys is not zero-filled again for each. Finish ends every writer and
+// says where the template ends in `out` (the caller cuts or copies it).
 class TemplateWriter {
  public:
-  TemplateWriter(std::string_view text, std::string* out) : text_(text), out_(out) {
-    size_t start = out->size();
-    out->resize(start + 5 * text.size());
-    end_ = out->data() + start;
+  TemplateWriter(std::string_view text, std::string* out, size_t start) : text_(text) {
+    if (out->size() < start + 5 * text.size()) out->resize(start + 5 * text.size());
+    begin_ = out->data();
+    end_ = begin_ + start;
   }
 
   // text[begin, end) becomes "{id}"; `begin` is at or after where the last span ended.
@@ -96,15 +97,13 @@ class TemplateWriter {
     end_ += kId.size();
     copied_ = end;
   }
-  // Copies the rest up to text[end], where the template ends.
-  void Finish(size_t end) {
+  // Copies the rest up to text[end], where the template ends; returns the template's end in out.
+  size_t Finish(size_t end) {
     Copy(end);
-    out_->resize(static_cast<size_t>(end_ - out_->data()));
+    return static_cast<size_t>(end_ - begin_);
   }
-  // The template's size so far if it ended at text[pos].
-  size_t size_at(size_t pos) const {
-    return static_cast<size_t>(end_ - out_->data()) + (pos - copied_);
-  }
+  // The template's size so far (from out[0]) if it ended at text[pos].
+  size_t size_at(size_t pos) const { return static_cast<size_t>(end_ - begin_) + (pos - copied_); }
 
  private:
   void Copy(size_t up_to) {
@@ -113,8 +112,8 @@ class TemplateWriter {
   }
 
   std::string_view text_;
-  std::string* out_;
-  char* end_;          // where the next byte goes in *out_
+  char* begin_;        // out's bytes
+  char* end_;          // where the next byte goes
   size_t copied_ = 0;  // text before this is written
 };
 
@@ -175,10 +174,10 @@ size_t PathStart(std::string_view key) {
 }
 
 // The template of `key` whose path starts at key[path]: what comes before stays, identifier
-// segments of the path and every query value become "{id}", a fragment is dropped.
-void TemplateFrom(std::string_view key, size_t path, std::string* out) {
-  out->clear();
-  TemplateWriter writer(key, out);
+// segments of the path and every query value become "{id}", a fragment is dropped. Written from
+// out[0]; returns its size (out may be longer).
+size_t TemplateFrom(std::string_view key, size_t path, std::string* out) {
+  TemplateWriter writer(key, out, 0);
   const size_t query = TemplatePath(writer, key, path, std::string::npos);
   size_t i = query;
   if (query < key.size() && key[query] == '?') {
@@ -200,7 +199,7 @@ void TemplateFrom(std::string_view key, size_t path, std::string* out) {
       }
     } while (i < key.size() && key[i] == '&');
   }
-  writer.Finish(i);  // the fragment, if any, is dropped
+  return writer.Finish(i);  // the fragment, if any, is dropped
 }
 
 }  // namespace
@@ -219,8 +218,8 @@ std::string EndpointKey(std::string_view method, std::string_view target) {
   std::string key(method);
   key += ' ';
   if (path.empty()) path = "/";
-  TemplateWriter writer(path, &key);
-  writer.Finish(TemplatePath(writer, path, 0, kMaxKeyBytes));
+  TemplateWriter writer(path, &key, key.size());
+  key.resize(writer.Finish(TemplatePath(writer, path, 0, kMaxKeyBytes)));
   if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
   return key;
 }
@@ -236,7 +235,7 @@ void KeyTemplate(std::string_view key, std::string* out) {
   if (path == std::string_view::npos) {
     out->assign(key);
   } else {
-    TemplateFrom(key, path, out);
+    out->resize(TemplateFrom(key, path, out));
   }
 }
 
@@ -245,7 +244,7 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
   // and the authority after "://" all lie in that text, and the '/' ends the authority.
   const size_t known = prefix_.size();
   if (known_ && key.size() > known && key[known] == '/' && key.starts_with(prefix_)) {
-    TemplateFrom(key, known, out);
+    out->assign(buffer_.data(), TemplateFrom(key, known, &buffer_));
     return;
   }
   size_t path = PathStart(key);
@@ -255,7 +254,7 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
   }
   prefix_.assign(key.substr(0, path));
   known_ = true;
-  TemplateFrom(key, path, out);
+  out->assign(buffer_.data(), TemplateFrom(key, path, &buffer_));
 }
 
 }  // namespace hammer::stats

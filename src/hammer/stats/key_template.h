@@ -42,6 +42,7 @@ class KeyTemplater {
 
  private:
   std::string prefix_;  // before the last templated key's path
+  std::string buffer_;  // templates are written here, then copied out: it never shrinks
   bool known_ = false;
 };
 

@@ -59,8 +59,8 @@ TEST(KeyTemplateTest, IntoABufferReplacesWhatItHeld) {
   }
 }
 
-// KeyTemplater remembers where the last key's path started: whatever came before, each key
-// gets exactly KeyTemplate's answer.
+// KeyTemplater remembers where the last key's path started and keeps its buffer: whatever came
+// before (longer or shorter), each key gets exactly KeyTemplate's answer.
 TEST(KeyTemplaterTest, AgreesWithKeyTemplateWhateverCameBefore) {
   const char* keys[] = {"http://h/a/1",
                         "http://h/b/2?x=3",
@@ -85,7 +85,8 @@ TEST(KeyTemplaterTest, AgreesWithKeyTemplateWhateverCameBefore) {
                         "http://h//18/19",
                         "(other)",
                         "GET  /w/20",
-                        "GET /w/21"};
+                        "GET /w/21",
+                        "http://h/a/long/path/0123456789abcdef0123/of/segments?and=a&query=1"};
   for (const char* first : keys) {
     for (const char* second : keys) {
       KeyTemplater templater;
