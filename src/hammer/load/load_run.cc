@@ -37,8 +37,10 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
                  ProgressReporter& progress, RunMonitor& monitor, LoadMetrics* metrics) {
   int first_signal = 0;
-  while (!loops.WaitUntilStopped(0)) {
-    if (int signal = WaitForShutdownSignal(kTick); signal != 0) {
+  // Waiting on the loops, not on signals: the run's end is seen the moment the last loop stops
+  // (the summary's seconds end there), while a signal waits at most a tick to be taken.
+  while (!loops.WaitUntilStopped(kTick)) {
+    if (int signal = WaitForShutdownSignal(0); signal != 0) {
       if (first_signal != 0) {
         shared.stop.store(true);
         for (auto& worker : workers)

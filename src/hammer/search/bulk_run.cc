@@ -92,8 +92,10 @@ Result<BulkResult> RunBulk(const BulkOptions& options, const ProgressOptions& pr
   const MonoNanos start = MonoNow();
   reporter.Begin(start);
   bool interrupted = false;
-  while (!loops.WaitUntilStopped(0)) {
-    if (WaitForShutdownSignal(kTick) != 0 && !interrupted) {
+  // Waiting on the loops, not on signals: the end is seen (and timed) as the last loop stops; a
+  // signal waits at most a tick to be taken.
+  while (!loops.WaitUntilStopped(kTick)) {
+    if (WaitForShutdownSignal(0) != 0 && !interrupted) {
       interrupted = true;
       loops.loop(0)->Post([&session] { session.Stop(); });
       reporter.Say("hammer bulk: stopping; waiting for requests in flight");
