@@ -32,4 +32,13 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   return value * scale;
 }
 
+std::string FormatByteSize(uint64_t bytes) {
+  constexpr const char* kUnits[] = {"GiB", "MiB", "KiB"};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t scale = uint64_t{1} << (10 * (3 - i));
+    if (bytes != 0 && bytes % scale == 0) return std::to_string(bytes / scale) + kUnits[i];
+  }
+  return std::to_string(bytes);
+}
+
 }  // namespace hammer

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 // Bucket arithmetic and statistics follow HdrHistogram (Java 2.2.2,
 // org/HdrHistogram/AbstractHistogram.java: countsArrayIndex, getBucketIndex, valueFromIndex,
@@ -64,6 +65,20 @@ int64_t Histogram::HighestEquivalent(int64_t value) {
   return static_cast<int64_t>(next) - 1;
 }
 
+namespace {
+thread_local uint64_t thread_allocated_bytes = 0;
+}  // namespace
+
+uint64_t Histogram::ThreadAllocatedBytes() {
+  return thread_allocated_bytes;
+}
+
+template <typename T, typename... Args>
+std::unique_ptr<T> Histogram::Allocate(Args&&... args) {
+  thread_allocated_bytes += sizeof(T);
+  return std::make_unique<T>(std::forward<Args>(args)...);
+}
+
 Histogram::Histogram(const Histogram& other)
     : total_count_(other.total_count_),
       saturated_(other.saturated_),
@@ -73,9 +88,9 @@ Histogram::Histogram(const Histogram& other)
       sparse_size_(other.sparse_size_),
       sparse_index_(other.sparse_index_),
       sparse_count_(other.sparse_count_),
-      spill_(other.spill_ ? std::make_unique<SparseSpill>(*other.spill_) : nullptr) {
+      spill_(other.spill_ ? Allocate<SparseSpill>(*other.spill_) : nullptr) {
   for (int page = 0; page < kPageCount; ++page) {
-    if (other.pages_[page]) pages_[page] = std::make_unique<Page>(*other.pages_[page]);
+    if (other.pages_[page]) pages_[page] = Allocate<Page>(*other.pages_[page]);
   }
 }
 
@@ -89,7 +104,7 @@ Histogram& Histogram::operator=(const Histogram& other) {
 
 uint64_t& Histogram::CounterAt(int index) {
   std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
-  if (!page) page = std::make_unique<Page>();  // value-initialized: all zero
+  if (!page) page = Allocate<Page>();  // value-initialized: all zero
   return (*page)[index & (kPageSize - 1)];
 }
 
@@ -123,7 +138,7 @@ void Histogram::AddAt(int index, uint64_t count) {
       return;
     }
     if (!spill_ && sparse_size_ == kSparseBuckets) {
-      spill_ = std::make_unique<SparseSpill>();
+      spill_ = Allocate<SparseSpill>();
       std::copy_n(sparse_index_.begin(), sparse_size_, spill_->index.begin());
       std::copy_n(sparse_count_.begin(), sparse_size_, spill_->count.begin());
       sparse_index_ = {};
@@ -180,7 +195,7 @@ void Histogram::MergePages(const Histogram& other) {
   for (int page = 0; page < kPageCount; ++page) {
     if (!other.pages_[page]) continue;
     if (!pages_[page]) {
-      pages_[page] = std::make_unique<Page>(*other.pages_[page]);
+      pages_[page] = Allocate<Page>(*other.pages_[page]);
       continue;
     }
     Page& mine = *pages_[page];

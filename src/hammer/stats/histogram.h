@@ -142,6 +142,11 @@ class Histogram {
   // Bytes of counter storage allocated outside the object (0 while at most kSparseBuckets
   // buckets; for memory-bound tests and reports).
   size_t allocated_bytes() const;
+  // Bytes of counter storage that histograms have allocated on the calling thread so far
+  // (pages and spills, copies included; frees are not subtracted, so it never decreases). Two
+  // readings bound how much every histogram the thread touched in between has grown, without
+  // visiting them: KeyTable checks its memory budget so (key_table.h).
+  static uint64_t ThreadAllocatedBytes();
   // True while the counts live inside the object (see the top of this file).
   bool sparse() const { return paged_ == 0; }
   // Moves the counts into pages now instead of at the (kSparseMaxBuckets+1)-th bucket. Nothing
@@ -180,6 +185,9 @@ class Histogram {
            std::countl_zero(static_cast<uint64_t>(value) | (kSubBucketCount - 1));
   }
   uint64_t& CounterAt(int index);
+  // make_unique, counted in ThreadAllocatedBytes().
+  template <typename T, typename... Args>
+  static std::unique_ptr<T> Allocate(Args&&... args);
   // Adds `count` at counts index `index` in whichever form the histogram has (counters only).
   void AddAt(int index, uint64_t count);
   // Both paged: adds the other's pages to these.

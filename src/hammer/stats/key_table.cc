@@ -2,20 +2,32 @@
 
 #include <algorithm>
 
+#include "hammer/base/byte_size.h"
 #include "hammer/stats/key_template.h"
 
 namespace hammer::stats {
 
 std::string KeyFolding::Describe() const {
   if (!folded) return "";
-  std::string text = "about " + std::to_string(distinct_keys) +
-                     " distinct keys exceeded --max-keys " + std::to_string(max_keys) +
-                     ": grouped by path template into " + std::to_string(rows) +
-                     (rows == 1 ? " row" : " rows");
+  const std::string memory = "--max-key-memory " + FormatByteSize(max_bytes);
+  std::string text = for_memory
+                         ? "the statistics of about " + std::to_string(distinct_keys) +
+                               " distinct keys exceeded " + memory
+                         : "about " + std::to_string(distinct_keys) +
+                               " distinct keys exceeded --max-keys " + std::to_string(max_keys);
+  text +=
+      ": grouped by path template into " + std::to_string(rows) + (rows == 1 ? " row" : " rows");
   if (other_requests > 0) {
     text += ", and " + std::to_string(other_requests) +
-            (other_requests == 1 ? " request" : " requests") + " of keys beyond that in " +
-            std::string(kOtherKey);
+            (other_requests == 1 ? " request" : " requests");
+    if (!shed) {
+      text += " of keys beyond that in " + std::string(kOtherKey);
+    } else if (for_memory) {
+      text += " of the quietest rows in " + std::string(kOtherKey) + " to stay within it";
+    } else {
+      text += " of keys beyond that and of the quietest rows in " + std::string(kOtherKey) +
+              " to stay within " + memory;
+    }
   }
   if (lost_requests > 0) {
     text += "; " + std::to_string(lost_requests) + " requests left out (their sums overflow)";
@@ -44,13 +56,18 @@ KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
 }
 
 KeyStats* KeyTable::Insert(std::string_view key) {
-  auto it = rows_.try_emplace(std::string(key)).first;
+  auto [it, inserted] = rows_.try_emplace(std::string(key));
+  if (inserted) bytes_ += RowBytes(it->first, it->second);
   last_ = &*it;  // element addresses survive rehashing
   return &it->second;
 }
 
 KeyStats* KeyTable::Other() {
-  if (other_ == nullptr) other_ = &rows_.try_emplace(std::string(kOtherKey)).first->second;
+  if (other_ == nullptr) {
+    auto [it, inserted] = rows_.try_emplace(std::string(kOtherKey));
+    if (inserted) bytes_ += RowBytes(it->first, it->second);
+    other_ = &it->second;
+  }
   return other_;
 }
 
@@ -59,7 +76,7 @@ KeyStats* KeyTable::NewRow(std::string_view key, bool new_key) {
   if (new_key) distinct_.Add(key);
   if (!folded_) {
     if (keyed_rows() < max_keys_) return Insert(key);
-    Fold();
+    Fold(/*for_memory=*/false);
   }
   return TemplateRow(key);
 }
@@ -87,62 +104,145 @@ void KeyTable::MergeInto(KeyStats* row, const KeyStats& stats) {
   row->Merge(stats);
 }
 
-void KeyTable::Fold() {
+void KeyTable::Fold(bool for_memory) {
   Rows old = std::move(rows_);
   rows_ = Rows();
   last_ = nullptr;
   other_ = nullptr;
   folded_ = true;
+  folded_for_memory_ = for_memory;
   ++generation_;
   Rows templates;
-  for (auto& [key, stats] : old) {
+  // Each row is freed once merged: folding for memory must not need twice the memory.
+  while (!old.empty()) {
+    Rows::node_type node = old.extract(old.begin());
+    const std::string& key = node.key();
+    KeyStats& stats = node.mapped();
     if (key == kOtherKey) {
       MergeInto(Other(), stats);
       continue;
     }
     templater_.Template(key, &template_scratch_);
-    KeyStats& row = templates.try_emplace(template_scratch_).first->second;  // copied if new
-    if (row.CanMerge(stats)) {
-      row.Merge(stats);
+    auto [row, inserted] = templates.try_emplace(template_scratch_);
+    if (inserted) {
+      row->second = std::move(stats);
+    } else if (row->second.CanMerge(stats)) {
+      row->second.Merge(stats);
     } else {
       MergeInto(Other(), stats);
     }
   }
-  old = Rows();
-  // The table was full (max_keys rows), so its templates are no more: they all fit.
-  for (auto& [key, stats] : templates)
-    MergeInto(Insert(key), stats);
+  // The table had at most max_keys rows, so its templates are no more: they all fit. A new row
+  // is empty, so taking the template's figures whole is its exact merge.
+  while (!templates.empty()) {
+    auto result = rows_.insert(templates.extract(templates.begin()));
+    if (!result.inserted) MergeInto(&result.position->second, result.node.mapped());
+  }
   last_ = nullptr;
+  if (max_bytes_ > 0) Recount();
+}
+
+uint64_t KeyTable::RowBytes(std::string_view key, const KeyStats& stats) {
+  // An estimate of the fixed cost: the hash node (next pointer and cached hash besides the
+  // row), its bucket, and malloc's header of each block; a key past std::string's inline
+  // buffer (15 bytes in libstdc++) is a block of its own.
+  constexpr uint64_t kRowBytes = sizeof(Rows::value_type) + 2 * sizeof(void*) + 8 + 16;
+  const uint64_t key_bytes = key.size() > 15 ? key.size() + 1 + 16 : 0;
+  return kRowBytes + key_bytes + stats.histogram.allocated_bytes();
+}
+
+uint64_t KeyTable::MemoryBytes() const {
+  uint64_t bytes = 0;
+  for (const auto& [key, stats] : rows_)
+    bytes += RowBytes(key, stats);
+  return bytes;
+}
+
+void KeyTable::Recount() {
+  bytes_ = MemoryBytes();
+  growth_mark_ = Histogram::ThreadAllocatedBytes();
+}
+
+void KeyTable::FitMemory() {
+  Recount();
+  if (bytes_ <= max_bytes_) return;
+  if (!folded_) {
+    Fold(/*for_memory=*/true);
+    if (bytes_ <= max_bytes_) return;
+  }
+  Shed();
+}
+
+void KeyTable::Shed() {
+  const uint64_t target = max_bytes_ / 4 * 3;
+  KeyStats* other = Other();  // before the iterators: inserting may rehash
+  std::vector<Rows::iterator> quiet;
+  quiet.reserve(rows_.size());
+  for (auto it = rows_.begin(); it != rows_.end(); ++it) {
+    if (&it->second != other) quiet.push_back(it);
+  }
+  std::sort(quiet.begin(), quiet.end(), [](const auto& a, const auto& b) {
+    return a->second.total() < b->second.total() ||
+           (a->second.total() == b->second.total() && a->first < b->first);
+  });
+  for (const Rows::iterator& it : quiet) {
+    if (bytes_ <= target) break;
+    const uint64_t before = RowBytes(it->first, it->second) + RowBytes(kOtherKey, *other);
+    MergeInto(other, it->second);
+    rows_.erase(it);
+    bytes_ = bytes_ - before + RowBytes(kOtherKey, *other);
+    shed_ = true;
+  }
+  last_ = nullptr;
+  ++generation_;
+  growth_mark_ = Histogram::ThreadAllocatedBytes();
 }
 
 void KeyTable::Add(std::string_view key, const KeyStats& stats) {
   MergeInto(StatsFor(key), stats);
+  CheckMemory();
 }
 
 void KeyTable::Merge(const KeyTable& other) {
+  MergeRows(other, nullptr);
+}
+
+void KeyTable::Merge(KeyTable&& other) {
+  MergeRows(other, &other.rows_);
+  other = KeyTable(other.max_keys_, other.max_bytes_);
+}
+
+void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   distinct_.Merge(other.distinct_);
   lost_requests_ += other.lost_requests_;
-  if (other.folded_ && !folded_ && max_keys_ > 0) Fold();
+  shed_ = shed_ || other.shed_;
+  if (other.folded_ && !folded_ && max_keys_ > 0) Fold(other.folded_for_memory_);
   // Busiest rows first: when the union does not fit, the rows that go to "(other)" are the
   // quiet ones, whatever the hash order.
-  std::vector<const Rows::value_type*> sorted;
+  std::vector<Rows::const_iterator> sorted;
   sorted.reserve(other.rows_.size());
-  for (const auto& row : other.rows_)
-    sorted.push_back(&row);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+  for (auto it = other.rows_.begin(); it != other.rows_.end(); ++it)
+    sorted.push_back(it);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a->second.total() > b->second.total() ||
            (a->second.total() == b->second.total() && a->first < b->first);
   });
   // Their keys are in other.distinct_ already (a row of a folded table is a template, not a
   // key that was seen).
-  for (const auto* row : sorted)
+  for (const Rows::const_iterator& row : sorted) {
     MergeInto(RowFor(row->first, /*new_key=*/false), row->second);
+    if (erase_from != nullptr) erase_from->erase(row);  // the others' iterators stay valid
+    CheckMemory();
+  }
 }
 
 KeyFolding KeyTable::Folding() const {
   KeyFolding folding;
   folding.max_keys = max_keys_;
+  folding.max_bytes = max_bytes_;
   folding.folded = folded_;
+  folding.for_memory = folded_for_memory_;
+  folding.shed = shed_;
   folding.rows = keyed_rows();
   folding.distinct_keys = folded_ ? distinct_.Estimate() : keyed_rows();
   folding.other_requests = other_ != nullptr ? other_->total() : 0;
@@ -165,6 +265,7 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   }
   last_ = nullptr;
   other_ = nullptr;
+  bytes_ = 0;
   ++generation_;
   return rows;
 }
