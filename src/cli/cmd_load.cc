@@ -157,6 +157,12 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                  "distinct keys, keys are grouped by path template (/item/{id}?q={id}), the rest "
                  "go to an (other) row; records keep every URL (0: no limit)")
       ->capture_default_str();
+  app.add_option("--max-key-memory", f.max_key_memory,
+                 "the key rows' statistics may take SIZE in all (e.g. 64MiB): past it, keys are "
+                 "grouped by path template as past --max-keys, then the quietest rows go to "
+                 "(other), so memory does not grow with the run's length (0: no limit)")
+      ->type_name("SIZE")
+      ->capture_default_str();
   app.add_option("--threshold", f.thresholds,
                  "pass/fail rule, e.g. 'p99<250ms', 'errors<1%', 'rps>1000', "
                  "'p99<100ms@KEY'; any failure exits 3 (except in Hadoop mode)");

@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "hammer/base/byte_size.h"
 #include "hammer/stats/stats_job.h"
 
 namespace hammer::cli {
@@ -58,8 +59,10 @@ constexpr const char* kFooter =
     "rows (default 10000). Past that, keys are grouped by path template (numeric, UUID and\n"
     "long hex path segments and every query value become {id}), and keys of templates beyond\n"
     "the budget go to an (other) row, so the rows still add up to the TOTAL; stderr (and the\n"
-    "table) say how many distinct keys were folded into how many rows. --reducer and --combine\n"
-    "stay exact per key.\n"
+    "table) say how many distinct keys were folded into how many rows. The rows' statistics\n"
+    "also stay within --max-key-memory (default 256MiB): past it, keys are grouped by template\n"
+    "as past --max-keys, then the quietest rows go to (other). --reducer and --combine stay\n"
+    "exact per key.\n"
     "\n"
     "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
     "FILE.";
@@ -92,6 +95,13 @@ int StatsMain(int argc, char** argv) {
                  "report modes and --html: keep at most N key rows; past N, keys are grouped by "
                  "path template (/item/{id}) and the rest go to an (other) row (0: no limit; "
                  "never applies to --reducer and --combine)")
+      ->capture_default_str();
+  std::string max_key_memory{stats::kDefaultMaxKeyMemory};
+  app.add_option("--max-key-memory", max_key_memory,
+                 "report modes and --html: the key rows' statistics may take SIZE (e.g. 64MiB); "
+                 "past it, keys are grouped by path template, then the quietest rows go to "
+                 "(other) (0: no limit; never applies to --reducer and --combine)")
+      ->type_name("SIZE")
       ->capture_default_str();
   std::vector<std::string> key_patterns;
   app.add_option("--key-pattern", key_patterns,
@@ -126,6 +136,11 @@ int StatsMain(int argc, char** argv) {
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
   options.max_keys = max_keys;
+  Result<uint64_t> max_key_bytes = ParseByteSize(max_key_memory);
+  if (!max_key_bytes.ok()) {
+    return Complain("stats", "--max-key-memory: " + max_key_bytes.status().message(), kExitUsage);
+  }
+  options.max_key_bytes = *max_key_bytes;
   Result<stats::KeyPatterns> patterns = stats::KeyPatterns::Create(key_patterns);
   if (!patterns.ok()) return Complain("stats", patterns.status().message(), kExitUsage);
   options.key_patterns = std::move(*patterns);

@@ -44,6 +44,7 @@ SAMPLE_VALUES = {
     "--key": ["path"],
     "--key-pattern": ["/item/[0-9]+=/item/:id"],
     "--max-keys": ["100"],
+    "--max-key-memory": ["64MiB"],
     "--threshold": ["p99<1s"],
     "--max-redirects": ["3"],
     "--verbose": ["1"],

@@ -1,6 +1,7 @@
 """`hammer load`'s operator flags: --dry-run, --verbose (secrets redacted), --start-at,
---key-pattern, --max-keys."""
+--key-pattern, --max-keys, --max-key-memory (and hammer stats --max-key-memory)."""
 import collections
+import json
 import time
 
 from harness import run_hammer, summary_of, url_lines
@@ -113,3 +114,55 @@ def test_max_keys_groups_urls_by_template_and_records_keep_every_url(serve, tmp_
     folding = s["key_folding"]
     assert folding["max_keys"] == 20 and folding["rows"] == len(rows) - 1
     assert "exceeded --max-keys 20" in r.stderr and "(other)" in r.stderr, r.stderr
+
+
+def test_max_key_memory_folds_a_replayed_list_and_the_rows_add_up(serve, tmp_path):
+    # 1,000 distinct URLs replayed to 6,000 requests over two threads: far fewer keys than
+    # --max-keys, but their rows (about 0.6 KB each before any latency histogram) do not fit in
+    # 256 KiB (128 KiB per worker), so they fold into their template, whose row does (a
+    # loopback latency histogram is a few 8 KiB pages); the rows add up to every request,
+    # records keep each URL, and the summary says that memory, not the key count, folded them.
+    urls = tmp_path / "urls.txt"
+    urls.write_text(url_lines(*[serve.url(f"/item/{i}?ref=r{i * 7}") for i in range(1000)]))
+    summary = tmp_path / "s.json"
+    r = run_hammer(["load", str(urls), "--loop", "-n", "6000", "-c", "4", "-t", "2",
+                    "--max-key-memory", "256KiB", "--summary-json", str(summary)])
+    assert r.returncode == 0, r.stderr
+    assert len(r.records) == 6000
+    assert len(set(rec.split("\t")[0] for rec in r.records)) == 1000
+    s = summary_of(summary)
+    rows = {k["key"]: k["requests"] for k in s["keys"]}
+    assert rows == {serve.url("/item/{id}?ref={id}"): 6000}
+    assert s["requests"] == s["succeeded"] == 6000
+    folding = s["key_folding"]
+    assert folding["reason"] == "max_key_memory"
+    assert folding["max_key_memory_bytes"] == 256 * 1024
+    assert folding["rows"] == 1 and folding["other_requests"] == 0
+    assert not folding["quiet_rows_in_other"]
+    assert 970 <= folding["distinct_keys_estimate"] <= 1030
+    assert "distinct keys exceeded --max-key-memory 256KiB: grouped by path template into 1 row" \
+        in r.stderr, r.stderr
+    # --max-key-memory 0: no bound, every URL keeps its row.
+    r = run_hammer(["load", str(urls), "--loop", "-n", "2000", "-c", "4", "-t", "2",
+                    "--max-key-memory", "0", "--summary-json", str(summary)])
+    assert r.returncode == 0, r.stderr
+    s = summary_of(summary)
+    assert len(s["keys"]) == 1000 and "key_folding" not in s
+    assert sum(k["requests"] for k in s["keys"]) == 2000
+    r = run_hammer(["load", str(urls), "--max-key-memory", "lots"])
+    assert r.returncode == 2 and "--max-key-memory" in r.stderr
+
+
+def test_stats_max_key_memory_folds_and_says_so(tmp_path):
+    # hammer stats' report modes bound their rows' memory the same way: 300 keys' rows do not
+    # fit in 16 KiB, their template's row (50 distinct latencies) does.
+    src = tmp_path / "records.tsv"
+    src.write_text("".join(f"http://127.0.0.1:9/item/{i % 300}\t0.{100 + i % 50:06d}\n"
+                           for i in range(3000)))
+    r = run_hammer(["stats", "--json", "--max-key-memory", "16KiB", str(src)])
+    assert r.returncode == 0, r.stderr
+    assert "exceeded --max-key-memory 16KiB: grouped by path template into 1 row" in r.stderr, \
+        r.stderr
+    s = json.loads(r.stdout)
+    assert {k["key"]: k["requests"] for k in s["keys"]} == {"http://127.0.0.1:9/item/{id}": 3000}
+    assert s["requests"] == 3000

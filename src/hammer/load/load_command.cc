@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "hammer/base/byte_size.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/hadoop_reporter.h"
 #include "hammer/base/open_file_limit.h"
@@ -110,6 +111,10 @@ Status LoadCommand::CheckRunFlags() {
     Status ok = ParsePositiveDuration(flags_.duration, &options_.duration, "--duration");
     if (!ok.ok()) return ok;
   }
+  Result<uint64_t> max_key_memory = ParseByteSize(flags_.max_key_memory);
+  if (!max_key_memory.ok())
+    return Status::Error("--max-key-memory: " + max_key_memory.status().message());
+  options_.max_key_bytes = *max_key_memory;
   if (Status ok = ParsePositiveDuration(flags_.timeout, &options_.timeout, "--timeout"); !ok.ok()) {
     return ok;
   }

@@ -44,7 +44,7 @@ class LoadMetrics::Handler final : public http::RequestHandler {
 };
 
 LoadMetrics::LoadMetrics(const LoadOptions* options)
-    : options_(options), keys_(options->max_keys) {}
+    : options_(options), keys_(options->max_keys, options->max_key_bytes) {}
 
 Result<std::unique_ptr<LoadMetrics>> LoadMetrics::Start(std::string_view address,
                                                         const LoadOptions* options) {

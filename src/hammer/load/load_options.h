@@ -15,6 +15,7 @@
 #include "hammer/load/rate_schedule.h"
 #include "hammer/load/target_source.h"
 #include "hammer/load/think_time.h"
+#include "hammer/stats/key_table.h"
 
 namespace hammer::load {
 
@@ -47,6 +48,10 @@ struct LoadOptions {
   // Key rows of the summary, reports and partials (stats/key_table.h): past it keys are grouped
   // by path template, then into "(other)". 0: every key exact. Records always keep the key.
   size_t max_keys = 10000;
+  // Bytes the key rows may take in all (KeyTable's max_bytes): each worker's table gets its
+  // share, the merged table the whole; past it, rows fold as past max_keys, then the quietest
+  // go to "(other)". 0 (or max_keys 0): no bound.
+  uint64_t max_key_bytes = stats::kDefaultMaxKeyBytes;
   http::TlsOptions tls;
   http::Http2Options http2{.enabled = false, .fallback = false, .max_streams = 1};
   KeyMapper keys;              // what records and statistics group by (--key, --key-pattern)

@@ -157,9 +157,14 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
   if (s.key_folding.folded) {
     nlohmann::ordered_json folding;
     folding["max_keys"] = s.key_folding.max_keys;
+    folding["max_key_memory_bytes"] = s.key_folding.max_bytes;
+    // What folded the rows: too many keys, or their statistics' bytes.
+    folding["reason"] = s.key_folding.for_memory ? "max_key_memory" : "max_keys";
     folding["distinct_keys_estimate"] = s.key_folding.distinct_keys;
     folding["rows"] = s.key_folding.rows;
     folding["other_requests"] = s.key_folding.other_requests;
+    // The quietest rows went to (other) to stay within --max-key-memory.
+    folding["quiet_rows_in_other"] = s.key_folding.shed;
     folding["text"] = s.key_folding.Describe();
     j["key_folding"] = std::move(folding);
   }
@@ -185,7 +190,8 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
   if (s.key_folding.folded) {
     std::string sentence = s.key_folding.Describe();
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-    input.notes.push_back(sentence + " (raise --max-keys for more rows).");
+    input.notes.push_back(sentence + " (raise " + std::string(s.key_folding.Limit()) +
+                          " for more rows).");
   }
   input.keys = s.keys;
   input.total = s.total;

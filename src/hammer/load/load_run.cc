@@ -177,7 +177,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     summary.skipped = input.specs->skipped();
   }
   WorkerResult run;
-  run.keys = stats::KeyTable(options.max_keys);
+  run.keys = stats::KeyTable(options.max_keys, options.max_key_bytes);
   for (auto& worker : workers)
     run.Merge(std::move(worker->result()));
   Summarize(std::move(run), &summary);

@@ -1,5 +1,6 @@
 #include "hammer/load/load_worker.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "hammer/http/tls.h"
@@ -15,6 +16,9 @@ constexpr size_t kRecordFlushBytes = 64 * 1024;
 constexpr int kInvalidLinesPerTurn = 256;  // then yield to the loop
 constexpr Nanos kLateThreshold = kMillisecond;
 constexpr Nanos kReportInterval = kSecond;
+// Results between two checks of the key table's memory (KeyTable::CheckMemory): the rows grow
+// by at most a histogram page (8 KiB) a result in between, 8 MiB.
+constexpr uint32_t kKeyMemoryCheckInterval = 1024;
 // --metrics-listen: Prometheus computes rates from the counters it scrapes; counters that move
 // in 1 s steps scraped every second alias (a 5 s window holds 3 or 5 steps, +-25 %).
 constexpr Nanos kMetricsReportInterval = 100 * kMillisecond;
@@ -53,7 +57,10 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       interval_timer_(loop, [this] { ReportInterval(); }),
       stop_timer_(loop, [this] { MaybeFinish(); }),
       report_interval_(options->live_key_metrics ? kMetricsReportInterval : kReportInterval) {
-  result_.keys = stats::KeyTable(options->max_keys);
+  // The run's key memory, split evenly: the merged table then gets it whole (load_run.cc).
+  const uint64_t share = options->max_key_bytes / static_cast<uint64_t>(std::max(workers, 1));
+  result_.keys = stats::KeyTable(options->max_keys,
+                                 options->max_key_bytes > 0 ? std::max<uint64_t>(share, 1) : 0);
   interval_.keys = stats::KeyTable(options->max_keys);
   slot_options_.timeout = options->timeout;
   slot_options_.max_redirects = options->max_redirects;
@@ -177,6 +184,10 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
 }
 
 stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
+  if (--until_key_memory_check_ == 0) {
+    until_key_memory_check_ = kKeyMemoryCheckInterval;
+    result_.keys.CheckMemory();  // may fold or shed rows: a new generation
+  }
   // A cached request keeps its row until the table folds; records always carry the real key.
   if (request.stats_generation != result_.keys.generation()) {
     request.stats = result_.keys.StatsFor(request.key);

@@ -5,7 +5,7 @@
 namespace hammer::load {
 
 void WorkerResult::Merge(WorkerResult&& other) {
-  keys.Merge(other.keys);
+  keys.Merge(std::move(other.keys));  // frees each of its rows once merged
   uncorrected.Merge(other.uncorrected);
   failures.Merge(other.failures);
   for (size_t i = 0; i < kFailureCount; ++i) {

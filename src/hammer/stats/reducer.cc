@@ -13,7 +13,7 @@ Reducer::Reducer(Options options, KeySink* sink, Timeline* timeline)
     : options_(std::move(options)), sink_(sink), timeline_(timeline) {
   if (options_.order == Order::kUnsorted || options_.max_keys > 0 ||
       !options_.key_patterns.empty()) {
-    map_ = std::make_unique<KeyTable>(options_.max_keys);
+    map_ = std::make_unique<KeyTable>(options_.max_keys, options_.max_key_bytes);
     unsorted_ = true;
     window_open_ = false;
   }
@@ -36,6 +36,10 @@ void Reducer::OnOverlongLine() {
 template <typename Fits>
 KeyStats* Reducer::StatsFor(std::string_view key, Fits fits) {
   if (map_) {
+    if (--until_memory_check_ == 0) {
+      until_memory_check_ = 1024;  // a record grows the rows by 8 KiB at most, a partial 184
+      map_->CheckMemory();
+    }
     // A new row is empty, so it always fits.
     KeyStats* stats = map_->StatsFor(key);
     return fits(*stats) ? stats : nullptr;
@@ -171,7 +175,7 @@ void Reducer::CloseWindow() {
 void Reducer::SwitchToMap() {
   if (!window_open_) late_unsorted_line_ = lines_;
   unsorted_ = true;
-  map_ = std::make_unique<KeyTable>(options_.max_keys);
+  map_ = std::make_unique<KeyTable>(options_.max_keys, options_.max_key_bytes);
   for (auto& [key, stats] : held_)
     map_->Add(key, stats);
   held_ = {};
@@ -188,7 +192,7 @@ void Reducer::Finish() {
     key_folding_ = map_->Folding();
     map_->ForEachSorted(
         [this](std::string_view key, const KeyStats& stats) { sink_->OnKey(key, stats); });
-    map_ = std::make_unique<KeyTable>(options_.max_keys);
+    map_ = std::make_unique<KeyTable>(options_.max_keys, options_.max_key_bytes);
     return;
   }
   if (has_current_) CompleteCurrent();

@@ -62,6 +62,7 @@ class Reducer : public LineHandler {
     size_t window_bytes = 4 << 20;
     std::optional<std::string> timeline_key;  // only this key's records go to the timeline
     size_t max_keys = 0;                      // 0: every key exact
+    uint64_t max_key_bytes = 0;               // KeyTable's max_bytes with max_keys; 0: none
     // --key-pattern: each record's key is renamed before it is aggregated (and before
     // timeline_key is compared). Non-empty implies Order::kUnsorted: renamed keys are not
     // sorted.
@@ -127,6 +128,7 @@ class Reducer : public LineHandler {
 
   // Map state, once unsorted.
   std::unique_ptr<KeyTable> map_;
+  uint32_t until_memory_check_ = 1;  // lines until map_->CheckMemory()
   KeyFolding key_folding_;
 };
 

@@ -355,7 +355,10 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   reducer_options.key_patterns = options_.key_patterns;
   const bool exact_lines =
       options_.mode == StatsMode::kReducer || options_.mode == StatsMode::kCombine;
-  if (!exact_lines && !options_.only_key) reducer_options.max_keys = options_.max_keys;
+  if (!exact_lines && !options_.only_key) {
+    reducer_options.max_keys = options_.max_keys;
+    reducer_options.max_key_bytes = options_.max_key_bytes;
+  }
   Reducer reducer(reducer_options, &sink, files ? &timeline : nullptr);
   LineRouter router(options_, &reducer, &writer);
   LineReader::Options reader_options;
@@ -447,7 +450,8 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
   if (summary.key_folding.folded) {
     std::string sentence = summary.key_folding.Describe();
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-    input.notes.push_back(sentence + " (raise --max-keys for more rows).");
+    input.notes.push_back(sentence + " (raise " + std::string(summary.key_folding.Limit()) +
+                          " for more rows).");
   }
   if (timeline.empty()) {
     input.notes.push_back(

@@ -13,7 +13,8 @@
 // Every mode but kReducer and kCombine (whose lines feed another stage and stay exact per key)
 // keeps at most max_keys key rows (reducer.h, key_table.h): past that, keys are grouped by
 // path template and then into "(other)", so memory does not grow with the number of distinct
-// keys; the summary says what was folded.
+// keys; and rows of at most max_key_bytes, folded and then shed to "(other)" past it, so
+// memory does not grow with the number of records either. The summary says what was folded.
 // Usage: Open(inputs), then Run(out_fd) once. Not thread-safe.
 #pragma once
 
@@ -49,6 +50,8 @@ struct StatsJobOptions {
   std::optional<std::string> hdr_log_path;
   // Key rows of the report modes (see above); 0: every key exact. Not applied with only_key.
   size_t max_keys = kDefaultMaxKeys;
+  // --max-key-memory: the bytes those rows may take (KeyTable's max_bytes); 0: no bound.
+  uint64_t max_key_bytes = kDefaultMaxKeyBytes;
   // --key-pattern: records' keys are renamed before they are grouped, as `hammer load
   // --key-pattern` would have named them (key_patterns.h); only_key names a renamed key.
   KeyPatterns key_patterns;
@@ -63,7 +66,7 @@ struct StatsJobSummary {
   std::string late_unsorted;    // "<input>:<line>" when order broke after the detection window
   uint64_t timestamped = 0;     // records with a timestamp (counted when a file output wants them)
   bool hdr_log_written = false;
-  KeyFolding key_folding;  // what --max-keys folded (folded == false: nothing)
+  KeyFolding key_folding;  // what --max-keys or --max-key-memory folded (folded == false: nothing)
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.
