@@ -4,7 +4,9 @@ import collections
 import json
 import time
 
-from harness import run_hammer, summary_of, url_lines
+import jsonschema
+
+from harness import ROOT, run_hammer, summary_of, url_lines
 
 
 def test_dry_run_prints_redacted_heads_and_sends_nothing(serve):
@@ -134,6 +136,7 @@ def test_max_key_memory_folds_a_replayed_list_and_the_rows_add_up(serve, tmp_pat
     rows = {k["key"]: k["requests"] for k in s["keys"]}
     assert rows == {serve.url("/item/{id}?ref={id}"): 6000}
     assert s["requests"] == s["succeeded"] == 6000
+    jsonschema.validate(s, json.loads((ROOT / "docs" / "summary.schema.json").read_text()))
     folding = s["key_folding"]
     assert folding["reason"] == "max_key_memory"
     assert folding["max_key_memory_bytes"] == 256 * 1024

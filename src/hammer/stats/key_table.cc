@@ -230,8 +230,22 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   // Their keys are in other.distinct_ already (a row of a folded table is a template, not a
   // key that was seen).
   for (const Rows::const_iterator& row : sorted) {
-    MergeInto(RowFor(row->first, /*new_key=*/false), row->second);
-    if (erase_from != nullptr) erase_from->erase(row);  // the others' iterators stay valid
+    KeyStats* target = RowFor(row->first, /*new_key=*/false);
+    if (erase_from == nullptr) {
+      MergeInto(target, row->second);
+    } else {
+      // The others' iterators stay valid. A row without requests is empty, so taking the
+      // figures whole is its exact merge, and moves the histogram's storage instead of copying
+      // it: memory another thread freed is not reused by this one's allocations (malloc keeps
+      // an arena per thread), so copying would need both tables' bytes at once.
+      Rows::node_type node = erase_from->extract(row);
+      if (target->total() == 0) {
+        *target = std::move(node.mapped());
+        bytes_ += target->histogram.allocated_bytes();  // not allocated on this thread
+      } else {
+        MergeInto(target, node.mapped());
+      }
+    }
     CheckMemory();
   }
 }

@@ -89,9 +89,9 @@ class KeyTable {
   void Add(std::string_view key, const KeyStats& stats);
   // Adds every row of `other` (a worker's table) as Add would, busiest first, and its distinct
   // keys. The result is folded when either table was, or when the union does not fit (in
-  // max_keys or in max_bytes). The rvalue form frees each row of `other` once it is added, so
-  // that both tables together never hold much more than the larger of them; `other` is left
-  // empty.
+  // max_keys or in max_bytes). The rvalue form takes each row of `other` out once it is added,
+  // moving its histogram into a new row instead of copying it, so that the tables together
+  // hold no more than they did; `other` is left empty.
   void Merge(const KeyTable& other);
   void Merge(KeyTable&& other);
 

@@ -175,8 +175,24 @@ TEST(KeyTableMemoryTest, MergeRespectsTheBudgetAndFreesTheMergedTable) {
   ASSERT_GT(workers[0].MemoryBytes() + workers[1].MemoryBytes(), kBudget);
 
   KeyTable merged(10000, kBudget);
-  merged.Merge(workers[0]);             // a copy: the worker keeps its rows
-  merged.Merge(std::move(workers[1]));  // moved: its rows are freed as they are merged
+  merged.Merge(workers[0]);  // a copy: the worker keeps its rows
+  // Moved: its rows leave it as they are merged, their histograms moved into new rows, not
+  // copied (no allocation here but the merged table's own rows).
+  KeyTable moved(10000, 4 * kBudget);
+  KeyTable moved_copy = workers[1];
+  const uint64_t before_move = Histogram::ThreadAllocatedBytes();
+  moved.Merge(std::move(moved_copy));
+  EXPECT_EQ(Histogram::ThreadAllocatedBytes(), before_move);
+  EXPECT_EQ(moved_copy.size(), 0u);
+  EXPECT_EQ(moved.MemoryBytes(), workers[1].MemoryBytes());
+  moved.CheckMemory();
+  EXPECT_FALSE(moved.folded());  // the moved histograms count: 4 MiB holds them
+  KeyTable tight(10000, kBudget / 2);
+  KeyTable tight_copy = workers[1];
+  tight.Merge(std::move(tight_copy));
+  EXPECT_TRUE(tight.folded());  // and so do they against a budget they pass
+  EXPECT_LE(tight.MemoryBytes(), kBudget / 2);
+  merged.Merge(std::move(workers[1]));
   EXPECT_EQ(workers[0].size(), 13u);
   EXPECT_EQ(workers[1].size(), 0u);
   EXPECT_EQ(workers[1].MemoryBytes(), 0u);
