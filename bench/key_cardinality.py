@@ -13,15 +13,19 @@ requests phase (the summary's seconds: first request to last response), the whol
 time around the process) and the end-of-run work (whole run minus requests phase: merging the
 workers' statistics, the summary, exit; start-up, a few ms, is included), and req/s (requests
 / requests phase) of distinct over single.
-Also: the Hadoop-mapper case (the task environment set, records to /dev/null) at 300,000
-distinct URLs, and `hammer stats --html` over N distinct keys' records (peak RSS, time, report
-size). With --baseline BINARY the same distinct runs at the --baseline-sizes are repeated with
+Also: the replay case (a file of 10,000 distinct URLs replayed with --loop to 3,000,000
+requests, --emit none: about 300 samples a key, so each key's histogram is paged) with the
+default --max-key-memory and with --max-key-memory 0 (no bound), alternating, peak RSS and
+req/s of each; the Hadoop-mapper case (the task environment set, records to /dev/null) at
+300,000 distinct URLs, and `hammer stats --html` over N distinct keys' records (peak RSS,
+time, report size). With --baseline BINARY the same distinct runs at the --baseline-sizes are repeated with
 that binary for comparison.
 
 The machine is shared: RSS is what to read; times and ratios are noisy. Everything targets
 127.0.0.1 only. Standard library only. Writes the raw runs as JSON and a markdown summary under
 --out (and $BENCH_SUMMARY_DIR for bench/run.sh).
 Usage: bench/key_cardinality.py [--sizes 10000,100000,1000000,10000000] [--baseline PATH]
+                               [--replay-requests 3000000]
 """
 from __future__ import annotations
 
@@ -112,6 +116,30 @@ def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False) ->
     return run
 
 
+REPLAY_URLS = 10_000
+
+
+def replay_run(hammer: str, urls: str, requests: int, port: int, budget: str | None) -> dict:
+    """`hammer load URLS --loop -n REQUESTS -c 50 --emit none`, with --max-key-memory BUDGET
+    (None: the default)."""
+    flag = f"--max-key-memory {budget} " if budget is not None else ""
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as summary:
+        command = (f"/usr/bin/time -o TIMEFILE -f '%M %e %U %S' {hammer} load {urls} --loop "
+                   f"-n {requests} -c 50 --emit none --no-table {flag}"
+                   f"--summary-json {summary.name}")
+        run = timed(command)
+        s = json.load(summary)
+    if s["requests"] != requests or s["failed"] != 0:
+        sys.exit(f"replay {budget}: {s['requests']} requests, {s['failed']} failed:\n"
+                 f"{run['stderr']}")
+    if sum(k["requests"] for k in s["keys"]) != requests:
+        sys.exit(f"replay {budget}: the key rows do not add up to {requests}")
+    run.update({"budget": budget or "default", "n": requests, "requests_s": s["seconds"],
+                "rps": requests / s["seconds"], "cpu_us_per_request": 1e6 * run["cpu_s"] / requests,
+                "rows": len(s["keys"]), "key_folding": s.get("key_folding", {}).get("text", "")})
+    return run
+
+
 def median_run(rounds: list[dict]) -> dict:
     """The round with the median req/s, with the median CPU per request and the highest peak
     RSS of all rounds (memory is a bound, not a typical value)."""
@@ -138,6 +166,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000,10000000")
     parser.add_argument("--stats-size", type=int, default=10_000_000,
                         help="keys for the stats --html run (0: skip it)")
+    parser.add_argument("--replay-requests", type=int, default=3_000_000,
+                        help="requests of the replayed 10,000-URL list (0: skip it)")
     parser.add_argument("--mapper-size", type=int, default=300_000,
                         help="URLs for the Hadoop-mapper run (0: skip it)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")),
@@ -150,8 +180,23 @@ def main() -> None:
     hammer = snapshot_hammer(os.environ.get("HAMMER", os.path.join(REPO, "build/release/hammer")),
                              args.out, "hammer", "load")
     server, port = start_server(hammer)
-    runs = {"load": [], "baseline": [], "mapper": None, "stats": None}
+    runs = {"load": [], "baseline": [], "mapper": None, "stats": None, "replay": []}
     try:
+        if args.replay_requests > 0:
+            urls = os.path.join(args.out, "replay-urls.txt")
+            with open(urls, "w") as f:
+                for i in range(REPLAY_URLS):
+                    f.write(f"http://127.0.0.1:{port}/item/{i}?ref={i * 7919 % 1000003}\n")
+            rounds = {"default": [], "0": []}
+            for _ in range(args.rounds):
+                for budget in ("default", "0"):
+                    run = replay_run(hammer, urls, args.replay_requests, port,
+                                     None if budget == "default" else budget)
+                    print(f"replay {args.replay_requests} --max-key-memory {budget}: "
+                          f"{run['peak_rss_mb']:.0f} MB, {run['rps']:.0f} req/s, "
+                          f"{run['cpu_us_per_request']:.1f} µs CPU/request", file=sys.stderr)
+                    rounds[budget].append(run)
+            runs["replay"] = [median_run(rounds[b]) for b in ("default", "0")]
         for n in [int(x) for x in args.sizes.split(",") if x]:
             rounds = {"distinct": [], "single": []}
             for _ in range(args.rounds if n <= 1_000_000 else 1):
@@ -211,10 +256,22 @@ def main() -> None:
         lines += [f"`hammer stats --html` over {s['n']:,} distinct keys' records: peak RSS "
                   f"{s['peak_rss_mb']:.0f} MB, {s['process_s']:.1f} s, report "
                   f"{s['report_mb']:.1f} MB."]
-    lines += ["", "Single-URL runs (same request count): " + ", ".join(
-                  f"{r['n']:,}: {r['rps']:,.0f} req/s, "
-                  f"{r['cpu_us_per_request']:.1f} µs CPU/request, {r['peak_rss_mb']:.0f} MB"
-                  for r in runs["load"] if r["kind"] == "single") + "."]
+    if runs["replay"]:
+        lines += ["", f"Replayed list: {REPLAY_URLS:,} distinct URLs, `hammer load URLS --loop -n "
+                  f"{runs['replay'][0]['n']:,} -c 50 --emit none`:", "",
+                  "| --max-key-memory | rounds | peak RSS | req/s | CPU/request | rows |",
+                  "|---|---|---|---|---|---|"]
+        for r in runs["replay"]:
+            budget = "256MiB (default)" if r["budget"] == "default" else "0 (no bound)"
+            lines.append(f"| {budget} | {r['rounds']} | {r['peak_rss_mb']:.0f} MB | "
+                         f"{r['rps']:,.0f} | {r['cpu_us_per_request']:.1f} µs | {r['rows']:,} |")
+        if folding := runs["replay"][0]["key_folding"]:
+            lines.append(f"\nWith the default: {folding}.")
+    if single:
+        lines += ["", "Single-URL runs (same request count): " + ", ".join(
+                      f"{r['n']:,}: {r['rps']:,.0f} req/s, "
+                      f"{r['cpu_us_per_request']:.1f} µs CPU/request, {r['peak_rss_mb']:.0f} MB"
+                      for r in runs["load"] if r["kind"] == "single") + "."]
     text = "\n".join(lines) + "\n"
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(text)
