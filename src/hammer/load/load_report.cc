@@ -8,6 +8,7 @@
 
 #include "hammer/stats/report/html.h"
 #include "hammer/stats/report/json.h"
+#include "hammer/stats/report/json_writer.h"
 #include "hammer/stats/report/table.h"
 
 namespace hammer::load {
@@ -145,30 +146,45 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
       statuses[std::string(name)] = n;
     j["grpc_statuses"] = std::move(statuses);
   }
-  nlohmann::ordered_json keys = nlohmann::ordered_json::array();
-  keys.get_ref<nlohmann::ordered_json::array_t&>().reserve(s.keys.size());
+  // The key rows (up to --max-keys of them) are written as text, not built as a tree: the
+  // header as nlohmann prints it, without its closing "\n}", then the rows in the same layout.
+  std::string out = stats::DumpJson(j, /*pretty=*/true);
+  out.resize(out.size() - 2);
+  stats::JsonWriter writer(&out, /*pretty=*/true, /*depth=*/1, /*continuing=*/true);
+  writer.Key("keys");
+  writer.BeginArray();
   for (const auto& [key, stats] : s.keys) {
-    nlohmann::ordered_json row;
-    row["key"] = key;
-    row.update(stats::OutcomeJson(stats));
-    keys.push_back(std::move(row));
+    writer.BeginObject();
+    writer.Key("key");
+    writer.String(key);
+    stats::WriteOutcome(writer, stats);
+    writer.EndObject();
   }
-  j["keys"] = std::move(keys);
+  writer.EndArray();
   if (s.key_folding.folded) {
-    nlohmann::ordered_json folding;
-    folding["max_keys"] = s.key_folding.max_keys;
-    folding["max_key_memory_bytes"] = s.key_folding.max_bytes;
+    writer.Key("key_folding");
+    writer.BeginObject();
+    writer.Key("max_keys");
+    writer.Uint(s.key_folding.max_keys);
+    writer.Key("max_key_memory_bytes");
+    writer.Uint(s.key_folding.max_bytes);
     // What folded the rows: too many keys, or their statistics' bytes.
-    folding["reason"] = s.key_folding.for_memory ? "max_key_memory" : "max_keys";
-    folding["distinct_keys_estimate"] = s.key_folding.distinct_keys;
-    folding["rows"] = s.key_folding.rows;
-    folding["other_requests"] = s.key_folding.other_requests;
+    writer.Key("reason");
+    writer.String(s.key_folding.for_memory ? "max_key_memory" : "max_keys");
+    writer.Key("distinct_keys_estimate");
+    writer.Uint(s.key_folding.distinct_keys);
+    writer.Key("rows");
+    writer.Uint(s.key_folding.rows);
+    writer.Key("other_requests");
+    writer.Uint(s.key_folding.other_requests);
     // The quietest rows went to (other) to stay within --max-key-memory.
-    folding["quiet_rows_in_other"] = s.key_folding.shed;
-    folding["text"] = s.key_folding.Describe();
-    j["key_folding"] = std::move(folding);
+    writer.Key("quiet_rows_in_other");
+    writer.Bool(s.key_folding.shed);
+    writer.Key("text");
+    writer.String(s.key_folding.Describe());
+    writer.EndObject();
   }
-  return stats::DumpJson(j, /*pretty=*/true) + "\n";
+  return out + "\n}\n";
 }
 
 std::string LoadSummaryHtml(const LoadSummary& s, std::string title,

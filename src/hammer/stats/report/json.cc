@@ -1,6 +1,7 @@
 #include "hammer/stats/report/json.h"
 
 #include <algorithm>
+#include <array>
 
 #include "hammer/base/failure.h"
 #include "hammer/stats/report/tsv.h"
@@ -14,21 +15,62 @@ nlohmann::ordered_json SummaryHeader(std::string_view command) {
   return j;
 }
 
-nlohmann::ordered_json LatencyJson(const KeyStats& stats) {
-  if (stats.count == 0) return nullptr;
-  nlohmann::ordered_json j;
-  j["min_us"] = stats.min_micros;
-  j["mean_us"] = stats.MeanMicros();
+void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
+  if (stats.count == 0) {
+    writer.Null();
+    return;
+  }
+  writer.BeginObject();
+  writer.Key("min_us");
+  writer.Int(stats.min_micros);
+  writer.Key("mean_us");
+  writer.Double(stats.MeanMicros());
   static constexpr const char* kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
   static_assert(std::size(kNames) == kReportedPercentiles.size());
+  std::array<int64_t, kReportedPercentiles.size()> values;
+  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
   for (size_t i = 0; i < kReportedPercentiles.size(); ++i) {
     // Held within the exact [min, max], as in the table and the HTML report: a histogram
     // bucket's highest equivalent value may lie above the largest value recorded.
-    j[kNames[i]] = std::clamp(stats.histogram.ValueAtPercentile(kReportedPercentiles[i]),
-                              stats.min_micros, stats.max_micros);
+    writer.Key(kNames[i]);
+    writer.Int(std::clamp(values[i], stats.min_micros, stats.max_micros));
   }
-  j["max_us"] = stats.max_micros;
-  return j;
+  writer.Key("max_us");
+  writer.Int(stats.max_micros);
+  writer.EndObject();
+}
+
+void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
+  writer.Key("requests");
+  writer.Uint(stats.count + stats.errors);
+  writer.Key("succeeded");
+  writer.Uint(stats.count);
+  writer.Key("failed");
+  writer.Uint(stats.errors);
+  writer.Key("failures");
+  writer.BeginObject();
+  uint64_t typed = 0;
+  for (size_t i = 0; i < kFailureCount; ++i) {
+    if (stats.failures.by_type[i] == 0) continue;
+    writer.Key(kFailureNames[i]);
+    writer.Uint(stats.failures.by_type[i]);
+    typed += stats.failures.by_type[i];
+  }
+  // Seed records say that a request failed, not why.
+  if (stats.errors > typed) {
+    writer.Key("untyped");
+    writer.Uint(stats.errors - typed);
+  }
+  writer.EndObject();
+  writer.Key("latency");
+  WriteLatency(writer, stats);
+}
+
+nlohmann::ordered_json LatencyJson(const KeyStats& stats) {
+  std::string text;
+  JsonWriter writer(&text, /*pretty=*/false);
+  WriteLatency(writer, stats);
+  return nlohmann::ordered_json::parse(text);
 }
 
 nlohmann::ordered_json LatencyJson(const Histogram& histogram) {
@@ -43,22 +85,12 @@ nlohmann::ordered_json LatencyJson(const Histogram& histogram) {
 }
 
 nlohmann::ordered_json OutcomeJson(const KeyStats& stats) {
-  nlohmann::ordered_json j;
-  j["requests"] = stats.count + stats.errors;
-  j["succeeded"] = stats.count;
-  j["failed"] = stats.errors;
-  nlohmann::ordered_json failures = nlohmann::ordered_json::object();
-  uint64_t typed = 0;
-  for (size_t i = 0; i < kFailureCount; ++i) {
-    if (stats.failures.by_type[i] == 0) continue;
-    failures[std::string(kFailureNames[i])] = stats.failures.by_type[i];
-    typed += stats.failures.by_type[i];
-  }
-  // Seed records say that a request failed, not why.
-  if (stats.errors > typed) failures["untyped"] = stats.errors - typed;
-  j["failures"] = std::move(failures);
-  j["latency"] = LatencyJson(stats);
-  return j;
+  std::string text;
+  JsonWriter writer(&text, /*pretty=*/false);
+  writer.BeginObject();
+  WriteOutcome(writer, stats);
+  writer.EndObject();
+  return nlohmann::ordered_json::parse(text);
 }
 
 nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& results) {
@@ -87,13 +119,17 @@ std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& [key, stats] = rows[i];
     if (total.CanMerge(stats)) total.Merge(stats);  // only hostile input cannot
-    nlohmann::ordered_json j;
-    j["key"] = key;
-    j.update(OutcomeJson(stats));
-    j["sum_us"] = stats.sum_micros;
-    j["histogram"] = stats.histogram.EncodeBase64();
     if (i > 0) out += ",\n";
-    out += DumpJson(j);
+    JsonWriter writer(&out, /*pretty=*/false);
+    writer.BeginObject();
+    writer.Key("key");
+    writer.String(key);
+    WriteOutcome(writer, stats);
+    writer.Key("sum_us");
+    writer.Int(stats.sum_micros);
+    writer.Key("histogram");
+    writer.String(stats.histogram.EncodeBase64());
+    writer.EndObject();
   }
   out += "],\n";
   nlohmann::ordered_json tail = OutcomeJson(total);

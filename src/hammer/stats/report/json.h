@@ -24,6 +24,7 @@
 
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/report/json_writer.h"
 #include "hammer/stats/threshold.h"
 
 namespace hammer::stats {
@@ -39,6 +40,10 @@ nlohmann::ordered_json LatencyJson(const KeyStats& stats);
 nlohmann::ordered_json LatencyJson(const Histogram& histogram);
 // requests, succeeded, failed, failures and latency of one key (or of every key merged).
 nlohmann::ordered_json OutcomeJson(const KeyStats& stats);
+// The same members written into an open object, and the latency value alone: what the two
+// functions above return, without a tree (summaries write their key rows this way).
+void WriteOutcome(JsonWriter& writer, const KeyStats& stats);
+void WriteLatency(JsonWriter& writer, const KeyStats& stats);
 nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& results);
 // Serialises on one line (pretty = false) or indented by 2.
 std::string DumpJson(const nlohmann::ordered_json& j, bool pretty = false);

@@ -1,0 +1,143 @@
+// JsonWriter prints exactly what nlohmann's dump prints for the same document: pretty and
+// compact, empty and nested containers, escapes, bytes that are not UTF-8, doubles, and when
+// it goes on inside a container nlohmann opened.
+#include "hammer/stats/report/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "hammer/stats/key_stats.h"
+#include "hammer/stats/report/json.h"
+
+namespace hammer::stats {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Writes `j` through the writer, value by value.
+void Write(JsonWriter& writer, const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::object:
+      writer.BeginObject();
+      for (const auto& [name, value] : j.items()) {
+        writer.Key(name);
+        Write(writer, value);
+      }
+      writer.EndObject();
+      break;
+    case Json::value_t::array:
+      writer.BeginArray();
+      for (const Json& value : j)
+        Write(writer, value);
+      writer.EndArray();
+      break;
+    case Json::value_t::string:
+      writer.String(j.get_ref<const std::string&>());
+      break;
+    case Json::value_t::number_unsigned:
+      writer.Uint(j.get<uint64_t>());
+      break;
+    case Json::value_t::number_integer:
+      writer.Int(j.get<int64_t>());
+      break;
+    case Json::value_t::number_float:
+      writer.Double(j.get<double>());
+      break;
+    case Json::value_t::boolean:
+      writer.Bool(j.get<bool>());
+      break;
+    default:
+      writer.Null();
+  }
+}
+
+std::string Dump(const Json& j, bool pretty) {
+  return j.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json Document() {
+  Json j;
+  j["schema"] = "hammer.summary.v1";
+  j["empty_object"] = Json::object();
+  j["empty_array"] = Json::array();
+  j["nothing"] = nullptr;
+  j["yes"] = true;
+  j["no"] = false;
+  j["count"] = uint64_t{18446744073709551615u};
+  j["negative"] = int64_t{-9223372036854775807 - 1};
+  j["doubles"] = Json::array({0.0, -0.0, 1.0, 100.0, 13.666666666666666, 1e20, 1.5e-7, 0.0001,
+                              123456789012345678.0, std::numeric_limits<double>::quiet_NaN(),
+                              std::numeric_limits<double>::infinity()});
+  j["strings"] = Json::array({"", "plain /path?q=1&x", "quote \" back \\ slash",
+                              "controls \b\f\n\r\t\x01\x1f del \x7f", "utf-8 \xc3\xa9\xe2\x82\xac",
+                              "not utf-8 \xff\xfe end", "truncated \xe2\x82"});
+  j["nested"] = {{"a", {{"b", Json::array({Json::object(), Json::array({1, 2}), "c"})}}},
+                 {"d", Json::array({Json::array()})}};
+  Json deep = Json::array({1, 2});  // indentation past the writer's ready-made separators
+  for (int i = 0; i < 40; ++i)
+    deep = Json::object({{"level", i}, {"inner", std::move(deep)}});
+  j["deep"] = std::move(deep);
+  return j;
+}
+
+TEST(JsonWriterTest, PrintsWhatNlohmannPrints) {
+  const Json j = Document();
+  for (bool pretty : {true, false}) {
+    std::string out;
+    JsonWriter writer(&out, pretty);
+    Write(writer, j);
+    EXPECT_EQ(out, Dump(j, pretty)) << "pretty " << pretty;
+  }
+}
+
+TEST(JsonWriterTest, GoesOnInsideAnObjectNlohmannOpened) {
+  Json head;
+  head["schema"] = "hammer.summary.v1";
+  head["n"] = 1;
+  Json whole = head;
+  whole["keys"] = Json::array({{{"key", "a"}, {"x", Json::object()}}, {{"key", "b"}}});
+  whole["last"] = Json::object();
+  for (bool pretty : {true, false}) {
+    std::string out = Dump(head, pretty);
+    out.resize(out.size() - (pretty ? 2 : 1));  // its closing "\n}" or "}"
+    JsonWriter writer(&out, pretty, /*depth=*/1, /*continuing=*/true);
+    writer.Key("keys");
+    Write(writer, whole["keys"]);
+    writer.Key("last");
+    Write(writer, whole["last"]);
+    out += pretty ? "\n}" : "}";
+    EXPECT_EQ(out, Dump(whole, pretty)) << "pretty " << pretty;
+  }
+}
+
+// OutcomeJson is WriteOutcome's text parsed: both print the same.
+TEST(JsonWriterTest, OutcomeMembersMatchOutcomeJson) {
+  KeyStats stats;
+  EXPECT_EQ(OutcomeJson(stats).dump(), R"({"requests":0,"succeeded":0,"failed":0,"failures":{},)"
+                                       R"("latency":null})");
+  for (int64_t micros : {3, 12, 40, 40, 2'000'000})
+    stats.RecordSuccess(micros);
+  stats.RecordFailure(Failure::kTimeout);
+  stats.RecordFailure(std::nullopt);
+  std::string out;
+  JsonWriter writer(&out, /*pretty=*/true);
+  writer.BeginObject();
+  WriteOutcome(writer, stats);
+  writer.EndObject();
+  EXPECT_EQ(out, OutcomeJson(stats).dump(2));
+  const Json parsed = Json::parse(out);
+  EXPECT_EQ(parsed["requests"], 7);
+  EXPECT_EQ(parsed["failures"]["timeout"], 1);
+  EXPECT_EQ(parsed["failures"]["untyped"], 1);
+  EXPECT_EQ(parsed["latency"]["min_us"], 3);
+  EXPECT_EQ(parsed["latency"]["max_us"], 2'000'000);
+  EXPECT_EQ(parsed["latency"]["p50_us"], 40);
+  EXPECT_DOUBLE_EQ(parsed["latency"]["mean_us"].get<double>(), 2'000'095.0 / 5);
+}
+
+}  // namespace
+}  // namespace hammer::stats
