@@ -243,8 +243,10 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
   // The same text before a '/' finds the same path start: the first '/', the space before it
   // and the authority after "://" all lie in that text, and the '/' ends the authority.
   const size_t known = prefix_.size();
+  // TemplateFrom may reallocate buffer_: its data() is read once the template is written.
   if (known_ && key.size() > known && key[known] == '/' && key.starts_with(prefix_)) {
-    out->assign(buffer_.data(), TemplateFrom(key, known, &buffer_));
+    const size_t end = TemplateFrom(key, known, &buffer_);
+    out->assign(buffer_.data(), end);
     return;
   }
   size_t path = PathStart(key);
@@ -254,7 +256,8 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
   }
   prefix_.assign(key.substr(0, path));
   known_ = true;
-  out->assign(buffer_.data(), TemplateFrom(key, path, &buffer_));
+  const size_t end = TemplateFrom(key, path, &buffer_);
+  out->assign(buffer_.data(), end);
 }
 
 }  // namespace hammer::stats
