@@ -16,9 +16,6 @@ constexpr size_t kRecordFlushBytes = 64 * 1024;
 constexpr int kInvalidLinesPerTurn = 256;  // then yield to the loop
 constexpr Nanos kLateThreshold = kMillisecond;
 constexpr Nanos kReportInterval = kSecond;
-// Results between two checks of the key table's memory (KeyTable::CheckMemory): the rows grow
-// by at most a histogram page (8 KiB) a result in between, 8 MiB.
-constexpr uint32_t kKeyMemoryCheckInterval = 1024;
 // --metrics-listen: Prometheus computes rates from the counters it scrapes; counters that move
 // in 1 s steps scraped every second alias (a 5 s window holds 3 or 5 steps, +-25 %).
 constexpr Nanos kMetricsReportInterval = 100 * kMillisecond;
@@ -184,10 +181,7 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
 }
 
 stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
-  if (--until_key_memory_check_ == 0) {
-    until_key_memory_check_ = kKeyMemoryCheckInterval;
-    result_.keys.CheckMemory();  // may fold or shed rows: a new generation
-  }
+  result_.keys.Recorded();  // may fold or shed rows: a new generation
   // A cached request keeps its row until the table folds; records always carry the real key.
   if (request.stats_generation != result_.keys.generation()) {
     request.stats = result_.keys.StatsFor(request.key);

@@ -121,7 +121,6 @@ class LoadWorker final : public RequestSlot::Owner {
   std::string records_;
   IntervalSnapshot interval_;
   WorkerResult result_;
-  uint32_t until_key_memory_check_ = 1;  // results until result_.keys.CheckMemory()
 };
 
 }  // namespace hammer::load

@@ -21,8 +21,8 @@
 //   5. a folded table still over it merges its quietest rows (fewest requests) into
 //      "(other)" until it is under 3/4 of the budget, so that the next check does not fire at
 //      once. A key whose row went so keeps coming to a new row of its template.
-// The budget is checked by CheckMemory(), which callers that record through StatsFor
-// pointers call every few thousand records (it costs a few instructions:
+// The budget is checked by CheckMemory(), which Recorded() calls every 1024 records for callers
+// that record through StatsFor pointers (it costs a few instructions:
 // Histogram::ThreadAllocatedBytes() bounds the growth since the rows were last counted, and
 // they are counted again only when that bound passes the budget); Add and Merge check it
 // themselves. It holds between checks up to what those records allocated (8 KiB a page).
@@ -96,11 +96,21 @@ class KeyTable {
   void Merge(KeyTable&& other);
 
   // Folds or sheds rows (4. and 5. above) when the rows' bytes passed max_bytes since the last
-  // check. Cheap unless they may have: call it every few thousand records.
+  // check. Cheap unless they may have (Recorded() calls it every kRecordsPerCheck records).
   void CheckMemory() {
     if (max_bytes_ == 0) return;
     const uint64_t allocated = Histogram::ThreadAllocatedBytes();
     if (allocated < growth_mark_ || bytes_ + (allocated - growth_mark_) > max_bytes_) FitMemory();
+  }
+  // Callers that record through StatsFor pointers call this once a record: every
+  // kRecordsPerCheck records it calls CheckMemory. A record grows a row by a histogram page
+  // (8 KiB) at most, a merged partial by a whole histogram (184 KiB), so between checks the
+  // rows pass the budget by at most 8 MiB of records (184 MiB of partials).
+  void Recorded() {
+    if (--until_check_ == 0) {
+      until_check_ = kRecordsPerCheck;
+      CheckMemory();
+    }
   }
   // The rows' bytes, counted now (every histogram visited), as the budget counts them.
   uint64_t MemoryBytes() const;
@@ -167,6 +177,8 @@ class KeyTable {
   // cost of the rows inserted since: with the histograms' growth since the mark, a bound.
   uint64_t bytes_ = 0;
   uint64_t growth_mark_ = 0;
+  static constexpr uint32_t kRecordsPerCheck = 1024;
+  uint32_t until_check_ = 1;  // Recorded() calls until the next CheckMemory()
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;

@@ -36,10 +36,7 @@ void Reducer::OnOverlongLine() {
 template <typename Fits>
 KeyStats* Reducer::StatsFor(std::string_view key, Fits fits) {
   if (map_) {
-    if (--until_memory_check_ == 0) {
-      until_memory_check_ = 1024;  // a record grows the rows by 8 KiB at most, a partial 184
-      map_->CheckMemory();
-    }
+    map_->Recorded();  // may fold or shed rows
     // A new row is empty, so it always fits.
     KeyStats* stats = map_->StatsFor(key);
     return fits(*stats) ? stats : nullptr;

@@ -128,7 +128,6 @@ class Reducer : public LineHandler {
 
   // Map state, once unsorted.
   std::unique_ptr<KeyTable> map_;
-  uint32_t until_memory_check_ = 1;  // lines until map_->CheckMemory()
   KeyFolding key_folding_;
 };
 
