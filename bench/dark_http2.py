@@ -5,10 +5,13 @@ One nginx worker on 127.0.0.1 answers `200 ok` on two cleartext ports, one HTTP/
 knowledge (h2c, `listen ... http2`), one HTTP/1.1 (bench/h2_engine.py's nginx). Four
 `hammer dark --threads 1` proxies in front of it, each started once:
 
-  HTTP/1.1 upstream       --upstream http://H1
-  --upstream-http2        --upstream-http2 --upstream http://H2C
-  dark copies HTTP/1.1    --upstream http://H1 --dark canary=http://H1 (every request copied)
-  --dark-http2            --upstream http://H1 --dark canary=http://H2C --dark-http2 canary
+  HTTP/1.1 upstream       --upstream http://127.0.0.1:H1
+  --upstream-http2        --upstream-http2 --upstream http://127.0.0.1:H2C
+  dark copies HTTP/1.1    --upstream http://127.0.0.1:H1 --dark canary=http://127.0.0.1:H1
+                          (every request copied)
+  --dark-http2            --upstream http://127.0.0.1:H1 --dark canary=http://127.0.0.1:H2C
+                          --dark-http2 canary
+(H1 and H2C: nginx's two ports.)
 
 `hammer load` (1 thread, closed loop, C keep-alive HTTP/1.1 connections to the proxy) sends
 a fixed number of requests N through each proxy per round; the proxy's CPU is utime+stime of
