@@ -321,6 +321,7 @@ bool Histogram::operator==(const Histogram& other) const {
 }
 
 size_t Histogram::allocated_bytes() const {
+  if (!paged_) return spill_ ? sizeof(SparseSpill) : 0;  // no pages while sparse
   size_t pages = 0;
   for (const auto& page : pages_)
     pages += page ? 1 : 0;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -30,7 +32,7 @@ void JsonWriter::Separate() {
   // ",\n" + indentation, or "\n" + indentation for a container's first member.
   const size_t skip = first ? 1 : 0;
   const size_t indent = 2 * std::min(empty_.size(), kMaxIndent);
-  out_->append(kSeparators, skip, 2 - skip + indent);
+  out_->append(kSeparators.data() + skip, 2 - skip + indent);
   if (empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
 }
 
@@ -55,7 +57,7 @@ void JsonWriter::Close(char bracket) {
   // a line of its own, at the container's indentation.
   if (pretty_ && !empty) {
     const size_t indent = 2 * std::min(empty_.size(), kMaxIndent);
-    out_->append(kSeparators, 1, 1 + indent);
+    out_->append(kSeparators.data() + 1, 1 + indent);
     if (empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
   }
   out_->push_back(bracket);
@@ -68,15 +70,44 @@ void JsonWriter::Key(std::string_view name) {
   after_key_ = true;
 }
 
+namespace {
+
+// Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
+// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time: in a word w,
+// a byte b < k sets the high bit of (w - k * kOnes) & ~w & kHigh when no lower byte borrowed
+// (and a borrow happens only below a byte that is itself < k), the classic "has less than"
+// test (Anderson, "Bit Twiddling Hacks", "Determine if a word has a byte less than n").
+bool PlainAscii(std::string_view text) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  auto has_less = [](uint64_t w, uint64_t k) { return (w - k * kOnes) & ~w & kHigh; };
+  auto has_byte = [&](uint64_t w, uint64_t b) { return has_less(w ^ (b * kOnes), 1); };
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    // >= 0x80 (the high bit), < 0x20, 0x7f (DEL), '"', '\\'
+    if ((w & kHigh) | has_less(w, 0x20) | has_byte(w, 0x7f) | has_byte(w, '"') |
+        has_byte(w, '\\')) {
+      return false;
+    }
+  }
+  for (; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void JsonWriter::AppendString(std::string_view text) {
   // Printable ASCII other than '"' and '\\' is written as it is (URLs and keys, nearly always);
   // anything else takes nlohmann's escaping and UTF-8 replacement, so both agree byte for byte.
-  for (char c : text) {
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-      out_->append(
-          nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      return;
-    }
+  if (!PlainAscii(text)) {
+    out_->append(
+        nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
   }
   // One resize and one copy: keys and member names are most of a summary's bytes.
   const size_t at = out_->size();
@@ -106,7 +137,16 @@ void JsonWriter::Int(int64_t value) {
 
 void JsonWriter::Double(double value) {
   BeforeValue();
-  out_->append(nlohmann::json(value).dump());
+  if (!std::isfinite(value)) {
+    out_->append("null");
+    return;
+  }
+  // What nlohmann's dump does for a finite double (serializer::dump_float): its Grisu2
+  // conversion, which also appends ".0" to an integral value; without building a json value
+  // and a string around it (a summary prints a mean per row).
+  char digits[64];
+  const char* end = nlohmann::detail::to_chars(digits, digits + sizeof(digits), value);
+  out_->append(digits, static_cast<size_t>(end - digits));
 }
 
 void JsonWriter::Bool(bool value) {

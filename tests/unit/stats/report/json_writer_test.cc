@@ -9,6 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/report/json.h"
@@ -111,6 +112,38 @@ TEST(JsonWriterTest, GoesOnInsideAnObjectNlohmannOpened) {
     Write(writer, whole["last"]);
     out += pretty ? "\n}" : "}";
     EXPECT_EQ(out, Dump(whole, pretty)) << "pretty " << pretty;
+  }
+}
+
+// Strings are checked eight bytes at a time: a byte that needs escaping (or is not ASCII) is
+// found at every offset of a word and of the tail, and bytes just inside the printable range
+// pass as they are.
+TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
+  const std::string plain = "abcdefghijklmnopqrst";  // two words and a tail of four
+  for (int byte = 0; byte < 256; ++byte) {
+    for (size_t at = 0; at < plain.size(); ++at) {
+      std::string text = plain;
+      text[at] = static_cast<char>(byte);
+      std::string out;
+      JsonWriter writer(&out, /*pretty=*/false);
+      writer.String(text);
+      ASSERT_EQ(out, Dump(Json(text), false)) << "byte " << byte << " at " << at;
+    }
+  }
+}
+
+// Doubles take nlohmann's conversion directly: integral values get ".0", others the shortest
+// text that reads back, very large and small ones an exponent.
+TEST(JsonWriterTest, PrintsDoublesAsNlohmannDoes) {
+  std::vector<double> values = {5735.0,   0.5,  1.0 / 3, 2.0 / 3, 1e-300, 1.7976931348623157e308,
+                                4.9e-324, 1e16, 1e17,    123.456, -0.1,   9007199254740993.0};
+  for (int i = 1; i < 2000; ++i)
+    values.push_back(static_cast<double>(i * 7919 % 100003) / (i % 97 + 1));
+  for (double value : values) {
+    std::string out;
+    JsonWriter writer(&out, /*pretty=*/false);
+    writer.Double(value);
+    ASSERT_EQ(out, Dump(Json(value), false)) << value;
   }
 }
 
