@@ -217,36 +217,55 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   lost_requests_ += other.lost_requests_;
   shed_ = shed_ || other.shed_;
   if (other.folded_ && !folded_ && max_keys_ > 0) Fold(other.folded_for_memory_);
-  // Busiest rows first: when the union does not fit, the rows that go to "(other)" are the
-  // quiet ones, whatever the hash order.
-  std::vector<Rows::const_iterator> sorted;
-  sorted.reserve(other.rows_.size());
+  std::vector<Rows::const_iterator> order;
+  order.reserve(other.rows_.size());
   for (auto it = other.rows_.begin(); it != other.rows_.end(); ++it)
-    sorted.push_back(it);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a->second.total() > b->second.total() ||
-           (a->second.total() == b->second.total() && a->first < b->first);
-  });
+    order.push_back(it);
+  // Busiest rows first when the union may not fit: the rows that go to "(other)" (or are shed
+  // for memory) are then the quiet ones, whatever the hash order. When it fits, every row
+  // keeps its key and the order changes nothing.
+  const bool fits = !folded_ &&
+                    (max_keys_ == 0 || keyed_rows() + other.keyed_rows() <= max_keys_) &&
+                    (max_bytes_ == 0 || MemoryBytes() + other.MemoryBytes() <= max_bytes_);
+  if (!fits) {
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a->second.total() > b->second.total() ||
+             (a->second.total() == b->second.total() && a->first < b->first);
+    });
+  }
   // Their keys are in other.distinct_ already (a row of a folded table is a template, not a
   // key that was seen).
-  for (const Rows::const_iterator& row : sorted) {
-    KeyStats* target = RowFor(row->first, /*new_key=*/false);
+  for (const Rows::const_iterator& row : order) {
     if (erase_from == nullptr) {
-      MergeInto(target, row->second);
-    } else {
-      // The others' iterators stay valid. A row without requests is empty, so taking the
-      // figures whole is its exact merge, and moves the histogram's storage instead of copying
-      // it: memory another thread freed is not reused by this one's allocations (malloc keeps
-      // an arena per thread), so copying would need both tables' bytes at once.
-      Rows::node_type node = erase_from->extract(row);
-      if (target->total() == 0) {
-        *target = std::move(node.mapped());
-        bytes_ += target->histogram.allocated_bytes();  // not allocated on this thread
+      MergeInto(RowFor(row->first, /*new_key=*/false), row->second);
+    } else if (!folded_ && row->first != kOtherKey &&
+               (max_keys_ == 0 || keyed_rows() < max_keys_)) {
+      // The row keeps its key: its node moves over whole (key, figures and histogram), unless
+      // the key has a row here already.
+      auto result = rows_.insert(erase_from->extract(row));
+      if (result.inserted) {
+        bytes_ += RowBytes(result.position->first, result.position->second);
       } else {
-        MergeInto(target, node.mapped());
+        Absorb(&result.position->second, std::move(result.node.mapped()));
       }
+    } else {
+      // The others' iterators stay valid.
+      Absorb(RowFor(row->first, /*new_key=*/false), std::move(erase_from->extract(row).mapped()));
     }
     CheckMemory();
+  }
+}
+
+void KeyTable::Absorb(KeyStats* row, KeyStats&& stats) {
+  if (row->total() == 0) {
+    // An empty row: taking the figures whole is its exact merge, and moves the histogram's
+    // storage instead of copying it: memory another thread freed is not reused by this one's
+    // allocations (malloc keeps an arena per thread), so copying would need both tables'
+    // bytes at once.
+    *row = std::move(stats);
+    bytes_ += row->histogram.allocated_bytes();  // not allocated on this thread
+  } else {
+    MergeInto(row, stats);
   }
 }
 

@@ -163,6 +163,8 @@ class KeyTable {
   KeyStats* Insert(std::string_view key);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
+  // MergeInto for figures taken out of another table: an empty row takes them whole.
+  void Absorb(KeyStats* row, KeyStats&& stats);
   size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0); }
 
   size_t max_keys_;

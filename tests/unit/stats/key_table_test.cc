@@ -164,5 +164,38 @@ TEST(KeyTableTest, MergingWorkerTablesFoldsConsistentlyAndLosesNothing) {
   }
 }
 
+// Merging a worker's table by move hands its rows over whole (node and histogram) when their
+// keys fit, and merges them when a key is in both tables: each key gets exactly what merging a
+// copy gives it, at the boundary (the union just fits) and past it (the table folds).
+TEST(KeyTableTest, MovingWorkerTablesGivesEachKeyWhatCopyingGives) {
+  for (size_t max_keys : {size_t{0}, size_t{50}, size_t{49}, size_t{1000}}) {
+    std::mt19937_64 rng(7);
+    KeyTable workers[3] = {KeyTable(max_keys), KeyTable(max_keys), KeyTable(max_keys)};
+    std::map<std::string, KeyStats> expected;
+    for (int i = 0; i < 5000; ++i) {
+      const std::string key = "http://h/item/" + std::to_string(rng() % 50);
+      // Up to a minute: rows with many distinct values page their histograms.
+      const auto micros = static_cast<int64_t>(rng() % 60'000'000);
+      workers[rng() % 3].StatsFor(key)->RecordSuccess(micros);
+      expected[key].RecordSuccess(micros);
+    }
+    KeyTable copied(max_keys);
+    KeyTable moved(max_keys);
+    for (KeyTable& worker : workers) {
+      copied.Merge(worker);
+      moved.Merge(std::move(worker));
+      EXPECT_EQ(worker.size(), 0u);
+    }
+    EXPECT_EQ(moved.folded(), max_keys == 49) << max_keys;
+    const Rows from_copies = copied.TakeRows();
+    const Rows from_moves = moved.TakeRows();
+    EXPECT_EQ(from_moves, from_copies) << max_keys;
+    if (max_keys == 49) continue;
+    ASSERT_EQ(from_moves.size(), expected.size()) << max_keys;
+    for (const auto& [key, stats] : from_moves)
+      EXPECT_EQ(stats, expected[key]) << key;
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats
