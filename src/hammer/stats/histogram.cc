@@ -89,8 +89,10 @@ Histogram::Histogram(const Histogram& other)
       sparse_index_(other.sparse_index_),
       sparse_count_(other.sparse_count_),
       spill_(other.spill_ ? Allocate<SparseSpill>(*other.spill_) : nullptr) {
+  if (!other.pages_) return;
+  pages_ = Allocate<PageTable>();
   for (int page = 0; page < kPageCount; ++page) {
-    if (other.pages_[page]) pages_[page] = Allocate<Page>(*other.pages_[page]);
+    if (const Page* theirs = other.PageAt(page)) (*pages_)[page] = Allocate<Page>(*theirs);
   }
 }
 
@@ -103,7 +105,8 @@ Histogram& Histogram::operator=(const Histogram& other) {
 }
 
 uint64_t& Histogram::CounterAt(int index) {
-  std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
+  if (!pages_) pages_ = Allocate<PageTable>();  // value-initialized: all null
+  std::unique_ptr<Page>& page = (*pages_)[index >> kSubBucketHalfCountMagnitude];
   if (!page) page = Allocate<Page>();  // value-initialized: all zero
   return (*page)[index & (kPageSize - 1)];
 }
@@ -192,14 +195,18 @@ void Histogram::Merge(const Histogram& other) {
 }
 
 void Histogram::MergePages(const Histogram& other) {
+  if (!other.pages_) return;
+  if (!pages_) pages_ = Allocate<PageTable>();
   for (int page = 0; page < kPageCount; ++page) {
-    if (!other.pages_[page]) continue;
-    if (!pages_[page]) {
-      pages_[page] = Allocate<Page>(*other.pages_[page]);
+    const Page* their_page = other.PageAt(page);
+    if (their_page == nullptr) continue;
+    std::unique_ptr<Page>& my_page = (*pages_)[page];
+    if (!my_page) {
+      my_page = Allocate<Page>(*their_page);
       continue;
     }
-    Page& mine = *pages_[page];
-    const Page& theirs = *other.pages_[page];
+    Page& mine = *my_page;
+    const Page& theirs = *their_page;
     for (int i = 0; i < kPageSize; ++i)
       mine[i] += theirs[i];
   }
@@ -287,7 +294,7 @@ uint64_t Histogram::CountAtValue(int64_t value) const {
     return found != indices + sparse_size_ && *found == index ? sparse_counts()[found - indices]
                                                               : 0;
   }
-  const std::unique_ptr<Page>& page = pages_[index >> kSubBucketHalfCountMagnitude];
+  const Page* page = PageAt(index >> kSubBucketHalfCountMagnitude);
   return page ? (*page)[index & (kPageSize - 1)] : 0;
 }
 
@@ -310,8 +317,8 @@ bool Histogram::operator==(const Histogram& other) const {
     return same && matched == few.sparse_size_;
   }
   for (int page = 0; page < kPageCount; ++page) {
-    const Page* mine = pages_[page].get();
-    const Page* theirs = other.pages_[page].get();
+    const Page* mine = PageAt(page);
+    const Page* theirs = other.PageAt(page);
     if (mine == theirs) continue;  // both absent
     for (int i = 0; i < kPageSize; ++i) {
       if ((mine ? (*mine)[i] : 0) != (theirs ? (*theirs)[i] : 0)) return false;
@@ -321,11 +328,13 @@ bool Histogram::operator==(const Histogram& other) const {
 }
 
 size_t Histogram::allocated_bytes() const {
-  if (!paged_) return spill_ ? sizeof(SparseSpill) : 0;  // no pages while sparse
+  const size_t spill = spill_ ? sizeof(SparseSpill) : 0;
+  if (!pages_) return spill;  // sparse, or paged without counts yet
   size_t pages = 0;
-  for (const auto& page : pages_)
+  for (const auto& page : *pages_)
     pages += page ? 1 : 0;
-  return pages * sizeof(Page) + (spill_ ? sizeof(SparseSpill) : 0);
+  static_assert(sizeof(PageTable) == kPageSlotsBytes);
+  return kPageSlotsBytes + pages * sizeof(Page) + spill;
 }
 
 }  // namespace hammer::stats

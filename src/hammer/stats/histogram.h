@@ -13,9 +13,9 @@
 //           millions of those) costs no allocation at all; then up to kSparseMaxBuckets in one
 //           allocation of about 1.3 KiB, so a key with a few hundred samples (a list of 10,000
 //           URLs replayed) costs that instead of several pages;
-//   paged   lazily allocated 1024-counter pages: a histogram whose values span a few octaves
-//           costs tens of kilobytes, and the bound stays constant (23 pages) whatever the run
-//           length.
+//   paged   lazily allocated 1024-counter pages (and their 23 slots, allocated with the first):
+//           a histogram whose values span a few octaves costs tens of kilobytes, and the bound
+//           stays constant (23 pages) whatever the run length.
 // A histogram starts sparse and turns paged when a (kSparseMaxBuckets+1)-th distinct bucket
 // arrives (or a paged histogram is merged in), never back. The form is invisible: every
 // figure, the encoding and operator== are the same for the same counts. Values above kHighest
@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -51,6 +52,8 @@ class Histogram {
   static constexpr int kBucketCount = 22;
   static constexpr int kPageSize = static_cast<int>(kSubBucketHalfCount);
   static constexpr int kPageCount = kBucketCount + 1;
+  // A paged histogram's slots for its pages, allocated with the first page.
+  static constexpr size_t kPageSlotsBytes = kPageCount * sizeof(void*);
   static constexpr int kCountsLength = kPageCount * kPageSize;  // 23552, as HdrHistogram
   static constexpr int kSparseBuckets = 8;                      // inside the object
   static constexpr int kSparseMaxBuckets = 128;  // then in one allocation (SparseSpill)
@@ -68,7 +71,7 @@ class Histogram {
     // out-of-line path, and costs nothing here.
     if (value >= 0 && value <= kHighest) {
       int index = CountsIndex(value);
-      if (Page* page = pages_[index >> kSubBucketHalfCountMagnitude].get()) {
+      if (Page* page = PageAt(index >> kSubBucketHalfCountMagnitude)) {
         ++(*page)[index & (kPageSize - 1)];
         ++total_count_;
         min_index_ = std::min(min_index_, index);
@@ -172,6 +175,7 @@ class Histogram {
     std::array<uint16_t, kSparseMaxBuckets> index;
     std::array<uint64_t, kSparseMaxBuckets> count;
   };
+  Page* PageAt(int page) const { return pages_ ? (*pages_)[page].get() : nullptr; }
   const uint16_t* sparse_indices() const {
     return spill_ ? spill_->index.data() : sparse_index_.data();
   }
@@ -206,8 +210,9 @@ class Histogram {
       return true;
     }
     for (int page = 0; page < kPageCount; ++page) {
-      if (!pages_[page]) continue;
-      const Page& counts = *pages_[page];
+      const Page* counts_page = PageAt(page);
+      if (counts_page == nullptr) continue;
+      const Page& counts = *counts_page;
       for (int i = 0; i < kPageSize; ++i) {
         if (counts[i] != 0 && !f(page * kPageSize + i, counts[i])) return false;
       }
@@ -215,8 +220,11 @@ class Histogram {
     return true;
   }
 
-  // Paged form: the pages (absent ones all zero); all null while sparse.
-  std::array<std::unique_ptr<Page>, kPageCount> pages_;
+  // Paged form: the pages (absent ones all zero). Their slots are allocated with the first
+  // page, not kept in the object: a sparse histogram (most rows of a key table) then costs
+  // 8 bytes for them, not 184. Null while sparse.
+  using PageTable = std::array<std::unique_ptr<Page>, kPageCount>;
+  std::unique_ptr<PageTable> pages_;
   uint64_t total_count_ = 0;
   uint64_t saturated_ = 0;
   int min_index_ = kCountsLength;  // smallest / largest non-empty counts index
