@@ -17,23 +17,54 @@ namespace {
 
 // ",\n" and indentation for up to kMaxIndent levels: a separator is one append.
 constexpr size_t kMaxIndent = 32;
+// Member names up to this long are written with their separator in one append.
+constexpr size_t kShortName = 64;
 const std::string kSeparators = ",\n" + std::string(2 * kMaxIndent, ' ');
+
+// Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
+// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time: in a word w,
+// a byte b < k sets the high bit of (w - k * kOnes) & ~w & kHigh when no lower byte borrowed
+// (and a borrow happens only below a byte that is itself < k), the classic "has less than"
+// test (Anderson, "Bit Twiddling Hacks", "Determine if a word has a byte less than n").
+bool PlainAscii(std::string_view text) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  auto has_less = [](uint64_t w, uint64_t k) { return (w - k * kOnes) & ~w & kHigh; };
+  auto has_byte = [&](uint64_t w, uint64_t b) { return has_less(w ^ (b * kOnes), 1); };
+  // >= 0x80 (the high bit), < 0x20, 0x7f (DEL), '"', '\\'
+  auto needs_escape = [&](uint64_t w) {
+    return ((w & kHigh) | has_less(w, 0x20) | has_byte(w, 0x7f) | has_byte(w, '"') |
+            has_byte(w, '\\')) != 0;
+  };
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if (needs_escape(w)) return false;
+  }
+  if (i == text.size()) return true;
+  // The last few bytes, in a word padded with 'a' (a byte that needs nothing).
+  uint64_t w = 0x6161616161616161;
+  std::memcpy(&w, text.data() + i, text.size() - i);
+  return !needs_escape(w);
+}
 
 }  // namespace
 
-void JsonWriter::Separate() {
-  if (empty_.empty()) return;  // the top-level value
+std::string_view JsonWriter::Separator() {
+  if (empty_.empty()) return {};  // the top-level value
   const bool first = empty_.back();
   empty_.back() = false;
-  if (!pretty_) {
-    if (!first) out_->push_back(',');
-    return;
-  }
+  if (!pretty_) return first ? std::string_view() : std::string_view(",");
   // ",\n" + indentation, or "\n" + indentation for a container's first member.
   const size_t skip = first ? 1 : 0;
   const size_t indent = 2 * std::min(empty_.size(), kMaxIndent);
-  out_->append(kSeparators.data() + skip, 2 - skip + indent);
-  if (empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
+  return std::string_view(kSeparators).substr(skip, 2 - skip + indent);
+}
+
+void JsonWriter::Separate() {
+  out_->append(Separator());
+  if (pretty_ && empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
 }
 
 void JsonWriter::BeforeValue() {
@@ -64,42 +95,24 @@ void JsonWriter::Close(char bracket) {
 }
 
 void JsonWriter::Key(std::string_view name) {
-  Separate();
-  AppendString(name);
-  out_->append(": ", pretty_ ? 2 : 1);
+  if (name.size() <= kShortName && empty_.size() <= kMaxIndent && PlainAscii(name)) {
+    // Separator, quoted name and colon in one append: a summary row writes a dozen names.
+    const std::string_view separator = Separator();
+    char text[2 + 2 * kMaxIndent + kShortName + 4];
+    char* end = std::copy(separator.begin(), separator.end(), text);
+    *end++ = '"';
+    end = std::copy(name.begin(), name.end(), end);
+    *end++ = '"';
+    *end++ = ':';
+    if (pretty_) *end++ = ' ';
+    out_->append(text, static_cast<size_t>(end - text));
+  } else {
+    Separate();
+    AppendString(name);
+    out_->append(": ", pretty_ ? 2 : 1);
+  }
   after_key_ = true;
 }
-
-namespace {
-
-// Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
-// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time: in a word w,
-// a byte b < k sets the high bit of (w - k * kOnes) & ~w & kHigh when no lower byte borrowed
-// (and a borrow happens only below a byte that is itself < k), the classic "has less than"
-// test (Anderson, "Bit Twiddling Hacks", "Determine if a word has a byte less than n").
-bool PlainAscii(std::string_view text) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHigh = 0x8080808080808080;
-  auto has_less = [](uint64_t w, uint64_t k) { return (w - k * kOnes) & ~w & kHigh; };
-  auto has_byte = [&](uint64_t w, uint64_t b) { return has_less(w ^ (b * kOnes), 1); };
-  size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, text.data() + i, 8);
-    // >= 0x80 (the high bit), < 0x20, 0x7f (DEL), '"', '\\'
-    if ((w & kHigh) | has_less(w, 0x20) | has_byte(w, 0x7f) | has_byte(w, '"') |
-        has_byte(w, '\\')) {
-      return false;
-    }
-  }
-  for (; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 void JsonWriter::AppendString(std::string_view text) {
   // Printable ASCII other than '"' and '\\' is written as it is (URLs and keys, nearly always);

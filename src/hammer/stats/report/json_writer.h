@@ -44,6 +44,10 @@ class JsonWriter {
  private:
   // Before a value (after a key: nothing; else the container's separator and indentation).
   void BeforeValue();
+  // Marks the open container as no longer empty and returns what comes before its next member
+  // or element: "," and, pretty, a newline and indentation ("\n" and indentation before the
+  // first). Indentation past 32 levels is Separate's to add.
+  std::string_view Separator();
   void Separate();
   void Open(char bracket);
   void Close(char bracket);

@@ -115,9 +115,9 @@ TEST(JsonWriterTest, GoesOnInsideAnObjectNlohmannOpened) {
   }
 }
 
-// Strings are checked eight bytes at a time: a byte that needs escaping (or is not ASCII) is
-// found at every offset of a word and of the tail, and bytes just inside the printable range
-// pass as they are.
+// Strings and member names are checked eight bytes at a time: a byte that needs escaping (or
+// is not ASCII) is found at every offset of a word and of the tail, and bytes just inside the
+// printable range pass as they are.
 TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
   const std::string plain = "abcdefghijklmnopqrst";  // two words and a tail of four
   for (int byte = 0; byte < 256; ++byte) {
@@ -128,6 +128,18 @@ TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
       JsonWriter writer(&out, /*pretty=*/false);
       writer.String(text);
       ASSERT_EQ(out, Dump(Json(text), false)) << "byte " << byte << " at " << at;
+      // As a member name, in both layouts.
+      for (bool pretty : {true, false}) {
+        Json object = Json::object();
+        object[text] = nullptr;
+        out.clear();
+        JsonWriter names(&out, pretty);
+        names.BeginObject();
+        names.Key(text);
+        names.Null();
+        names.EndObject();
+        ASSERT_EQ(out, Dump(object, pretty)) << "byte " << byte << " at " << at;
+      }
     }
   }
 }
