@@ -217,17 +217,30 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   lost_requests_ += other.lost_requests_;
   shed_ = shed_ || other.shed_;
   if (other.folded_ && !folded_ && max_keys_ > 0) Fold(other.folded_for_memory_);
+  // When the union has at most max_keys keys, every row keeps its key, whatever the order.
+  // (Past max_bytes, CheckMemory below sheds the quietest rows of the table, in any order.)
+  const bool fits = !folded_ && (max_keys_ == 0 || keyed_rows() + other.keyed_rows() <= max_keys_);
+  if (fits && erase_from != nullptr) {
+    // Each node moves over whole (key, figures and histogram), unless its key has a row here;
+    // until CheckMemory folds the table, if it does: the rows left then merge as below.
+    while (!erase_from->empty() && !folded_) {
+      auto result = rows_.insert(erase_from->extract(erase_from->begin()));
+      if (result.inserted) {
+        if (result.position->first == kOtherKey) other_ = &result.position->second;
+        bytes_ += RowBytes(result.position->first, result.position->second);
+      } else {
+        Absorb(&result.position->second, std::move(result.node.mapped()));
+      }
+      CheckMemory();
+    }
+  }
   std::vector<Rows::const_iterator> order;
   order.reserve(other.rows_.size());
   for (auto it = other.rows_.begin(); it != other.rows_.end(); ++it)
     order.push_back(it);
-  // Busiest rows first when the union may not fit: the rows that go to "(other)" (or are shed
-  // for memory) are then the quiet ones, whatever the hash order. When it fits, every row
-  // keeps its key and the order changes nothing.
-  const bool fits = !folded_ &&
-                    (max_keys_ == 0 || keyed_rows() + other.keyed_rows() <= max_keys_) &&
-                    (max_bytes_ == 0 || MemoryBytes() + other.MemoryBytes() <= max_bytes_);
-  if (!fits) {
+  if (!fits || folded_) {
+    // Busiest rows first: the rows that go to "(other)" are then the quiet ones, whatever the
+    // hash order.
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
       return a->second.total() > b->second.total() ||
              (a->second.total() == b->second.total() && a->first < b->first);
@@ -236,21 +249,12 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   // Their keys are in other.distinct_ already (a row of a folded table is a template, not a
   // key that was seen).
   for (const Rows::const_iterator& row : order) {
+    KeyStats* target = RowFor(row->first, /*new_key=*/false);
     if (erase_from == nullptr) {
-      MergeInto(RowFor(row->first, /*new_key=*/false), row->second);
-    } else if (!folded_ && row->first != kOtherKey &&
-               (max_keys_ == 0 || keyed_rows() < max_keys_)) {
-      // The row keeps its key: its node moves over whole (key, figures and histogram), unless
-      // the key has a row here already.
-      auto result = rows_.insert(erase_from->extract(row));
-      if (result.inserted) {
-        bytes_ += RowBytes(result.position->first, result.position->second);
-      } else {
-        Absorb(&result.position->second, std::move(result.node.mapped()));
-      }
+      MergeInto(target, row->second);
     } else {
       // The others' iterators stay valid.
-      Absorb(RowFor(row->first, /*new_key=*/false), std::move(erase_from->extract(row).mapped()));
+      Absorb(target, std::move(erase_from->extract(row).mapped()));
     }
     CheckMemory();
   }

@@ -193,6 +193,14 @@ TEST(KeyTableMemoryTest, MergeRespectsTheBudgetAndFreesTheMergedTable) {
   tight.Merge(std::move(tight_copy));
   EXPECT_TRUE(tight.folded());  // and so do they against a budget they pass
   EXPECT_LE(tight.MemoryBytes(), kBudget / 2);
+  // It folded part way through (the rows moved over whole until then): nothing was lost.
+  KeyStats worker_total;
+  workers[1].ForEachSorted(
+      [&](std::string_view, const KeyStats& stats) { worker_total.Merge(stats); });
+  KeyStats tight_total;
+  for (const auto& [key, stats] : tight.TakeRows())
+    tight_total.Merge(stats);
+  EXPECT_EQ(tight_total, worker_total);
   merged.Merge(std::move(workers[1]));
   EXPECT_EQ(workers[0].size(), 13u);
   EXPECT_EQ(workers[1].size(), 0u);
