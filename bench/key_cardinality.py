@@ -8,11 +8,12 @@ Per size N (default 10,000, 100,000, 1,000,000 and 10,000,000):
              into `hammer load -c 50` against `hammer serve` on 127.0.0.1; records to /dev/null
   single     the same number of requests to one URL (the same awk program, printing the same
              numbers every time: equal generator cost and URL length)
-Measured per run: peak RSS (`/usr/bin/time -f %M`, the process's high-water mark), the
-requests phase (the summary's seconds: first request to last response), the whole run (wall
-time around the process) and the end-of-run work (whole run minus requests phase: merging the
-workers' statistics, the summary, exit; start-up, a few ms, is included), and req/s (requests
-/ requests phase) of distinct over single.
+Measured per run: peak RSS (the process's high-water mark, from wait4's rusage), the
+requests phase (the summary's seconds: first request to last response), the whole run (from
+starting the process to its exit) and the end-of-run work (whole run minus requests phase:
+merging the workers' statistics, the summary, exit; start-up, a few ms, is included: the
+single-URL runs show that floor), and req/s (requests / requests phase) of distinct over
+single. Sizes up to 100,000 (runs of a second or less) take --short-rounds rounds.
 Also: the replay case (a file of 10,000 distinct URLs replayed with --loop to 3,000,000
 requests, --emit none: about 300 samples a key, so each key's histogram is paged) with the
 default --max-key-memory and with --max-key-memory 0 (no bound), alternating, peak RSS and
@@ -100,11 +101,39 @@ def timed(command: str, env: dict | None = None, stdout: str = "/dev/null") -> d
             "stderr": p.stderr[-1500:]}
 
 
+def timed_load(generator_command: str, args: list[str], env: dict | None) -> dict:
+    """Runs ARGS with the generator's output as its stdin and its stdout to /dev/null: the
+    process's time from start to exit and its CPU time (wait4's rusage, in microseconds:
+    /usr/bin/time prints hundredths, as coarse as a 10,000-URL run's end), and its peak RSS
+    from /usr/bin/time, which ARGS run under (a process started from this one would report
+    Python's own high-water mark, which exec keeps)."""
+    gen = subprocess.Popen(["bash", "-c", generator_command], stdout=subprocess.PIPE)
+    with tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".time") as rss:
+        started = time.monotonic()
+        p = subprocess.Popen(["/usr/bin/time", "-o", rss.name, "-f", "%M", *args],
+                             stdin=gen.stdout, stdout=subprocess.DEVNULL, stderr=err,
+                             env={**os.environ, **(env or {})})
+        gen.stdout.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        process_s = time.monotonic() - started
+        p.returncode = os.waitstatus_to_exitcode(status)
+        gen.wait(timeout=60)
+        err.seek(0)
+        stderr = err.read()[-1500:]
+        peak_kb = rss.read().split()
+    if p.returncode != 0 or gen.returncode != 0 or not peak_kb:
+        sys.exit(f"failed ({p.returncode}, generator {gen.returncode}): {' '.join(args)}\n"
+                 f"{stderr}")
+    return {"wall_s": process_s, "process_s": process_s, "peak_rss_mb": int(peak_kb[-1]) / 1024,
+            "cpu_s": usage.ru_utime + usage.ru_stime, "stderr": stderr}
+
+
 def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False) -> dict:
     with tempfile.NamedTemporaryFile("r", suffix=".json") as summary:
-        command = (f"{generator(kind, n, port)} | /usr/bin/time -o TIMEFILE -f '%M %e %U %S' "
-                   f"{hammer} load -c 50 --no-table --summary-json {summary.name} -")
-        run = timed(command, HADOOP_ENV if hadoop else None)
+        run = timed_load(generator(kind, n, port),
+                         [hammer, "load", "-c", "50", "--no-table", "--summary-json",
+                          summary.name, "-"], HADOOP_ENV if hadoop else None)
         s = json.load(summary)
     requests = s["requests"]
     if requests != n or s["failed"] != 0:
@@ -172,6 +201,9 @@ def main() -> None:
                         help="URLs for the Hadoop-mapper run (0: skip it)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")),
                         help="alternating distinct/single rounds per size up to 1 million")
+    parser.add_argument("--short-rounds", type=int, default=9,
+                        help="rounds for sizes up to 100,000 (runs of a second or less, whose "
+                             "req/s scatter most)")
     parser.add_argument("--baseline", default="")
     parser.add_argument("--baseline-sizes", default="100000,300000")
     parser.add_argument("--out", default=os.path.join(REPO, "build", "bench", "key_cardinality"))
@@ -199,11 +231,13 @@ def main() -> None:
             runs["replay"] = [median_run(rounds[b]) for b in ("default", "0")]
         for n in [int(x) for x in args.sizes.split(",") if x]:
             rounds = {"distinct": [], "single": []}
-            for _ in range(args.rounds if n <= 1_000_000 else 1):
+            count = (max(args.rounds, args.short_rounds) if n <= 100_000
+                     else args.rounds if n <= 1_000_000 else 1)
+            for _ in range(count):
                 for kind in ("distinct", "single"):
                     run = load_run(hammer, kind, n, port)
-                    print(f"{kind} {n}: {run['peak_rss_mb']:.0f} MB, {run['requests_s']:.2f} s + "
-                          f"{run['end_of_run_s']:.2f} s, {run['rps']:.0f} req/s, "
+                    print(f"{kind} {n}: {run['peak_rss_mb']:.0f} MB, {run['requests_s']:.3f} s + "
+                          f"{run['end_of_run_s']:.3f} s, {run['rps']:.0f} req/s, "
                           f"{run['cpu_us_per_request']:.1f} µs CPU/request", file=sys.stderr)
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
@@ -228,8 +262,9 @@ def main() -> None:
     single = {r["n"]: r for r in runs["load"] if r["kind"] == "single"}
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
              "| binary | distinct URLs | rounds | requests phase | whole run | end-of-run work | "
-             "peak RSS | req/s | req/s vs single URL | CPU/request | CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | CPU/request | "
+             "CPU vs single URL |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def row(binary: str, r: dict) -> str:
         paired = binary == "hammer" and r["n"] in single
@@ -237,8 +272,15 @@ def main() -> None:
         cpu_ratio = (f"{r['cpu_us_per_request'] / single[r['n']]['cpu_us_per_request']:.2f}"
                      if paired else "")
         share = 100 * r["end_of_run_s"] / r["process_s"]
-        return (f"| {binary} | {r['n']:,} | {r.get('rounds', 1)} | {r['requests_s']:.2f} s | "
-                f"{r['process_s']:.2f} s | {r['end_of_run_s']:.2f} s ({share:.0f} %) | "
+        if paired:
+            s1 = single[r["n"]]
+            single_end = (f"{s1['end_of_run_s']:.3f} s "
+                          f"({100 * s1['end_of_run_s'] / s1['process_s']:.0f} %)")
+        else:
+            single_end = ""
+        return (f"| {binary} | {r['n']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
+                f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
+                f"{single_end} | "
                 f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | "
                 f"{r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
     for r in runs["load"]:
