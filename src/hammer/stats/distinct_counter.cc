@@ -5,48 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "hammer/stats/key_hash.h"
+
 namespace hammer::stats {
-namespace {
-
-// splitmix64's finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom number
-// generators", 2014): every input bit affects every output bit.
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-uint64_t Word(const char* bytes) {
-  uint64_t word;
-  std::memcpy(&word, bytes, sizeof(word));
-  return word;
-}
-
-// A key's 64-bit hash, inlined: every new key past --max-keys is hashed once, and std::hash (an
-// out-of-line call) cost a load run about as much as templating the key. Eight bytes at a time,
-// each word folded in by a multiply (odd: a bijection) and a rotation that brings its high bits
-// down; the last word is the key's last eight bytes (overlapping the one before when the size is
-// not a multiple of eight), then Mix spreads the bits for the registers.
-uint64_t HashKey(std::string_view key) {
-  constexpr uint64_t kOdd = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio, odd
-  const char* bytes = key.data();
-  const size_t size = key.size();
-  uint64_t hash = size * kOdd;
-  if (size >= sizeof(uint64_t)) {
-    for (size_t i = 0; i + sizeof(uint64_t) < size; i += sizeof(uint64_t))
-      hash = std::rotl((hash ^ Word(bytes + i)) * kOdd, 29);
-    hash = std::rotl((hash ^ Word(bytes + size - sizeof(uint64_t))) * kOdd, 29);
-  } else {
-    for (size_t i = 0; i < size; ++i)
-      hash = std::rotl((hash ^ static_cast<unsigned char>(bytes[i])) * kOdd, 29);
-  }
-  return Mix(hash);
-}
-
-}  // namespace
 
 DistinctCounter::DistinctCounter(const DistinctCounter& other) {
   if (other.registers_) {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "hammer/stats/distinct_counter.h"
+#include "hammer/stats/key_hash.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_template.h"
 
@@ -138,7 +139,7 @@ class KeyTable {
  private:
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+    size_t operator()(std::string_view key) const { return HashKey(key); }
   };
   using Rows = std::unordered_map<std::string, KeyStats, Hash, std::equal_to<>>;
 
