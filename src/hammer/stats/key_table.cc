@@ -220,20 +220,8 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   // When the union has at most max_keys keys, every row keeps its key, whatever the order.
   // (Past max_bytes, CheckMemory below sheds the quietest rows of the table, in any order.)
   const bool fits = !folded_ && (max_keys_ == 0 || keyed_rows() + other.keyed_rows() <= max_keys_);
-  if (fits && erase_from != nullptr) {
-    // Each node moves over whole (key, figures and histogram), unless its key has a row here;
-    // until CheckMemory folds the table, if it does: the rows left then merge as below.
-    while (!erase_from->empty() && !folded_) {
-      auto result = rows_.insert(erase_from->extract(erase_from->begin()));
-      if (result.inserted) {
-        if (result.position->first == kOtherKey) other_ = &result.position->second;
-        bytes_ += RowBytes(result.position->first, result.position->second);
-      } else {
-        Absorb(&result.position->second, std::move(result.node.mapped()));
-      }
-      CheckMemory();
-    }
-  }
+  if (fits && erase_from != nullptr) MoveNodes(erase_from);
+  // What is left (everything, but after MoveNodes only what came after a fold for memory).
   std::vector<Rows::const_iterator> order;
   order.reserve(other.rows_.size());
   for (auto it = other.rows_.begin(); it != other.rows_.end(); ++it)
@@ -255,6 +243,19 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
     } else {
       // The others' iterators stay valid.
       Absorb(target, std::move(erase_from->extract(row).mapped()));
+    }
+    CheckMemory();
+  }
+}
+
+void KeyTable::MoveNodes(Rows* from) {
+  while (!from->empty() && !folded_) {
+    auto result = rows_.insert(from->extract(from->begin()));
+    if (result.inserted) {
+      if (result.position->first == kOtherKey) other_ = &result.position->second;
+      bytes_ += RowBytes(result.position->first, result.position->second);
+    } else {
+      Absorb(&result.position->second, std::move(result.node.mapped()));
     }
     CheckMemory();
   }

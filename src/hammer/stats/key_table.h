@@ -88,11 +88,11 @@ class KeyTable {
   // StatsFor(key)->Merge(stats); when that would overflow a counter of the row (hostile input
   // only), into "(other)" instead, or else counted in KeyFolding::lost_requests.
   void Add(std::string_view key, const KeyStats& stats);
-  // Adds every row of `other` (a worker's table) as Add would, busiest first, and its distinct
-  // keys. The result is folded when either table was, or when the union does not fit (in
-  // max_keys or in max_bytes). The rvalue form takes each row of `other` out once it is added,
-  // moving its histogram into a new row instead of copying it, so that the tables together
-  // hold no more than they did; `other` is left empty.
+  // Adds every row of `other` (a worker's table) as Add would (busiest first when the union
+  // may not fit in max_keys), and its distinct keys. The result is folded when either table was, or
+  // when the union does not fit (in max_keys or in max_bytes). The rvalue form takes each row of
+  // `other` out once it is added, moving its histogram into a new row instead of copying it, so
+  // that the tables together hold no more than they did; `other` is left empty.
   void Merge(const KeyTable& other);
   void Merge(KeyTable&& other);
 
@@ -166,6 +166,10 @@ class KeyTable {
   void MergeInto(KeyStats* row, const KeyStats& stats);
   // MergeInto for figures taken out of another table: an empty row takes them whole.
   void Absorb(KeyStats* row, KeyStats&& stats);
+  // Merge's path while the union's keys fit in max_keys: each node of `from` moves over whole
+  // (key, figures and histogram: nothing allocated or copied) unless its key has a row here,
+  // until CheckMemory folds the table, if it does; the nodes left stay in `from`.
+  void MoveNodes(Rows* from);
   size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0); }
 
   size_t max_keys_;
