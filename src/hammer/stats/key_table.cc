@@ -113,20 +113,29 @@ void KeyTable::Fold(bool for_memory) {
   folded_for_memory_ = for_memory;
   ++generation_;
   Rows templates;
+  Rows::value_type* last_template = nullptr;  // rows of one endpoint share it, most often
   // Each row is freed once merged: folding for memory must not need twice the memory.
   while (!old.empty()) {
     Rows::node_type node = old.extract(old.begin());
-    const std::string& key = node.key();
     KeyStats& stats = node.mapped();
-    if (key == kOtherKey) {
+    if (node.key() == kOtherKey) {
       MergeInto(Other(), stats);
       continue;
     }
-    templater_.Template(key, &template_scratch_);
-    auto [row, inserted] = templates.try_emplace(template_scratch_);
-    if (inserted) {
-      row->second = std::move(stats);
-    } else if (row->second.CanMerge(stats)) {
+    templater_.Template(node.key(), &template_scratch_);
+    Rows::value_type* row = last_template;
+    if (row == nullptr || row->first != template_scratch_) {
+      if (auto it = templates.find(template_scratch_); it != templates.end()) {
+        row = &*it;
+      } else {
+        // The template's first row: its node becomes the template's, renamed (no allocation).
+        node.key() = template_scratch_;
+        last_template = &*templates.insert(std::move(node)).position;
+        continue;
+      }
+    }
+    last_template = row;
+    if (row->second.CanMerge(stats)) {
       row->second.Merge(stats);
     } else {
       MergeInto(Other(), stats);
