@@ -7,8 +7,24 @@ namespace hammer::load {
 namespace {
 
 // TrimOws, and a CR among the trailing blanks goes too (a line of a file with CRLF endings).
+// Byte tests instead of find_last_not_of, which calls memchr over " \t\r" for each byte.
 std::string_view Trim(std::string_view s) {
-  return TrimOws(s.substr(0, s.find_last_not_of(" \t\r") + 1));
+  while (!s.empty() && (IsOws(s.back()) || s.back() == '\r'))
+    s.remove_suffix(1);
+  while (!s.empty() && IsOws(s.front()))
+    s.remove_prefix(1);
+  return s;
+}
+
+// The length of the method that starts `line`: 1-16 upper-case letters followed by a space or
+// a tab (LooksLikeMethod of the text before the first blank); 0 when the line names none. Only
+// the method's letters and the blank after them are read, not the URL behind them.
+size_t MethodLength(std::string_view line) {
+  constexpr size_t kMaxMethod = 16;
+  size_t n = 0;
+  while (n < line.size() && n <= kMaxMethod && line[n] >= 'A' && line[n] <= 'Z')
+    ++n;
+  return n > 0 && n <= kMaxMethod && n < line.size() && IsOws(line[n]) ? n : 0;
 }
 
 }  // namespace
@@ -33,8 +49,7 @@ TargetLine ParseTargetLine(std::string_view line) {
   if (line.empty() || line.front() == '#') return result;
   result.kind = TargetLine::Kind::kRequest;
   result.method = "GET";
-  size_t space = FindFirstOf(line, " \t");
-  if (space != std::string_view::npos && LooksLikeMethod(line.substr(0, space))) {
+  if (size_t space = MethodLength(line); space > 0) {
     result.method = line.substr(0, space);
     line = Trim(line.substr(space + 1));
   }

@@ -41,6 +41,17 @@ TEST(TargetLineTest, WordsThatAreNotMethodsStayInTheUrl) {
   ExpectRequest("GET", "GET", "GET");  // a method alone: no URL after it
 }
 
+TEST(TargetLineTest, MethodsAndBlanksAtTheEdges) {
+  ExpectRequest("GET\thttp://h/x\r", "GET", "http://h/x");
+  ExpectRequest("GET \t http://h/x \t\r", "GET", "http://h/x");
+  ExpectRequest("GET \r", "GET", "GET");  // the method alone, CR and blanks trimmed
+  ExpectRequest("A http://h/x", "A", "http://h/x");
+  ExpectRequest("GET\rhttp://h/x", "GET", "GET\rhttp://h/x");  // a CR is not a blank
+  ExpectRequest("GET/ http://h/x", "GET", "GET/ http://h/x");
+  ExpectRequest("\r http://h/x", "GET", "\r http://h/x");  // a leading CR stays
+  ExpectSkip(" \t\r\r");
+}
+
 TEST(TargetLineTest, LooksLikeMethod) {
   EXPECT_TRUE(LooksLikeMethod("GET"));
   EXPECT_TRUE(LooksLikeMethod("A"));
