@@ -88,6 +88,25 @@ TEST(AppendSecondsTest, SixDecimals) {
   EXPECT_EQ(out, "0.000000 0.012345 1234.567890 -1.500000 ");
 }
 
+// TAB, LF and CR at every position of keys shorter than a word, of a word and of the last word
+// the quick look reads (which overlaps the one before) become spaces; every other byte, other
+// control characters up to '\r' and bytes from 0x80 up included, is kept.
+TEST(AppendSanitizedKeyTest, EveryByteAtEveryPosition) {
+  for (size_t length = 1; length <= 19; ++length) {
+    for (size_t at = 0; at < length; ++at) {
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string key(length, 'k');
+        key[at] = static_cast<char>(byte);
+        std::string expected = "prefix" + key;
+        if (byte == '\t' || byte == '\n' || byte == '\r') expected[6 + at] = ' ';
+        std::string out = "prefix";
+        AppendSanitizedKey(out, key);
+        EXPECT_EQ(out, expected) << byte << " at " << at << " of " << length;
+      }
+    }
+  }
+}
+
 TEST(RecordTest, WrittenRecordsParseBack) {
   std::mt19937_64 rng(5);
   for (int i = 0; i < 10000; ++i) {
