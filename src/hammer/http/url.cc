@@ -25,18 +25,24 @@ std::string Quoted(std::string_view text) {
 bool IsPrintable(std::string_view text) {
   constexpr uint64_t kOnes = 0x0101010101010101;
   constexpr uint64_t kHighBits = 0x8080808080808080;
+  const size_t n = text.size();
+  if (n < 8) {
+    bool printable = true;
+    for (char c : text)
+      printable &= static_cast<unsigned char>(c - 0x21) < 0x7f - 0x21;
+    return printable;
+  }
   uint64_t flagged = 0;  // a high bit set in a byte that is not printable (and maybe others)
-  size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
+  auto check = [&](size_t at) {
     uint64_t word;
-    std::memcpy(&word, text.data() + i, sizeof word);
+    std::memcpy(&word, text.data() + at, sizeof word);
     const uint64_t del = word ^ (kOnes * 0x7f);
     flagged |= word | ((word - kOnes * 0x21) & ~word) | ((del - kOnes) & ~del);
-  }
-  bool printable = (flagged & kHighBits) == 0;
-  for (; i < text.size(); ++i)
-    printable &= static_cast<unsigned char>(text[i] - 0x21) < 0x7f - 0x21;
-  return printable;
+  };
+  for (size_t i = 0; i + 8 < n; i += 8)
+    check(i);
+  check(n - 8);  // the last 8 bytes, which may overlap the word before
+  return (flagged & kHighBits) == 0;
 }
 
 // Spaces, control characters and non-ASCII bytes are refused anywhere: they cannot be sent in
@@ -237,7 +243,7 @@ Result<Url> ParseUrl(std::string_view text) {
 
 Status UrlParser::Parse(std::string_view text, Url* url) {
   const size_t prefix = origin_text_.size();
-  if (prefix > 0 && text.starts_with(origin_text_) &&
+  if (prefix > 0 && StartsWithText(text, origin_text_) &&
       (text.size() == prefix || text[prefix] == '/' || text[prefix] == '?' ||
        text[prefix] == '#')) {
     // What ParseUrl does after the authority, on the bytes it has not checked yet.
@@ -245,12 +251,12 @@ Status UrlParser::Parse(std::string_view text, Url* url) {
     if (Status status = CheckBytes(rest); !status.ok()) return status;
     rest = rest.substr(0, rest.find('#'));
     // `*url` is most often the previous URL on this origin: its scheme and host are right.
-    if (url->host != origin_.host) url->host = origin_.host;
-    if (url->scheme != origin_.scheme) url->scheme = origin_.scheme;
+    if (!SameText(url->host, origin_.host)) url->host = origin_.host;
+    if (!SameText(url->scheme, origin_.scheme)) url->scheme = origin_.scheme;
     url->port = origin_.port;
     url->ipv6_literal = origin_.ipv6_literal;
     if (!rest.empty() && rest[0] == '/') {
-      url->target.assign(rest);
+      AssignText(&url->target, rest);
     } else {
       url->target.assign("/").append(rest);
     }

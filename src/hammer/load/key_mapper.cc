@@ -49,7 +49,7 @@ void KeyMapper::KeyFor(std::string_view method, const http::Url& url, std::strin
                        std::string* key) const {
   switch (mode_) {
     case KeyMode::kUrl:
-      key->assign(url_text);
+      AssignText(key, url_text);
       break;
     case KeyMode::kPath:
       key->assign(url.Path());

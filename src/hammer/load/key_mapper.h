@@ -41,7 +41,8 @@ class KeyMapper {
   // `url` is `url_text` parsed (the caller has it already); `url_text` is the URL as written.
   std::string KeyFor(std::string_view method, const http::Url& url,
                      std::string_view url_text) const;
-  // The same key written into `*key` (replacing what it held), reusing its capacity.
+  // The same key written into `*key` (replacing what it held), reusing its capacity. `url_text`
+  // must not view `*key`.
   void KeyFor(std::string_view method, const http::Url& url, std::string_view url_text,
               std::string* key) const;
 

@@ -1,7 +1,8 @@
 #include "hammer/load/prepared_request.h"
 
-#include <algorithm>
+#include <cstring>
 
+#include "hammer/base/strings.h"
 #include "hammer/load/grpc_answer.h"
 
 namespace hammer::load {
@@ -50,12 +51,13 @@ void RequestTemplate::Learn(const PreparedRequest& request) {
 bool RequestTemplate::Fits(std::string_view method, const http::Url& url) const {
   // The host header and the origin come from scheme, host and port (a host equal as text has
   // the same IPv6 form); the rest of the head from the method, headers and body.
-  return origin_ != nullptr && url.port == port_ && method == method_ && url.host == host_ &&
-         url.scheme == scheme_;
+  return origin_ != nullptr && url.port == port_ && SameText(method, method_) &&
+         SameText(url.host, host_) && SameText(url.scheme, scheme_);
 }
 
 void RequestTemplate::Fill(const http::Url& url, PreparedRequest* out) const {
-  out->method.assign(method_);
+  // `out` is most often the scratch request the template filled before: its method is right.
+  if (!SameText(out->method, method_)) AssignText(&out->method, method_);
   if (&out->url != &url) out->url = url;
   out->origin = origin_;
   out->body = body_;
@@ -63,10 +65,12 @@ void RequestTemplate::Fill(const http::Url& url, PreparedRequest* out) const {
   std::string& head = out->head;
   head.resize(method_.size() + 1 + url.target.size() + head_after_target_.size());
   char* at = head.data();
-  at = std::copy(method_.begin(), method_.end(), at);
+  std::memcpy(at, method_.data(), method_.size());
+  at += method_.size();
   *at++ = ' ';
-  at = std::copy(url.target.begin(), url.target.end(), at);
-  std::copy(head_after_target_.begin(), head_after_target_.end(), at);
+  std::memcpy(at, url.target.data(), url.target.size());
+  at += url.target.size();
+  std::memcpy(at, head_after_target_.data(), head_after_target_.size());
   out->idempotent = idempotent_;
   out->invalid.reset();
   out->grpc = grpc_;

@@ -89,5 +89,42 @@ TEST(StringsTest, FindFirstOfAgreesWithTheStandardLibrary) {
   }
 }
 
+// Every length up to a few words, the texts equal or differing in one byte at any position
+// (by a low bit or a high one): BytesEqual answers as memcmp, SameText and StartsWithText as
+// operator== and starts_with.
+TEST(StringsTest, BytesEqualAgreesWithMemcmp) {
+  for (size_t n = 0; n <= 26; ++n) {
+    std::string a;
+    for (size_t i = 0; i < n; ++i)
+      a.push_back(static_cast<char>('a' + i % 26));
+    std::string b = a;
+    EXPECT_TRUE(BytesEqual(a.data(), b.data(), n)) << n;
+    EXPECT_TRUE(SameText(a, b)) << n;
+    EXPECT_TRUE(StartsWithText(a + "x", b)) << n;
+    EXPECT_FALSE(SameText(a + "x", b)) << n;
+    EXPECT_FALSE(StartsWithText(b, a + "x")) << n;
+    for (size_t at = 0; at < n; ++at) {
+      for (char flip : {'\x01', '\x80'}) {
+        b = a;
+        b[at] = static_cast<char>(b[at] ^ flip);
+        EXPECT_FALSE(BytesEqual(a.data(), b.data(), n)) << n << " at " << at;
+        EXPECT_FALSE(SameText(a, b)) << n << " at " << at;
+        EXPECT_FALSE(StartsWithText(a + "x", b)) << n << " at " << at;
+        EXPECT_TRUE(BytesEqual(a.data(), b.data(), at)) << n << " before " << at;
+      }
+    }
+  }
+}
+
+TEST(StringsTest, AssignTextReplacesWhatTheStringHeld) {
+  std::string out = "a much longer text than the one that replaces it, on the heap";
+  AssignText(&out, "short");
+  EXPECT_EQ(out, "short");
+  AssignText(&out, "");
+  EXPECT_EQ(out, "");
+  AssignText(&out, std::string(100, 'y'));
+  EXPECT_EQ(out, std::string(100, 'y'));
+}
+
 }  // namespace
 }  // namespace hammer

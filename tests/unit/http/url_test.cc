@@ -117,8 +117,9 @@ TEST(UrlTest, RejectedInputs) {
   EXPECT_EQ(ErrorOf("http://example.com/caf\xc3\xa9"), "URL contains a non-ASCII byte");
 }
 
-// Every byte value at every position of a word and of the tail the check reads bytewise: the
-// printable ones (0x21-0x7e) are accepted, each other one refused with its kind named.
+// Every byte value at every position of texts shorter than a word, of a word, and of the last
+// word the check reads (which overlaps the one before): the printable ones (0x21-0x7e) are
+// accepted, each other one refused with its kind named, by ParseUrl and by UrlParser.
 TEST(UrlTest, EveryByteValueAtEveryPositionIsCheckedAlone) {
   for (size_t length = 1; length <= 17; ++length) {
     for (size_t at = 0; at < length; ++at) {
@@ -129,10 +130,17 @@ TEST(UrlTest, EveryByteValueAtEveryPositionIsCheckedAlone) {
                                : byte < 0x20 || byte == 0x7f ? "URL contains a control character"
                                : byte >= 0x80                ? "URL contains a non-ASCII byte"
                                                              : "";
+        // UrlParser checks only the bytes after an origin it has seen: "/" and `length` more.
+        UrlParser parser;
+        Url url;
+        ASSERT_TRUE(parser.Parse("http://h/", &url).ok());
+        Status status = parser.Parse(text, &url);
         if (expected.empty()) {
           EXPECT_TRUE(ParseUrl(text).ok()) << byte << " at " << at << " of " << length;
+          EXPECT_TRUE(status.ok()) << byte << " at " << at << " of " << length;
         } else {
           EXPECT_EQ(ErrorOf(text), expected) << byte << " at " << at << " of " << length;
+          EXPECT_EQ(status.message(), expected) << byte << " at " << at << " of " << length;
         }
       }
     }
