@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hammer/base/strings.h"
+
 namespace hammer::stats {
 namespace {
 
@@ -63,7 +65,7 @@ SegmentClasses ClassesOf(std::string_view s) {
   return classes;
 }
 
-bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
+[[gnu::always_inline]] inline bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
   if (segment.empty()) return false;
   if (classes.all & kDigit) return true;
   if (segment.size() == 36) {  // 8-4-4-4-12
@@ -76,51 +78,51 @@ bool IsIdentifier(std::string_view segment, SegmentClasses classes) {
   return segment.size() >= 16 && (classes.all & kHexDigit);
 }
 
-// Writes a template into `out` from out[start]: the bytes of `text` as they are, except the
-// spans replaced by "{id}". Unchanged runs are copied whole, when the next replacement or the end
-// comes, into room made once: a template is at most 5 times its text (a replaced span is a
-// non-empty segment, or a parameter value after its own '=', which is kept). `out` only grows:
-// a buffer kept between keys is not zero-filled again for each. Finish ends every writer and
-// says where the template ends in `out` (the caller cuts or copies it).
+// Writes a template into `out`: the bytes of a text as they are, except the spans replaced by
+// "{id}". Unchanged runs are copied whole, when the next replacement or the end comes. The
+// caller makes the room: a template is at most 5 times its text (a replaced span is a non-empty
+// segment, or a parameter value after its own '=', which is kept). Every key past --max-keys is
+// templated: the scan is one pass over raw pointers, with a table lookup per byte, and all of
+// it is inlined into the function that templates a key.
 class TemplateWriter {
  public:
-  TemplateWriter(std::string_view text, std::string* out, size_t start) : text_(text) {
-    if (out->size() < start + 5 * text.size()) out->resize(start + 5 * text.size());
-    begin_ = out->data();
-    end_ = begin_ + start;
-  }
+  // The template goes from out[start] (what comes before it counts in its size).
+  TemplateWriter(const char* text, char* out, size_t start)
+      : copied_(text), out_(out), end_(out + start) {}
 
-  // text[begin, end) becomes "{id}"; `begin` is at or after where the last span ended.
-  void ReplaceWithId(size_t begin, size_t end) {
+  // [begin, end) of the text becomes "{id}"; `begin` is at or after where the last span ended.
+  void ReplaceWithId(const char* begin, const char* end) {
     Copy(begin);
     std::memcpy(end_, kId.data(), kId.size());
     end_ += kId.size();
     copied_ = end;
   }
-  // Copies the rest up to text[end], where the template ends; returns the template's end in out.
-  size_t Finish(size_t end) {
+  // Copies the rest of the text up to `end`, where the template ends; returns its end in out.
+  size_t Finish(const char* end) {
     Copy(end);
-    return static_cast<size_t>(end_ - begin_);
+    return static_cast<size_t>(end_ - out_);
   }
-  // The template's size so far (from out[0]) if it ended at text[pos].
-  size_t size_at(size_t pos) const { return static_cast<size_t>(end_ - begin_) + (pos - copied_); }
+  // The template's size so far if it ended at `at` in the text.
+  size_t size_at(const char* at) const {
+    return static_cast<size_t>(end_ - out_) + static_cast<size_t>(at - copied_);
+  }
 
  private:
-  void Copy(size_t up_to) {
-    std::memcpy(end_, text_.data() + copied_, up_to - copied_);
-    end_ += up_to - copied_;
+  void Copy(const char* up_to) {
+    const size_t n = static_cast<size_t>(up_to - copied_);
+    std::memcpy(end_, copied_, n);
+    end_ += n;
   }
 
-  std::string_view text_;
-  char* begin_;        // out's bytes
-  char* end_;          // where the next byte goes
-  size_t copied_ = 0;  // text before this is written
+  const char* copied_;  // the text before this is written
+  char* out_;           // where the template starts
+  char* end_;           // where its next byte goes
 };
 
-// The segment text[begin, end) becomes "{id}" or "{id}.ext", or stays. `classes`: its bytes'.
-void TemplateSegment(TemplateWriter& writer, std::string_view text, size_t begin, size_t end,
-                     SegmentClasses classes) {
-  std::string_view segment = text.substr(begin, end - begin);
+// The segment [begin, end) becomes "{id}" or "{id}.ext", or stays. `classes`: its bytes'.
+[[gnu::always_inline]] inline void TemplateSegment(TemplateWriter& writer, const char* begin,
+                                                   const char* end, SegmentClasses classes) {
+  std::string_view segment(begin, static_cast<size_t>(end - begin));
   if (IsIdentifier(segment, classes)) {
     writer.ReplaceWithId(begin, end);
     return;
@@ -132,24 +134,26 @@ void TemplateSegment(TemplateWriter& writer, std::string_view text, size_t begin
   }
 }
 
-// The path that starts at text[i] (up to its first '?' or '#', or the end), identifier
-// segments replaced, stopping early at a segment that starts once the template holds `limit`
-// bytes. Returns where it stopped: the '?' or '#', the end, or that segment.
-size_t TemplatePath(TemplateWriter& writer, std::string_view text, size_t i, size_t limit) {
-  while (i < text.size() && writer.size_at(i) < limit) {
-    uint16_t c = ClassOf(text[i]);
+// The path that starts at `p` (up to its first '?' or '#', or `end`), identifier segments
+// replaced, stopping early at a segment that starts once the template holds `limit` bytes
+// (kLimited). Returns where it stopped: the '?' or '#', `end`, or that segment.
+template <bool kLimited>
+[[gnu::always_inline]] inline const char* TemplatePath(TemplateWriter& writer, const char* p,
+                                                       const char* end, size_t limit) {
+  while (p < end && (!kLimited || writer.size_at(p) < limit)) {
+    uint16_t c = ClassOf(*p);
     if (c & (kQuestion | kHash)) break;
-    if (c & kSlash) ++i;
-    const size_t start = i;
+    if (c & kSlash) ++p;
+    const char* start = p;
     SegmentClasses classes;
-    for (; i < text.size(); ++i) {
-      c = ClassOf(text[i]);
+    for (; p < end; ++p) {
+      c = ClassOf(*p);
       if (c & (kSlash | kQuestion | kHash)) break;
       classes.Add(c);
     }
-    TemplateSegment(writer, text, start, i, classes);
+    TemplateSegment(writer, start, p, classes);
   }
-  return i;
+  return p;
 }
 
 // Where a key's path starts: after "METHOD " (a space before the first '/'), after
@@ -175,31 +179,42 @@ size_t PathStart(std::string_view key) {
 
 // The template of `key` whose path starts at key[path]: what comes before stays, identifier
 // segments of the path and every query value become "{id}", a fragment is dropped. Written from
-// out[0]; returns its size (out may be longer).
-size_t TemplateFrom(std::string_view key, size_t path, std::string* out) {
-  TemplateWriter writer(key, out, 0);
-  const size_t query = TemplatePath(writer, key, path, std::string::npos);
-  size_t i = query;
-  if (query < key.size() && key[query] == '?') {
+// out[0], which has room for 5 * key.size() bytes; returns its size.
+size_t TemplateFrom(std::string_view key, size_t path, char* out) {
+  const char* p = key.data() + path;
+  const char* const end = key.data() + key.size();
+  TemplateWriter writer(key.data(), out, 0);
+  p = TemplatePath<false>(writer, p, end, 0);
+  if (p < end && *p == '?') {
     // Each parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
+    // The name is scanned for its classes (a bare parameter is one segment), a value only for
+    // its end: it is replaced whatever it holds.
     do {
-      const size_t start = ++i;
-      size_t equals = std::string_view::npos;
+      const char* start = ++p;
       SegmentClasses classes;
-      for (; i < key.size(); ++i) {
-        uint16_t c = ClassOf(key[i]);
-        if (c & (kAmpersand | kHash)) break;
-        if ((c & kEquals) && equals == std::string_view::npos) equals = i;
+      for (; p < end; ++p) {
+        uint16_t c = ClassOf(*p);
+        if (c & (kAmpersand | kHash | kEquals)) break;
         classes.Add(c);
       }
-      if (equals != std::string_view::npos) {
-        writer.ReplaceWithId(equals + 1, i);
+      if (p < end && *p == '=') {
+        const char* value = ++p;
+        while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
+          ++p;
+        writer.ReplaceWithId(value, p);
       } else {
-        TemplateSegment(writer, key, start, i, classes);
+        TemplateSegment(writer, start, p, classes);
       }
-    } while (i < key.size() && key[i] == '&');
+    } while (p < end && *p == '&');
   }
-  return writer.Finish(i);  // the fragment, if any, is dropped
+  return writer.Finish(p);  // the fragment, if any, is dropped
+}
+
+// Makes `out` hold at least `size` bytes: it only grows, so a buffer kept between keys is not
+// zero-filled again for each.
+char* Room(std::string* out, size_t size) {
+  if (out->size() < size) out->resize(size);
+  return out->data();
 }
 
 }  // namespace
@@ -218,8 +233,10 @@ std::string EndpointKey(std::string_view method, std::string_view target) {
   std::string key(method);
   key += ' ';
   if (path.empty()) path = "/";
-  TemplateWriter writer(path, &key, key.size());
-  key.resize(writer.Finish(TemplatePath(writer, path, 0, kMaxKeyBytes)));
+  const size_t start = key.size();
+  TemplateWriter writer(path.data(), Room(&key, start + 5 * path.size()), start);
+  key.resize(writer.Finish(
+      TemplatePath<true>(writer, path.data(), path.data() + path.size(), kMaxKeyBytes)));
   if (key.size() > kMaxKeyBytes) key.resize(kMaxKeyBytes);
   return key;
 }
@@ -235,7 +252,7 @@ void KeyTemplate(std::string_view key, std::string* out) {
   if (path == std::string_view::npos) {
     out->assign(key);
   } else {
-    out->resize(TemplateFrom(key, path, out));
+    out->resize(TemplateFrom(key, path, Room(out, 5 * key.size())));
   }
 }
 
@@ -243,21 +260,19 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
   // The same text before a '/' finds the same path start: the first '/', the space before it
   // and the authority after "://" all lie in that text, and the '/' ends the authority.
   const size_t known = prefix_.size();
-  // TemplateFrom may reallocate buffer_: its data() is read once the template is written.
-  if (known_ && key.size() > known && key[known] == '/' && key.starts_with(prefix_)) {
-    const size_t end = TemplateFrom(key, known, &buffer_);
-    out->assign(buffer_.data(), end);
-    return;
+  size_t path = known;
+  if (!known_ || key.size() <= known || key[known] != '/' ||
+      !BytesEqual(key.data(), prefix_.data(), known)) {
+    path = PathStart(key);
+    if (path == std::string_view::npos) {
+      out->assign(key);
+      return;
+    }
+    prefix_.assign(key.substr(0, path));
+    known_ = true;
   }
-  size_t path = PathStart(key);
-  if (path == std::string_view::npos) {
-    out->assign(key);
-    return;
-  }
-  prefix_.assign(key.substr(0, path));
-  known_ = true;
-  const size_t end = TemplateFrom(key, path, &buffer_);
-  out->assign(buffer_.data(), end);
+  char* room = Room(&buffer_, 5 * key.size());
+  AssignText(out, std::string_view(room, TemplateFrom(key, path, room)));
 }
 
 }  // namespace hammer::stats

@@ -7,6 +7,19 @@
 namespace hammer::stats {
 namespace {
 
+TEST(EndpointKeyTest, StopsAtASegmentPastTheLimit) {
+  // The segment that starts before 256 bytes is templated whole, then the key is cut.
+  std::string long_segments;
+  for (int i = 0; i < 100; ++i)
+    long_segments += "/12345";
+  std::string expected = "GET ";
+  for (int i = 0; i < 51; ++i)
+    expected += "/{id}";
+  EXPECT_EQ(EndpointKey("GET", long_segments), expected.substr(0, 256));
+  EXPECT_EQ(EndpointKey("GET", "/x" + std::string(300, 'y') + "/7"),
+            ("GET /x" + std::string(300, 'y')).substr(0, 256));
+}
+
 TEST(EndpointKeyTest, NormalizesIdentifiers) {
   EXPECT_EQ(EndpointKey("GET", "/items/7?verbose=1"), "GET /items/{id}");
   EXPECT_EQ(EndpointKey("GET", "/users/42/orders/123456"), "GET /users/{id}/orders/{id}");
@@ -41,6 +54,41 @@ TEST(KeyTemplateTest, EveryKeyModeAndNames) {
   EXPECT_EQ(KeyTemplate("/item/:id"), "/item/:id");                    // a --key-pattern name
   EXPECT_EQ(KeyTemplate("not a url \\x00..."), "not a url \\x00...");  // an invalid line
   EXPECT_EQ(KeyTemplate("GET http://h/a/1"), "GET http://h/a/{id}");
+}
+
+TEST(KeyTemplateTest, OddPaths) {
+  EXPECT_EQ(KeyTemplate("http://h//7//"), "http://h//{id}//");             // empty segments stay
+  EXPECT_EQ(KeyTemplate("http://h/a/%2F12/%20"), "http://h/a/%2F12/%20");  // escapes are text
+  EXPECT_EQ(KeyTemplate("http://h/a/" + std::string(300, '9') + "/b"), "http://h/a/{id}/b");
+  EXPECT_EQ(KeyTemplate("http://h/caf\xc3\xa9/12/\xe2\x82\xac"),
+            "http://h/caf\xc3\xa9/{id}/\xe2\x82\xac");  // UTF-8 bytes stay
+  EXPECT_EQ(KeyTemplate("http://h/0123456789abcde"), "http://h/0123456789abcde");  // 15 hex
+  EXPECT_EQ(KeyTemplate("http://h/0123456789ABCDEF"), "http://h/{id}");            // 16 hex
+  EXPECT_EQ(KeyTemplate("http://h/" + std::string(36, 'a')), "http://h/" + std::string(36, 'a'));
+  EXPECT_EQ(KeyTemplate("http://h/" + std::string(36, '1')), "http://h/{id}");
+  EXPECT_EQ(KeyTemplate("http://h/3F2504E0-4F89-11D3-9A0C-0305E82C3301.json"),
+            "http://h/{id}.json");
+  EXPECT_EQ(KeyTemplate("http://h/3f2504e0-4f89-11d3-9a0c-0305e82c330g"),
+            "http://h/3f2504e0-4f89-11d3-9a0c-0305e82c330g");
+  EXPECT_EQ(KeyTemplate("http://h/12.tar.gz"), "http://h/12.tar.gz");  // the stem is "12.tar"
+  EXPECT_EQ(KeyTemplate("http://h/1.2"), "http://h/{id}.2");
+  EXPECT_EQ(KeyTemplate("http://h/.12"), "http://h/.12");  // an extension without a stem
+  EXPECT_EQ(KeyTemplate("http://h/.x"), "http://h/.x");
+  EXPECT_EQ(KeyTemplate("http://h/12."), "http://h/{id}.");
+  EXPECT_EQ(KeyTemplate("http://h/a#1/2?x=3"), "http://h/a");  // the fragment goes whole
+}
+
+TEST(KeyTemplateTest, OddQueries) {
+  EXPECT_EQ(KeyTemplate("http://h/a?"), "http://h/a?");
+  EXPECT_EQ(KeyTemplate("http://h/a?x&y&7"), "http://h/a?x&y&{id}");       // names without values
+  EXPECT_EQ(KeyTemplate("http://h/a?x=&y="), "http://h/a?x={id}&y={id}");  // empty values too
+  EXPECT_EQ(KeyTemplate("http://h/a?=1&&=&"), "http://h/a?={id}&&={id}&");
+  EXPECT_EQ(KeyTemplate("http://h/a?x=1=2&y=a/b?c"), "http://h/a?x={id}&y={id}");
+  EXPECT_EQ(KeyTemplate("http://h/a?q=caf%C3%A9#top"), "http://h/a?q={id}");
+  EXPECT_EQ(KeyTemplate("http://h/a?12.jpg&0123456789abcdef0"), "http://h/a?{id}.jpg&{id}");
+  EXPECT_EQ(KeyTemplate("http://h/a?/7/"), "http://h/a?/7/");  // a bare parameter is one segment
+  EXPECT_EQ(KeyTemplate("http://h/a?" + std::string(100, '5')), "http://h/a?{id}");
+  EXPECT_EQ(KeyTemplate("/?\xc3\xa9=\xc3\xa9&\xc3\xa9"), "/?\xc3\xa9={id}&\xc3\xa9");
 }
 
 TEST(KeyTemplateTest, IsIdempotent) {
@@ -86,6 +134,9 @@ TEST(KeyTemplaterTest, AgreesWithKeyTemplateWhateverCameBefore) {
                         "(other)",
                         "GET  /w/20",
                         "GET /w/21",
+                        "http://h/a?x=&y",
+                        "http://h//0123456789abcdef/%41?=7#x",
+                        "GET /caf\xc3\xa9/22?a",
                         "http://h/a/long/path/0123456789abcdef0123/of/segments?and=a&query=1"};
   for (const char* first : keys) {
     for (const char* second : keys) {
