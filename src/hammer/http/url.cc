@@ -18,31 +18,46 @@ std::string Quoted(std::string_view text) {
   return "'" + std::string(text) + "'";
 }
 
-// Whether every byte is printable ASCII other than the space (0x21-0x7e), eight bytes at a
-// time: a byte below 0x21 and a byte equal to 0x7f are found with the "hasless" and "haszero"
-// word tests of Sean Anderson's Bit Twiddling Hacks (public domain), which are exact as
-// yes/no answers; a byte from 0x80 up has its high bit set.
-bool IsPrintable(std::string_view text) {
+// Whether every byte is printable ASCII other than the space (0x21-0x7e), and whether any is
+// '#', eight bytes at a time: a byte below 0x21, a byte equal to 0x7f and a '#' are found with
+// the "hasless" and "haszero" word tests of Sean Anderson's Bit Twiddling Hacks (public domain),
+// which are exact as yes/no answers; a byte from 0x80 up has its high bit set.
+struct ByteScan {
+  bool printable;
+  bool has_hash;
+};
+
+ByteScan ScanBytes(std::string_view text) {
   constexpr uint64_t kOnes = 0x0101010101010101;
   constexpr uint64_t kHighBits = 0x8080808080808080;
   const size_t n = text.size();
   if (n < 8) {
     bool printable = true;
-    for (char c : text)
+    bool has_hash = false;
+    for (char c : text) {
       printable &= static_cast<unsigned char>(c - 0x21) < 0x7f - 0x21;
-    return printable;
+      has_hash |= c == '#';
+    }
+    return {printable, has_hash};
   }
   uint64_t flagged = 0;  // a high bit set in a byte that is not printable (and maybe others)
+  uint64_t hashes = 0;   // a high bit set in a byte that is '#' (and maybe others)
   auto check = [&](size_t at) {
     uint64_t word;
     std::memcpy(&word, text.data() + at, sizeof word);
     const uint64_t del = word ^ (kOnes * 0x7f);
+    const uint64_t hash = word ^ (kOnes * '#');
     flagged |= word | ((word - kOnes * 0x21) & ~word) | ((del - kOnes) & ~del);
+    hashes |= (hash - kOnes) & ~hash;
   };
   for (size_t i = 0; i + 8 < n; i += 8)
     check(i);
   check(n - 8);  // the last 8 bytes, which may overlap the word before
-  return (flagged & kHighBits) == 0;
+  return {(flagged & kHighBits) == 0, (hashes & kHighBits) != 0};
+}
+
+bool IsPrintable(std::string_view text) {
+  return ScanBytes(text).printable;
 }
 
 // Spaces, control characters and non-ASCII bytes are refused anywhere: they cannot be sent in
@@ -248,8 +263,9 @@ Status UrlParser::Parse(std::string_view text, Url* url) {
        text[prefix] == '#')) {
     // What ParseUrl does after the authority, on the bytes it has not checked yet.
     std::string_view rest = text.substr(prefix);
-    if (Status status = CheckBytes(rest); !status.ok()) return status;
-    rest = rest.substr(0, rest.find('#'));
+    const ByteScan scan = ScanBytes(rest);
+    if (!scan.printable) return CheckBytes(rest);
+    if (scan.has_hash) rest = rest.substr(0, rest.find('#'));
     // `*url` is most often the previous URL on this origin: its scheme and host are right.
     if (!SameText(url->host, origin_.host)) url->host = origin_.host;
     if (!SameText(url->scheme, origin_.scheme)) url->scheme = origin_.scheme;
