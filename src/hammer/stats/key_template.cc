@@ -1,5 +1,6 @@
 #include "hammer/stats/key_template.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -84,24 +85,37 @@ SegmentClasses ClassesOf(std::string_view s) {
 // segment, or a parameter value after its own '=', which is kept). Every key past --max-keys is
 // templated: the scan is one pass over raw pointers, with a table lookup per byte, and all of
 // it is inlined into the function that templates a key.
+// The writer also records the replaced spans (the first KeyTemplater::kMaxSpans, and how many).
 class TemplateWriter {
  public:
+  using Span = internal::ReplacedSpan;
+
   // The template goes from out[start] (what comes before it counts in its size).
   TemplateWriter(const char* text, char* out, size_t start)
-      : copied_(text), out_(out), end_(out + start) {}
+      : text_(text), copied_(text), out_(out), end_(out + start) {}
 
   // [begin, end) of the text becomes "{id}"; `begin` is at or after where the last span ended.
-  void ReplaceWithId(const char* begin, const char* end) {
+  void ReplaceWithId(const char* begin, const char* end, Span::Kind kind) {
     Copy(begin);
     std::memcpy(end_, kId.data(), kId.size());
     end_ += kId.size();
     copied_ = end;
+    if (span_count_ < KeyTemplater::kMaxSpans) {
+      spans_[span_count_] = {static_cast<uint32_t>(begin - text_),
+                             static_cast<uint32_t>(end - text_), kind};
+    }
+    ++span_count_;
   }
   // Copies the rest of the text up to `end`, where the template ends; returns its end in out.
   size_t Finish(const char* end) {
     Copy(end);
+    copied_ = end;
     return static_cast<size_t>(end_ - out_);
   }
+  // After Finish: where the text the template kept ends.
+  const char* copied() const { return copied_; }
+  const Span* spans() const { return spans_; }
+  size_t span_count() const { return span_count_; }
   // The template's size so far if it ended at `at` in the text.
   size_t size_at(const char* at) const {
     return static_cast<size_t>(end_ - out_) + static_cast<size_t>(at - copied_);
@@ -114,23 +128,30 @@ class TemplateWriter {
     end_ += n;
   }
 
+  const char* text_;
   const char* copied_;  // the text before this is written
   char* out_;           // where the template starts
   char* end_;           // where its next byte goes
+  Span spans_[KeyTemplater::kMaxSpans];
+  size_t span_count_ = 0;
 };
 
 // The segment [begin, end) becomes "{id}" or "{id}.ext", or stays. `classes`: its bytes'.
+// `kind`: what a whole replaced segment counts as (a path segment, or kOther for a parameter).
 [[gnu::always_inline]] inline void TemplateSegment(TemplateWriter& writer, const char* begin,
-                                                   const char* end, SegmentClasses classes) {
+                                                   const char* end, SegmentClasses classes,
+                                                   TemplateWriter::Span::Kind kind) {
   std::string_view segment(begin, static_cast<size_t>(end - begin));
   if (IsIdentifier(segment, classes)) {
-    writer.ReplaceWithId(begin, end);
+    writer.ReplaceWithId(begin, end, kind);
     return;
   }
   if (classes.any & kDot) {
     size_t dot = segment.rfind('.');
     std::string_view stem = segment.substr(0, dot);
-    if (dot > 0 && IsIdentifier(stem, ClassesOf(stem))) writer.ReplaceWithId(begin, begin + dot);
+    if (dot > 0 && IsIdentifier(stem, ClassesOf(stem))) {
+      writer.ReplaceWithId(begin, begin + dot, TemplateWriter::Span::Kind::kOther);
+    }
   }
 }
 
@@ -151,7 +172,7 @@ template <bool kLimited>
       if (c & (kSlash | kQuestion | kHash)) break;
       classes.Add(c);
     }
-    TemplateSegment(writer, start, p, classes);
+    TemplateSegment(writer, start, p, classes, TemplateWriter::Span::Kind::kSegment);
   }
   return p;
 }
@@ -179,11 +200,10 @@ size_t PathStart(std::string_view key) {
 
 // The template of `key` whose path starts at key[path]: what comes before stays, identifier
 // segments of the path and every query value become "{id}", a fragment is dropped. Written from
-// out[0], which has room for 5 * key.size() bytes; returns its size.
-size_t TemplateFrom(std::string_view key, size_t path, char* out) {
+// `writer`'s out, which has room for 5 * key.size() bytes; returns its size.
+size_t TemplateFrom(std::string_view key, size_t path, TemplateWriter& writer) {
   const char* p = key.data() + path;
   const char* const end = key.data() + key.size();
-  TemplateWriter writer(key.data(), out, 0);
   p = TemplatePath<false>(writer, p, end, 0);
   if (p < end && *p == '?') {
     // Each parameter: "name=value" becomes "name={id}"; a bare "12345" "{id}", "debug" stays.
@@ -201,9 +221,9 @@ size_t TemplateFrom(std::string_view key, size_t path, char* out) {
         const char* value = ++p;
         while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
           ++p;
-        writer.ReplaceWithId(value, p);
+        writer.ReplaceWithId(value, p, TemplateWriter::Span::Kind::kValue);
       } else {
-        TemplateSegment(writer, start, p, classes);
+        TemplateSegment(writer, start, p, classes, TemplateWriter::Span::Kind::kOther);
       }
     } while (p < end && *p == '&');
   }
@@ -252,7 +272,8 @@ void KeyTemplate(std::string_view key, std::string* out) {
   if (path == std::string_view::npos) {
     out->assign(key);
   } else {
-    out->resize(TemplateFrom(key, path, Room(out, 5 * key.size())));
+    TemplateWriter writer(key.data(), Room(out, 5 * key.size()), 0);
+    out->resize(TemplateFrom(key, path, writer));
   }
 }
 
@@ -270,9 +291,59 @@ void KeyTemplater::Template(std::string_view key, std::string* out) {
     }
     prefix_.assign(key.substr(0, path));
     known_ = true;
+    shaped_ = false;  // its path started elsewhere
+  } else if (shaped_ && SameShape(key)) {
+    AssignText(out, std::string_view(buffer_.data(), shaped_size_));
+    return;
   }
   char* room = Room(&buffer_, 5 * key.size());
-  AssignText(out, std::string_view(room, TemplateFrom(key, path, room)));
+  TemplateWriter writer(key.data(), room, 0);
+  const size_t size = TemplateFrom(key, path, writer);
+  AssignText(out, std::string_view(room, size));
+  // The new shape, when SameShape can check it.
+  shaped_ = writer.copied() == key.data() + key.size() && writer.span_count() <= kMaxSpans &&
+            key.size() < UINT32_MAX;
+  for (size_t i = 0; shaped_ && i < writer.span_count(); ++i)
+    shaped_ = writer.spans()[i].kind != internal::ReplacedSpan::Kind::kOther;
+  if (!shaped_) return;
+  AssignText(&shaped_key_, key);
+  shaped_size_ = size;
+  span_count_ = writer.span_count();
+  std::copy(writer.spans(), writer.spans() + span_count_, spans_);
+}
+
+bool KeyTemplater::SameShape(std::string_view key) const {
+  // Templating `key` would take the steps that templated shaped_key_: the kept text is the same
+  // bytes, a replaced segment is again an identifier that ends where the kept text resumes (at
+  // a '/', '?' or '#', or the end), and a replaced value ends at a '&' or the end as well. Its
+  // template is then the same.
+  const char* p = key.data() + prefix_.size();
+  const char* const end = key.data() + key.size();
+  size_t kept = prefix_.size();  // where the kept text resumes in shaped_key_
+  for (size_t i = 0; i < span_count_; ++i) {
+    const internal::ReplacedSpan& span = spans_[i];
+    const size_t size = span.begin - kept;
+    if (static_cast<size_t>(end - p) < size || !BytesEqual(p, shaped_key_.data() + kept, size))
+      return false;
+    p += size;
+    const char* start = p;
+    if (span.kind == internal::ReplacedSpan::Kind::kValue) {
+      while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
+        ++p;
+    } else {
+      SegmentClasses classes;
+      for (; p < end; ++p) {
+        uint16_t c = ClassOf(*p);
+        if (c & (kSlash | kQuestion | kHash)) break;
+        classes.Add(c);
+      }
+      if (!IsIdentifier(std::string_view(start, static_cast<size_t>(p - start)), classes))
+        return false;
+    }
+    kept = span.end;
+  }
+  const size_t size = shaped_key_.size() - kept;
+  return static_cast<size_t>(end - p) == size && BytesEqual(p, shaped_key_.data() + kept, size);
 }
 
 }  // namespace hammer::stats

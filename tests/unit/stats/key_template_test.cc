@@ -150,5 +150,55 @@ TEST(KeyTemplaterTest, AgreesWithKeyTemplateWhateverCameBefore) {
   }
 }
 
+// KeyTemplater copies the last template for a key of the last key's shape: keys of one endpoint
+// that differ in what their templates replaced, or in what they kept, by a byte or a delimiter,
+// each after each other one, each get exactly KeyTemplate's answer.
+TEST(KeyTemplaterTest, KeysOfTheLastKeysShapeAndAlmostOfIt) {
+  const std::string keys[] = {
+      "http://h/item/1?ref=2",
+      "http://h/item/81237?ref=571234",
+      "http://h/item/0123456789abcdef?ref=2",
+      "http://h/item/3f2504e0-4f89-11d3-9a0c-0305e82c3301?ref=2",
+      "http://h/item/" + std::string(40, '7') + "?ref=" + std::string(40, 'x'),
+      "http://h/item/x?ref=2",
+      "http://h/item/?ref=2",
+      "http://h/item/12?ref=",
+      "http://h/item/12?ref=a=b/c?d",
+      "http://h/item/12?ref=2#frag",
+      "http://h/item/12?ref=2&x",
+      "http://h/item/12?ref=2&x=3",
+      "http://h/item/12?ref",
+      "http://h/item/12?2?ref=3",
+      "http://h/item/12/x?ref=2",
+      "http://h/item/12.jpg?ref=2",
+      "http://h/item/12#?ref=2",
+      "http://h/item/12",
+      "http://h/item/12/",
+      "http://h/item/12?",
+      "http://h/items/12?ref=2",
+      "http://h/item/12?reg=2",
+      "http://h/item/12?ref=2&",
+      "http://h/item/caf\xc3\xa9?ref=\xc3\xa9",
+      "http://h/item/%31?ref=%32",
+      "http://h/1/2/3/4/5/6/7/8/9?a=1&b=2",
+      "http://h/1/2/3/4/5/6/7/8/9?a=1&b=3",
+      "http://h/1/2/3/4/5/6/7/8?a=1&b=2",
+      "http://h//item/12?ref=2",
+      "http://g/item/12?ref=2",
+      "GET /item/12?ref=2",
+      "/item/12?ref=2",
+  };
+  for (const std::string& first : keys) {
+    for (const std::string& second : keys) {
+      KeyTemplater templater;
+      std::string out;
+      for (const std::string& key : {first, second, first, second}) {
+        templater.Template(key, &out);
+        EXPECT_EQ(out, KeyTemplate(key)) << key << " after " << first << ", " << second;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats
