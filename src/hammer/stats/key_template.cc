@@ -179,13 +179,16 @@ template <bool kLimited>
 
 // Where a key's path starts: after "METHOD " (a space before the first '/'), after
 // "scheme://authority" (the first '/' is the one of "://"), or at the first '/'. npos when the
-// key has no '/' at all (a host, a name: nothing to template).
+// key has no '/' before its query or fragment, if any (a host, a name: nothing to template; a
+// '/' inside a query value is not a path, and looking for one there would find another path
+// start in the template, where that value is "{id}", so KeyTemplate would not be idempotent).
 size_t PathStart(std::string_view key) {
   size_t slash = 0;
   size_t space = std::string_view::npos;
   for (; slash < key.size(); ++slash) {
     uint16_t c = ClassOf(key[slash]);
     if (c & kSlash) break;
+    if (c & (kQuestion | kHash)) return std::string_view::npos;
     if ((c & kSpace) && space == std::string_view::npos) space = slash;
   }
   if (slash == key.size()) return std::string_view::npos;
