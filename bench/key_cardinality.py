@@ -242,6 +242,10 @@ def main() -> None:
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
                 runs["load"].append(median_run(rounds[kind]))
+            # Each round's distinct run over the single run right after it: a slow drift of the
+            # shared machine moves both.
+            runs["load"][-2]["pairwise"] = [d["rps"] / s["rps"] for d, s in
+                                            zip(rounds["distinct"], rounds["single"])]
         if args.mapper_size > 0:
             runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
@@ -262,9 +266,9 @@ def main() -> None:
     single = {r["n"]: r for r in runs["load"] if r["kind"] == "single"}
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
              "| binary | distinct URLs | rounds | requests phase | whole run | end-of-run work | "
-             "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | CPU/request | "
-             "CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
+             "(median, min–max) | CPU/request | CPU vs single URL |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def row(binary: str, r: dict) -> str:
         paired = binary == "hammer" and r["n"] in single
@@ -278,10 +282,13 @@ def main() -> None:
                           f"({100 * s1['end_of_run_s'] / s1['process_s']:.0f} %)")
         else:
             single_end = ""
+        pairs = sorted(r.get("pairwise", [])) if paired else []
+        pairwise = (f"{pairs[len(pairs) // 2]:.2f} ({pairs[0]:.2f}–{pairs[-1]:.2f})"
+                    if pairs else "")
         return (f"| {binary} | {r['n']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "
-                f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | "
+                f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | "
                 f"{r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
     for r in runs["load"]:
         if r["kind"] == "distinct":
