@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "hammer/base/strings.h"
+#include "hammer/base/word_bytes.h"
 
 namespace hammer::http::internal {
 namespace {
@@ -134,15 +135,12 @@ ParseError NoteField(const Header& h, FieldFacts* facts) {
 // character other than HT; CR and LF included), or text.size(). Field values are most of a
 // head's bytes, so this checks eight at a time and looks at single bytes only around a hit.
 size_t SkipFieldText(std::string_view text, size_t pos) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  constexpr uint64_t kHighs = 0x8080808080808080ull;
+  using namespace word_bytes;
   while (true) {
     while (pos + 8 <= text.size()) {
-      uint64_t word;
-      std::memcpy(&word, text.data() + pos, sizeof(word));
-      uint64_t del = word ^ (0x7f * kOnes);
-      // Sets a high bit if some byte is below 0x20 or is 0x7f; bytes >= 0x80 never do.
-      if ((((word - 0x20 * kOnes) & ~word) | ((del - kOnes) & ~del)) & kHighs) break;
+      // Some byte below 0x20 or 0x7f (word_bytes.h); bytes from 0x80 up are field text.
+      const uint64_t word = Load(text.data() + pos);
+      if (HasLess(word, 0x20) | HasByte(word, 0x7f)) break;
       pos += 8;
     }
     size_t stop = std::min(pos + 8, text.size());

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "hammer/base/strings.h"
+#include "hammer/base/word_bytes.h"
 #include "hammer/http/message.h"
 
 namespace hammer::http {
@@ -19,17 +20,14 @@ std::string Quoted(std::string_view text) {
 }
 
 // Whether every byte is printable ASCII other than the space (0x21-0x7e), and whether any is
-// '#', eight bytes at a time: a byte below 0x21, a byte equal to 0x7f and a '#' are found with
-// the "hasless" and "haszero" word tests of Sean Anderson's Bit Twiddling Hacks (public domain),
-// which are exact as yes/no answers; a byte from 0x80 up has its high bit set.
+// '#', eight bytes at a time (word_bytes.h).
 struct ByteScan {
   bool printable;
   bool has_hash;
 };
 
 ByteScan ScanBytes(std::string_view text) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHighBits = 0x8080808080808080;
+  using namespace word_bytes;
   const size_t n = text.size();
   if (n < 8) {
     bool printable = true;
@@ -40,20 +38,17 @@ ByteScan ScanBytes(std::string_view text) {
     }
     return {printable, has_hash};
   }
-  uint64_t flagged = 0;  // a high bit set in a byte that is not printable (and maybe others)
-  uint64_t hashes = 0;   // a high bit set in a byte that is '#' (and maybe others)
+  uint64_t flagged = 0;  // nonzero once a byte is not printable
+  uint64_t hashes = 0;   // nonzero once a byte is '#'
   auto check = [&](size_t at) {
-    uint64_t word;
-    std::memcpy(&word, text.data() + at, sizeof word);
-    const uint64_t del = word ^ (kOnes * 0x7f);
-    const uint64_t hash = word ^ (kOnes * '#');
-    flagged |= word | ((word - kOnes * 0x21) & ~word) | ((del - kOnes) & ~del);
-    hashes |= (hash - kOnes) & ~hash;
+    const uint64_t word = Load(text.data() + at);
+    flagged |= HasHigh(word) | HasLess(word, 0x21) | HasByte(word, 0x7f);
+    hashes |= HasByte(word, '#');
   };
   for (size_t i = 0; i + 8 < n; i += 8)
     check(i);
   check(n - 8);  // the last 8 bytes, which may overlap the word before
-  return {(flagged & kHighBits) == 0, (hashes & kHighBits) != 0};
+  return {flagged == 0, hashes != 0};
 }
 
 bool IsPrintable(std::string_view text) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hammer/base/word_bytes.h"
+
 namespace hammer::stats {
 namespace {
 
@@ -29,12 +31,9 @@ const char* SkipDigits(const char* p, const char* end) {
   return p;
 }
 
-// Whether any byte of `text` is at most '\r', eight bytes at a time: the "hasless" word test of
-// Sean Anderson's Bit Twiddling Hacks (public domain), exact as a yes/no answer for a word. A
-// key of 8 bytes or more ends with the word of its last 8 bytes, which may overlap the one before.
+// Whether any byte of `text` is at most '\r', eight bytes at a time (word_bytes.h). A key of 8
+// bytes or more ends with the word of its last 8 bytes, which may overlap the one before.
 bool HasByteUpToCr(std::string_view text) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHighBits = 0x8080808080808080;
   const char* p = text.data();
   const size_t n = text.size();
   if (n < 8) {
@@ -43,11 +42,7 @@ bool HasByteUpToCr(std::string_view text) {
       low |= static_cast<unsigned char>(c) <= '\r';
     return low;
   }
-  auto low_in = [&](size_t at) {
-    uint64_t word;
-    std::memcpy(&word, p + at, sizeof word);
-    return ((word - kOnes * ('\r' + 1)) & ~word & kHighBits) != 0;
-  };
+  auto low_in = [&](size_t at) { return word_bytes::HasLess(word_bytes::Load(p + at), '\r' + 1); };
   for (size_t i = 0; i + 8 < n; i += 8) {
     if (low_in(i)) return true;
   }

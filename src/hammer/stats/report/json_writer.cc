@@ -8,6 +8,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "hammer/base/word_bytes.h"
+
 namespace hammer::stats {
 
 JsonWriter::JsonWriter(std::string* out, bool pretty, int depth, bool continuing)
@@ -22,28 +24,19 @@ constexpr size_t kShortName = 64;
 const std::string kSeparators = ",\n" + std::string(2 * kMaxIndent, ' ');
 
 // Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
-// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time: in a word w,
-// a byte b < k sets the high bit of (w - k * kOnes) & ~w & kHigh when no lower byte borrowed
-// (and a borrow happens only below a byte that is itself < k), the classic "has less than"
-// test (Anderson, "Bit Twiddling Hacks", "Determine if a word has a byte less than n").
+// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time (word_bytes.h);
+// the last few in a word padded with 'a', a byte that needs nothing.
 bool PlainAscii(std::string_view text) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHigh = 0x8080808080808080;
-  auto has_less = [](uint64_t w, uint64_t k) { return (w - k * kOnes) & ~w & kHigh; };
-  auto has_byte = [&](uint64_t w, uint64_t b) { return has_less(w ^ (b * kOnes), 1); };
-  // >= 0x80 (the high bit), < 0x20, 0x7f (DEL), '"', '\\'
-  auto needs_escape = [&](uint64_t w) {
-    return ((w & kHigh) | has_less(w, 0x20) | has_byte(w, 0x7f) | has_byte(w, '"') |
-            has_byte(w, '\\')) != 0;
+  using namespace word_bytes;
+  auto needs_escape = [](uint64_t w) {
+    return (HasHigh(w) | HasLess(w, 0x20) | HasByte(w, 0x7f) | HasByte(w, '"') |
+            HasByte(w, '\\')) != 0;
   };
   size_t i = 0;
   for (; i + 8 <= text.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, text.data() + i, 8);
-    if (needs_escape(w)) return false;
+    if (needs_escape(Load(text.data() + i))) return false;
   }
   if (i == text.size()) return true;
-  // The last few bytes, in a word padded with 'a' (a byte that needs nothing).
   uint64_t w = 0x6161616161616161;
   std::memcpy(&w, text.data() + i, text.size() - i);
   return !needs_escape(w);
