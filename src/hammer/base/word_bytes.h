@@ -5,8 +5,10 @@
 // the first match). Pure; any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace hammer::word_bytes {
 
@@ -33,6 +35,24 @@ constexpr uint64_t HasByte(uint64_t word, uint8_t byte) {
 // Nonzero when some byte of `word` is 0x80 or above.
 constexpr uint64_t HasHigh(uint64_t word) {
   return word & kHighBits;
+}
+
+// Whether `test` (a predicate on a word) holds for some word of `text`: its whole words, then its
+// last eight bytes (overlapping the word before), or, for a text shorter than eight bytes, those
+// bytes padded with `pad`, a byte for which `test` must not hold. Stops at the first that holds.
+template <typename Test>
+bool AnyWord(std::string_view text, char pad, Test test) {
+  const char* p = text.data();
+  const size_t n = text.size();
+  if (n < sizeof(uint64_t)) {
+    uint64_t word = kOnes * static_cast<unsigned char>(pad);
+    if (n > 0) std::memcpy(&word, p, n);
+    return test(word);
+  }
+  for (size_t i = 0; i + sizeof(uint64_t) < n; i += sizeof(uint64_t)) {
+    if (test(Load(p + i))) return true;
+  }
+  return test(Load(p + n - sizeof(uint64_t)));
 }
 
 }  // namespace hammer::word_bytes

@@ -31,22 +31,10 @@ const char* SkipDigits(const char* p, const char* end) {
   return p;
 }
 
-// Whether any byte of `text` is at most '\r', eight bytes at a time (word_bytes.h). A key of 8
-// bytes or more ends with the word of its last 8 bytes, which may overlap the one before.
+// Whether any byte of `text` is at most '\r', eight bytes at a time (word_bytes.h).
 bool HasByteUpToCr(std::string_view text) {
-  const char* p = text.data();
-  const size_t n = text.size();
-  if (n < 8) {
-    bool low = false;
-    for (char c : text)
-      low |= static_cast<unsigned char>(c) <= '\r';
-    return low;
-  }
-  auto low_in = [&](size_t at) { return word_bytes::HasLess(word_bytes::Load(p + at), '\r' + 1); };
-  for (size_t i = 0; i + 8 < n; i += 8) {
-    if (low_in(i)) return true;
-  }
-  return low_in(n - 8);
+  return word_bytes::AnyWord(text, 'a',
+                             [](uint64_t w) { return word_bytes::HasLess(w, '\r' + 1) != 0; });
 }
 
 // 1 to 15 decimal digits, nothing else.

@@ -24,22 +24,13 @@ constexpr size_t kShortName = 64;
 const std::string kSeparators = ",\n" + std::string(2 * kMaxIndent, ' ');
 
 // Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
-// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time (word_bytes.h);
-// the last few in a word padded with 'a', a byte that needs nothing.
+// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time (word_bytes.h).
 bool PlainAscii(std::string_view text) {
   using namespace word_bytes;
-  auto needs_escape = [](uint64_t w) {
+  return !AnyWord(text, 'a', [](uint64_t w) {
     return (HasHigh(w) | HasLess(w, 0x20) | HasByte(w, 0x7f) | HasByte(w, '"') |
             HasByte(w, '\\')) != 0;
-  };
-  size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    if (needs_escape(Load(text.data() + i))) return false;
-  }
-  if (i == text.size()) return true;
-  uint64_t w = 0x6161616161616161;
-  std::memcpy(&w, text.data() + i, text.size() - i);
-  return !needs_escape(w);
+  });
 }
 
 }  // namespace
