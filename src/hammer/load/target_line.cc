@@ -16,23 +16,28 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// The length of the method that starts `line`: 1-16 upper-case letters followed by a space or
-// a tab (LooksLikeMethod of the text before the first blank); 0 when the line names none. Only
-// the method's letters and the blank after them are read, not the URL behind them.
+// A method (LooksLikeMethod): 1 to kMaxMethodLetters upper-case letters.
+constexpr size_t kMaxMethodLetters = 16;
+constexpr bool IsMethodLetter(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+
+// The length of the method that starts `line`, followed by a space or a tab (LooksLikeMethod of
+// the text before the first blank); 0 when the line names none. Only the method's letters and
+// the blank after them are read, not the URL behind them.
 size_t MethodLength(std::string_view line) {
-  constexpr size_t kMaxMethod = 16;
   size_t n = 0;
-  while (n < line.size() && n <= kMaxMethod && line[n] >= 'A' && line[n] <= 'Z')
+  while (n < line.size() && n <= kMaxMethodLetters && IsMethodLetter(line[n]))
     ++n;
-  return n > 0 && n <= kMaxMethod && n < line.size() && IsOws(line[n]) ? n : 0;
+  return n > 0 && n <= kMaxMethodLetters && n < line.size() && IsOws(line[n]) ? n : 0;
 }
 
 }  // namespace
 
 bool LooksLikeMethod(std::string_view word) {
-  if (word.empty() || word.size() > 16) return false;
+  if (word.empty() || word.size() > kMaxMethodLetters) return false;
   for (char c : word) {
-    if (c < 'A' || c > 'Z') return false;
+    if (!IsMethodLetter(c)) return false;
   }
   return true;
 }

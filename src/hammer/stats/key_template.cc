@@ -155,6 +155,29 @@ class TemplateWriter {
   }
 }
 
+// The bytes that end a path segment.
+constexpr uint16_t kSegmentEnd = kSlash | kQuestion | kHash;
+
+// Where the part of a key that starts at `p` ends: at its first byte of a class in `stop`, or
+// `end`; the classes of the bytes before it are added to `classes`. A path segment ends at
+// kSegmentEnd, a query parameter's name at '&', '#' or '='.
+[[gnu::always_inline]] inline const char* PartEnd(const char* p, const char* end, uint16_t stop,
+                                                  SegmentClasses* classes) {
+  for (; p < end; ++p) {
+    const uint16_t c = ClassOf(*p);
+    if (c & stop) break;
+    classes->Add(c);
+  }
+  return p;
+}
+
+// Where the query value that starts at `p` ends: at its '&' or '#', or `end`.
+[[gnu::always_inline]] inline const char* ValueEnd(const char* p, const char* end) {
+  while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
+    ++p;
+  return p;
+}
+
 // The path that starts at `p` (up to its first '?' or '#', or `end`), identifier segments
 // replaced, stopping early at a segment that starts once the template holds `limit` bytes
 // (kLimited). Returns where it stopped: the '?' or '#', `end`, or that segment.
@@ -167,11 +190,7 @@ template <bool kLimited>
     if (c & kSlash) ++p;
     const char* start = p;
     SegmentClasses classes;
-    for (; p < end; ++p) {
-      c = ClassOf(*p);
-      if (c & (kSlash | kQuestion | kHash)) break;
-      classes.Add(c);
-    }
+    p = PartEnd(p, end, kSegmentEnd, &classes);
     TemplateSegment(writer, start, p, classes, TemplateWriter::Span::Kind::kSegment);
   }
   return p;
@@ -195,7 +214,7 @@ size_t PathStart(std::string_view key) {
   size_t prefix = space == std::string_view::npos ? 0 : space + 1;
   if (slash > prefix && key[slash - 1] == ':' && slash + 1 < key.size() && key[slash + 1] == '/') {
     prefix = slash + 2;
-    while (prefix < key.size() && !(ClassOf(key[prefix]) & (kSlash | kQuestion | kHash)))
+    while (prefix < key.size() && !(ClassOf(key[prefix]) & kSegmentEnd))
       ++prefix;
   }
   return prefix;
@@ -215,15 +234,10 @@ size_t TemplateFrom(std::string_view key, size_t path, TemplateWriter& writer) {
     do {
       const char* start = ++p;
       SegmentClasses classes;
-      for (; p < end; ++p) {
-        uint16_t c = ClassOf(*p);
-        if (c & (kAmpersand | kHash | kEquals)) break;
-        classes.Add(c);
-      }
+      p = PartEnd(p, end, kAmpersand | kHash | kEquals, &classes);
       if (p < end && *p == '=') {
         const char* value = ++p;
-        while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
-          ++p;
+        p = ValueEnd(p, end);
         writer.ReplaceWithId(value, p, TemplateWriter::Span::Kind::kValue);
       } else {
         TemplateSegment(writer, start, p, classes, TemplateWriter::Span::Kind::kOther);
@@ -331,15 +345,10 @@ bool KeyTemplater::SameShape(std::string_view key) const {
     p += size;
     const char* start = p;
     if (span.kind == internal::ReplacedSpan::Kind::kValue) {
-      while (p < end && !(ClassOf(*p) & (kAmpersand | kHash)))
-        ++p;
+      p = ValueEnd(p, end);
     } else {
       SegmentClasses classes;
-      for (; p < end; ++p) {
-        uint16_t c = ClassOf(*p);
-        if (c & (kSlash | kQuestion | kHash)) break;
-        classes.Add(c);
-      }
+      p = PartEnd(p, end, kSegmentEnd, &classes);
       if (!IsIdentifier(std::string_view(start, static_cast<size_t>(p - start)), classes))
         return false;
     }

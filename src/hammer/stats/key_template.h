@@ -27,8 +27,8 @@ std::string EndpointKey(std::string_view method, std::string_view target);
 // path, a host, or a --key-pattern name): what comes before the path (scheme and authority, or
 // the method) stays, identifier segments of the path become "{id}", every query value becomes
 // "{id}" ("?ref=abc&x" -> "?ref={id}&x"), and a fragment is dropped. A key without a path (no
-// '/' before its query or fragment) is its own template. Idempotent: KeyTemplate(KeyTemplate(k)) ==
-// KeyTemplate(k).
+// '/' before its query or fragment) is its own template. Idempotent:
+// KeyTemplate(KeyTemplate(k)) == KeyTemplate(k).
 std::string KeyTemplate(std::string_view key);
 // The same template written into `*out` (replacing what it held; `key` must not view `*out`),
 // reusing its capacity: a stream of distinct keys past --max-keys templates every one.
