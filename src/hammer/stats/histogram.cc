@@ -266,6 +266,14 @@ void Histogram::ValuesAtPercentiles(std::span<const double> percentiles,
     double fp_count = (requested * static_cast<double>(total_count_)) / 100.0;
     return static_cast<uint64_t>(std::max<int64_t>(JavaDoubleToLong(std::ceil(fp_count)), 1));
   };
+  if (total_count_ > 0 && min_index_ == max_index_) {
+    // One bucket holds every count, so every target lies in it (the common histogram of a run
+    // over distinct URLs: a key seen once).
+    const int64_t value = ValueFromIndex(min_index_);
+    for (size_t i = 0; i < percentiles.size(); ++i)
+      values[i] = percentiles[i] == 0.0 ? LowestEquivalent(value) : HighestEquivalent(value);
+    return;
+  }
   size_t next = 0;
   if (percentiles.empty()) return;
   uint64_t target = target_of(percentiles[0]);

@@ -100,6 +100,28 @@ TEST(HistogramTest, RandomLargeValuesWithinResolution) {
   EXPECT_EQ(h.saturated(), 0u);
 }
 
+// A histogram whose counts are all in one bucket (a key seen once, or one value many times):
+// every percentile is that bucket's highest value, exactly p0 its lowest, at any count and in
+// both forms.
+TEST(HistogramTest, PercentilesOfOneBucket) {
+  for (int64_t value : {int64_t{0}, int64_t{1}, int64_t{2047}, int64_t{123456789},
+                        Histogram::kHighest, Histogram::kHighest + 5}) {
+    for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1} << 40}) {
+      for (bool paged : {false, true}) {
+        Histogram h;
+        if (paged) h.UsePages();
+        h.RecordN(value, count);
+        const int64_t in_range = std::min(value, Histogram::kHighest);
+        for (double p : {-5.0, 0.0, 0.1, 50.0, 99.9, 100.0, 250.0}) {
+          EXPECT_EQ(h.ValueAtPercentile(p), p == 0.0 ? Histogram::LowestEquivalent(in_range)
+                                                     : Histogram::HighestEquivalent(in_range))
+              << value << " x" << count << " p" << p << (paged ? " paged" : " sparse");
+        }
+      }
+    }
+  }
+}
+
 TEST(HistogramTest, PercentilesByHand) {
   Histogram h;
   for (int64_t v = 1; v <= 100; ++v)

@@ -28,13 +28,7 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
   static constexpr const char* kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
   static_assert(std::size(kNames) == kReportedPercentiles.size());
   std::array<int64_t, kReportedPercentiles.size()> values;
-  if (stats.min_micros == stats.max_micros) {
-    // One value (or one value many times): every percentile, held within [min, max], is it.
-    // The common row of a run over distinct URLs, whose keys are seen once each.
-    values.fill(stats.min_micros);
-  } else {
-    stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
-  }
+  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
   for (size_t i = 0; i < kReportedPercentiles.size(); ++i) {
     // Held within the exact [min, max], as in the table and the HTML report: a histogram
     // bucket's highest equivalent value may lie above the largest value recorded.
