@@ -90,9 +90,8 @@ Histogram::Histogram(const Histogram& other)
       sparse_count_(other.sparse_count_),
       spill_(other.spill_ ? Allocate<SparseSpill>(*other.spill_) : nullptr) {
   if (!other.pages_) return;
-  pages_ = Allocate<PageTable>();
   for (int page = 0; page < kPageCount; ++page) {
-    if (const Page* theirs = other.PageAt(page)) (*pages_)[page] = Allocate<Page>(*theirs);
+    if (const Page* theirs = other.PageAt(page)) Pages()[page] = Allocate<Page>(*theirs);
   }
 }
 
@@ -104,9 +103,13 @@ Histogram& Histogram::operator=(const Histogram& other) {
   return *this;
 }
 
-uint64_t& Histogram::CounterAt(int index) {
+Histogram::PageTable& Histogram::Pages() {
   if (!pages_) pages_ = Allocate<PageTable>();  // value-initialized: all null
-  std::unique_ptr<Page>& page = (*pages_)[index >> kSubBucketHalfCountMagnitude];
+  return *pages_;
+}
+
+uint64_t& Histogram::CounterAt(int index) {
+  std::unique_ptr<Page>& page = Pages()[index >> kSubBucketHalfCountMagnitude];
   if (!page) page = Allocate<Page>();  // value-initialized: all zero
   return (*page)[index & (kPageSize - 1)];
 }
@@ -196,11 +199,10 @@ void Histogram::Merge(const Histogram& other) {
 
 void Histogram::MergePages(const Histogram& other) {
   if (!other.pages_) return;
-  if (!pages_) pages_ = Allocate<PageTable>();
   for (int page = 0; page < kPageCount; ++page) {
     const Page* their_page = other.PageAt(page);
     if (their_page == nullptr) continue;
-    std::unique_ptr<Page>& my_page = (*pages_)[page];
+    std::unique_ptr<Page>& my_page = Pages()[page];
     if (!my_page) {
       my_page = Allocate<Page>(*their_page);
       continue;

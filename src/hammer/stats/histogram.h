@@ -170,12 +170,15 @@ class Histogram {
 
  private:
   using Page = std::array<uint64_t, kPageSize>;
+  using PageTable = std::array<std::unique_ptr<Page>, kPageCount>;
   // The sparse pairs once there are more than kSparseBuckets of them.
   struct SparseSpill {
     std::array<uint16_t, kSparseMaxBuckets> index;
     std::array<uint64_t, kSparseMaxBuckets> count;
   };
   Page* PageAt(int page) const { return pages_ ? (*pages_)[page].get() : nullptr; }
+  // The page slots, allocated on first use.
+  PageTable& Pages();
   const uint16_t* sparse_indices() const {
     return spill_ ? spill_->index.data() : sparse_index_.data();
   }
@@ -223,7 +226,6 @@ class Histogram {
   // Paged form: the pages (absent ones all zero). Their slots are allocated with the first
   // page, not kept in the object: a sparse histogram (most rows of a key table) then costs
   // 8 bytes for them, not 184. Null while sparse.
-  using PageTable = std::array<std::unique_ptr<Page>, kPageCount>;
   std::unique_ptr<PageTable> pages_;
   uint64_t total_count_ = 0;
   uint64_t saturated_ = 0;
