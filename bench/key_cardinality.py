@@ -125,7 +125,7 @@ def timed_load(generator_command: str, args: list[str], env: dict | None) -> dic
     if p.returncode != 0 or gen.returncode != 0 or not peak_kb:
         sys.exit(f"failed ({p.returncode}, generator {gen.returncode}): {' '.join(args)}\n"
                  f"{stderr}")
-    return {"wall_s": process_s, "process_s": process_s, "peak_rss_mb": int(peak_kb[-1]) / 1024,
+    return {"process_s": process_s, "peak_rss_mb": int(peak_kb[-1]) / 1024,
             "cpu_s": usage.ru_utime + usage.ru_stime, "stderr": stderr}
 
 
