@@ -13,7 +13,11 @@ requests phase (the summary's seconds: first request to last response), the whol
 starting the process to its exit) and the end-of-run work (whole run minus requests phase:
 merging the workers' statistics, the summary, exit; start-up, a few ms, is included: the
 single-URL runs show that floor), and req/s (requests / requests phase) of distinct over
-single. Sizes up to 100,000 (runs of a second or less) take --short-rounds rounds.
+single. Runs of up to 100,000 requests (a second or less) take --short-rounds rounds.
+Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
+printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
+makes a 10,000-URL run last 0.1 s, where a single URL's own start-up and exit are 9 %; a URL
+log has repeats, and the cycled run shows what N distinct keys cost in a run of useful length.
 Also: the replay case (a file of 10,000 distinct URLs replayed with --loop to 3,000,000
 requests, --emit none: about 300 samples a key, so each key's histogram is paged) with the
 default --max-key-memory and with --max-key-memory 0 (no bound), alternating, peak RSS and
@@ -26,7 +30,7 @@ The machine is shared: RSS is what to read; times and ratios are noisy. Everythi
 127.0.0.1 only. Standard library only. Writes the raw runs as JSON and a markdown summary under
 --out (and $BENCH_SUMMARY_DIR for bench/run.sh).
 Usage: bench/key_cardinality.py [--sizes 10000,100000,1000000,10000000] [--baseline PATH]
-                               [--replay-requests 3000000]
+                               [--replay-requests 3000000] [--cycled-requests 1000000]
 """
 from __future__ import annotations
 
@@ -69,19 +73,20 @@ def start_server(hammer: str) -> tuple[subprocess.Popen, int]:
     sys.exit("hammer serve did not start")
 
 
-def generator(kind: str, n: int, port: int) -> str:
-    """The awk program that prints the N lines. Both kinds run the same loop, arithmetic and
-    printf, so the generator (which shares the two cores with hammer and hammer serve) costs
-    the same for both and the URLs have the same length: `single` prints numbers of the same
-    digit count every time. (A single list printed as one constant string cost awk 0.09 s of
-    CPU per million lines against 0.6 s for printf, which counted against the distinct list.)"""
+def generator(kind: str, n: int, port: int, requests: int = 0) -> str:
+    """The awk program that prints REQUESTS lines (default N): the N distinct URLs, cycled when
+    REQUESTS is larger. Both kinds run the same loop, arithmetic and printf, so the generator
+    (which shares the two cores with hammer and hammer serve) costs the same for both and the
+    URLs have the same length: `single` prints numbers of the same digit count every time. (A
+    single list printed as one constant string cost awk 0.09 s of CPU per million lines against
+    0.6 s for printf, which counted against the distinct list.)"""
     base = f"http://127.0.0.1:{port}"
     if kind == "single":
-        numbers = f"{n // 2} + 0 * i, 500000 + 0 * ((i * 7919) % 1000003)"
-    else:  # distinct: /item/<i>?ref=<j>, every line different
-        numbers = "i, (i * 7919) % 1000003"
-    return (f"awk 'BEGIN {{ for (i = 0; i < {n}; i++) "
-            f"printf \"{base}/item/%d?ref=%d\\n\", {numbers} }}'")
+        numbers = f"{n // 2} + 0 * k, 500000 + 0 * ((k * 7919) % 1000003)"
+    else:  # distinct: /item/<k>?ref=<j>, N different lines
+        numbers = "k, (k * 7919) % 1000003"
+    return (f"awk 'BEGIN {{ for (i = 0; i < {requests or n}; i++) {{ k = i % {n}; "
+            f"printf \"{base}/item/%d?ref=%d\\n\", {numbers} }} }}'")
 
 
 def timed(command: str, env: dict | None = None, stdout: str = "/dev/null") -> dict:
@@ -129,17 +134,21 @@ def timed_load(generator_command: str, args: list[str], env: dict | None) -> dic
             "cpu_s": usage.ru_utime + usage.ru_stime, "stderr": stderr}
 
 
-def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False) -> dict:
+def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False,
+             requests: int = 0) -> dict:
+    """One `hammer load` over the N URLs of KIND, cycled to REQUESTS requests (default N)."""
+    expected = requests or n
     with tempfile.NamedTemporaryFile("r", suffix=".json") as summary:
-        run = timed_load(generator(kind, n, port),
+        run = timed_load(generator(kind, n, port, expected),
                          [hammer, "load", "-c", "50", "--no-table", "--summary-json",
                           summary.name, "-"], HADOOP_ENV if hadoop else None)
         s = json.load(summary)
     requests = s["requests"]
-    if requests != n or s["failed"] != 0:
+    if requests != expected or s["failed"] != 0:
         sys.exit(f"{kind} {n}: {requests} requests, {s['failed']} failed:\n{run['stderr']}")
-    run.update({"kind": kind, "n": n, "hadoop": hadoop, "requests_s": s["seconds"],
-                "rps": requests / s["seconds"], "cpu_us_per_request": 1e6 * run["cpu_s"] / n,
+    run.update({"kind": kind, "n": n, "requests": requests, "hadoop": hadoop,
+                "requests_s": s["seconds"], "rps": requests / s["seconds"],
+                "cpu_us_per_request": 1e6 * run["cpu_s"] / requests,
                 "end_of_run_s": run["process_s"] - s["seconds"],
                 "rows": len(s["keys"]), "key_folding": s.get("key_folding", {}).get("text", "")})
     return run
@@ -204,6 +213,9 @@ def main() -> None:
     parser.add_argument("--short-rounds", type=int, default=9,
                         help="rounds for sizes up to 100,000 (runs of a second or less, whose "
                              "req/s scatter most)")
+    parser.add_argument("--cycled-requests", type=int, default=1_000_000,
+                        help="also run each size below this with its URLs cycled to this many "
+                             "requests (0: don't): the same variety in a run of useful length")
     parser.add_argument("--baseline", default="")
     parser.add_argument("--baseline-sizes", default="100000,300000")
     parser.add_argument("--out", default=os.path.join(REPO, "build", "bench", "key_cardinality"))
@@ -229,16 +241,21 @@ def main() -> None:
                           f"{run['cpu_us_per_request']:.1f} µs CPU/request", file=sys.stderr)
                     rounds[budget].append(run)
             runs["replay"] = [median_run(rounds[b]) for b in ("default", "0")]
-        for n in [int(x) for x in args.sizes.split(",") if x]:
+        sizes = [int(x) for x in args.sizes.split(",") if x]
+        cases = [(n, 0) for n in sizes] + [(n, args.cycled_requests) for n in sizes
+                                           if 0 < n < args.cycled_requests]
+        for n, requests in cases:
             rounds = {"distinct": [], "single": []}
-            count = (max(args.rounds, args.short_rounds) if n <= 100_000
-                     else args.rounds if n <= 1_000_000 else 1)
+            length = requests or n
+            count = (max(args.rounds, args.short_rounds) if length <= 100_000
+                     else args.rounds if length <= 1_000_000 else 1)
             for _ in range(count):
                 for kind in ("distinct", "single"):
-                    run = load_run(hammer, kind, n, port)
-                    print(f"{kind} {n}: {run['peak_rss_mb']:.0f} MB, {run['requests_s']:.3f} s + "
-                          f"{run['end_of_run_s']:.3f} s, {run['rps']:.0f} req/s, "
-                          f"{run['cpu_us_per_request']:.1f} µs CPU/request", file=sys.stderr)
+                    run = load_run(hammer, kind, n, port, requests=requests)
+                    print(f"{kind} {n} ({length} requests): {run['peak_rss_mb']:.0f} MB, "
+                          f"{run['requests_s']:.3f} s + {run['end_of_run_s']:.3f} s, "
+                          f"{run['rps']:.0f} req/s, {run['cpu_us_per_request']:.1f} µs "
+                          f"CPU/request", file=sys.stderr)
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
                 runs["load"].append(median_run(rounds[kind]))
@@ -263,21 +280,22 @@ def main() -> None:
     with open(os.path.join(args.out, "runs.json"), "w") as f:
         json.dump(runs, f, indent=1)
 
-    single = {r["n"]: r for r in runs["load"] if r["kind"] == "single"}
+    single = {(r["n"], r["requests"]): r for r in runs["load"] if r["kind"] == "single"}
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
-             "| binary | distinct URLs | rounds | requests phase | whole run | end-of-run work | "
+             "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work | "
              "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
              "(median, min–max) | CPU/request | CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def row(binary: str, r: dict) -> str:
-        paired = binary == "hammer" and r["n"] in single
-        ratio = f"{r['rps'] / single[r['n']]['rps']:.2f}" if paired else ""
-        cpu_ratio = (f"{r['cpu_us_per_request'] / single[r['n']]['cpu_us_per_request']:.2f}"
+        case = (r["n"], r["requests"])
+        paired = binary == "hammer" and case in single
+        ratio = f"{r['rps'] / single[case]['rps']:.2f}" if paired else ""
+        cpu_ratio = (f"{r['cpu_us_per_request'] / single[case]['cpu_us_per_request']:.2f}"
                      if paired else "")
         share = 100 * r["end_of_run_s"] / r["process_s"]
         if paired:
-            s1 = single[r["n"]]
+            s1 = single[case]
             single_end = (f"{s1['end_of_run_s']:.3f} s "
                           f"({100 * s1['end_of_run_s'] / s1['process_s']:.0f} %)")
         else:
@@ -285,7 +303,7 @@ def main() -> None:
         pairs = sorted(r.get("pairwise", [])) if paired else []
         pairwise = (f"{pairs[len(pairs) // 2]:.2f} ({pairs[0]:.2f}–{pairs[-1]:.2f})"
                     if pairs else "")
-        return (f"| {binary} | {r['n']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
+        return (f"| {binary} | {r['n']:,} | {r['requests']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "
                 f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | "
@@ -318,7 +336,7 @@ def main() -> None:
             lines.append(f"\nWith the default: {folding}.")
     if single:
         lines += ["", "Single-URL runs (same request count): " + ", ".join(
-                      f"{r['n']:,}: {r['rps']:,.0f} req/s, "
+                      f"{r['requests']:,}: {r['rps']:,.0f} req/s, "
                       f"{r['cpu_us_per_request']:.1f} µs CPU/request, {r['peak_rss_mb']:.0f} MB"
                       for r in runs["load"] if r["kind"] == "single") + "."]
     text = "\n".join(lines) + "\n"
