@@ -25,7 +25,7 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
   writer.Int(stats.min_micros);
   writer.Key("mean_us");
   writer.Double(stats.MeanMicros());
-  static constexpr const char* kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
+  static constexpr JsonName kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
   static_assert(std::size(kNames) == kReportedPercentiles.size());
   std::array<int64_t, kReportedPercentiles.size()> values;
   stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
@@ -52,7 +52,7 @@ void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
   uint64_t typed = 0;
   for (size_t i = 0; i < kFailureCount; ++i) {
     if (stats.failures.by_type[i] == 0) continue;
-    writer.Key(kFailureNames[i]);
+    writer.KeyText(kFailureNames[i]);
     writer.Uint(stats.failures.by_type[i]);
     typed += stats.failures.by_type[i];
   }

@@ -19,8 +19,6 @@ namespace {
 
 // ",\n" and indentation for up to kMaxIndent levels: a separator is one append.
 constexpr size_t kMaxIndent = 32;
-// Member names up to this long are written with their separator in one append.
-constexpr size_t kShortName = 64;
 const std::string kSeparators = ",\n" + std::string(2 * kMaxIndent, ' ');
 
 // Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
@@ -78,23 +76,26 @@ void JsonWriter::Close(char bracket) {
   out_->push_back(bracket);
 }
 
-void JsonWriter::Key(std::string_view name) {
-  if (name.size() <= kShortName && empty_.size() <= kMaxIndent && PlainAscii(name)) {
-    // Separator, quoted name and colon in one append: a summary row writes a dozen names.
-    const std::string_view separator = Separator();
-    char text[2 + 2 * kMaxIndent + kShortName + 4];
-    char* end = std::copy(separator.begin(), separator.end(), text);
-    *end++ = '"';
-    end = std::copy(name.begin(), name.end(), end);
-    *end++ = '"';
-    *end++ = ':';
-    if (pretty_) *end++ = ' ';
-    out_->append(text, static_cast<size_t>(end - text));
-  } else {
+void JsonWriter::Key(const JsonName& name) {
+  const std::string_view quoted = name.quoted(pretty_);
+  if (empty_.size() > kMaxIndent) {  // deeper than kSeparators indents
     Separate();
-    AppendString(name);
-    out_->append(": ", pretty_ ? 2 : 1);
+    out_->append(quoted);
+  } else {
+    // Separator and quoted name in one append: a summary row writes a dozen names.
+    const std::string_view separator = Separator();
+    char text[2 + 2 * kMaxIndent + JsonName::kMaxSize + 4];
+    char* end = std::copy(separator.begin(), separator.end(), text);
+    end = std::copy(quoted.begin(), quoted.end(), end);
+    out_->append(text, static_cast<size_t>(end - text));
   }
+  after_key_ = true;
+}
+
+void JsonWriter::KeyText(std::string_view name) {
+  Separate();
+  AppendString(name);
+  out_->append(": ", pretty_ ? 2 : 1);
   after_key_ = true;
 }
 
@@ -138,9 +139,16 @@ void JsonWriter::Double(double value) {
     out_->append("null");
     return;
   }
-  // What nlohmann's dump does for a finite double (serializer::dump_float): its Grisu2
-  // conversion, which also appends ".0" to an integral value; without building a json value
-  // and a string around it (a summary prints a mean per row).
+  // An integral value below 10^15 is printed in fixed notation with ".0" (Grisu2's format
+  // switches to an exponent from 10^15 on): the mean of a key with one request is one.
+  if (std::fabs(value) < 1e15 && value == std::trunc(value) && !std::signbit(value)) {
+    const fmt::format_int digits(static_cast<int64_t>(value));
+    out_->append(digits.data(), digits.size());
+    out_->append(".0");
+    return;
+  }
+  // Otherwise what nlohmann's dump does for a finite double (serializer::dump_float): its
+  // Grisu2 conversion, without building a json value and a string around it.
   char digits[64];
   const char* end = nlohmann::detail::to_chars(digits, digits + sizeof(digits), value);
   out_->append(digits, static_cast<size_t>(end - digits));

@@ -20,6 +20,38 @@
 
 namespace hammer::stats {
 
+// A member name written in the source: the compiler checks that it is printable ASCII without
+// '"' or '\\' (written as it is, RFC 8259 section 7) and at most kMaxSize bytes, and stores it
+// quoted, with its colon. A summary writes a dozen such names a key row; each is then one copy.
+class JsonName {
+ public:
+  static constexpr size_t kMaxSize = 32;
+  // Not explicit: writer.Key("p50_us") reads as it prints. A name that fails the check does
+  // not compile (the throw is not a constant expression).
+  consteval JsonName(const char* name) {  // NOLINT(google-explicit-constructor)
+    size_t size = 0;
+    text_[size++] = '"';
+    for (const char* c = name; *c != '\0'; ++c) {
+      if (*c < 0x20 || *c > 0x7e || *c == '"' || *c == '\\' || size > kMaxSize) {
+        throw "a JsonName is printable ASCII without '\"' or '\\', at most kMaxSize bytes";
+      }
+      text_[size++] = *c;
+    }
+    text_[size++] = '"';
+    text_[size++] = ':';
+    text_[size] = ' ';
+    size_ = static_cast<uint8_t>(size);
+  }
+  // "name": (compact) or "name": followed by a space (pretty).
+  std::string_view quoted(bool pretty) const {
+    return std::string_view(text_, size_ + (pretty ? 1 : 0));
+  }
+
+ private:
+  char text_[kMaxSize + 4] = {};  // '"', the name, '"', ':', and the space of the pretty form
+  uint8_t size_ = 0;
+};
+
 class JsonWriter {
  public:
   JsonWriter(std::string* out, bool pretty, int depth = 0, bool continuing = false);
@@ -28,8 +60,10 @@ class JsonWriter {
   void EndObject() { Close('}'); }
   void BeginArray() { Open('['); }
   void EndArray() { Close(']'); }
-  // An object member's name; its value comes next.
-  void Key(std::string_view name);
+  // An object member's name; its value comes next. KeyText for a name known only at run time
+  // (it is checked and escaped as a string value is).
+  void Key(const JsonName& name);
+  void KeyText(std::string_view name);
   void String(std::string_view text);
   void Uint(uint64_t value);
   void Int(int64_t value);

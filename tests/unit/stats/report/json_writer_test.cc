@@ -25,7 +25,7 @@ void Write(JsonWriter& writer, const Json& j) {
     case Json::value_t::object:
       writer.BeginObject();
       for (const auto& [name, value] : j.items()) {
-        writer.Key(name);
+        writer.KeyText(name);
         Write(writer, value);
       }
       writer.EndObject();
@@ -135,7 +135,7 @@ TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
         out.clear();
         JsonWriter names(&out, pretty);
         names.BeginObject();
-        names.Key(text);
+        names.KeyText(text);
         names.Null();
         names.EndObject();
         ASSERT_EQ(out, Dump(object, pretty)) << "byte " << byte << " at " << at;
@@ -151,12 +151,50 @@ TEST(JsonWriterTest, PrintsDoublesAsNlohmannDoes) {
                                 4.9e-324, 1e16, 1e17,    123.456, -0.1,   9007199254740993.0};
   for (int i = 1; i < 2000; ++i)
     values.push_back(static_cast<double>(i * 7919 % 100003) / (i % 97 + 1));
+  // Integral values take a shortcut up to 10^15, where nlohmann's format takes an exponent.
+  for (double value : {0.0, -0.0, 1.0, -1.0, 7.0, 2671.0, 1e14, 999999999999999.0, 1e15, 1e15 + 2,
+                       9007199254740992.0, 1e15 - 0.5, 0.5, -2671.0})
+    values.push_back(value);
+  for (int i = 0; i < 2000; ++i)
+    values.push_back(static_cast<double>(int64_t{i} * 48271 * 48271 % 1'000'000'000'000'000));
   for (double value : values) {
     std::string out;
     JsonWriter writer(&out, /*pretty=*/false);
     writer.Double(value);
     ASSERT_EQ(out, Dump(Json(value), false)) << value;
   }
+}
+
+// A name checked by the compiler (JsonName) prints as the same name checked at run time, as a
+// first and a later member, at every depth, past the writer's ready-made indentation too.
+TEST(JsonWriterTest, CompiledNamesPrintAsRunTimeNames) {
+  for (bool pretty : {true, false}) {
+    std::string compiled;
+    std::string run_time;
+    JsonWriter a(&compiled, pretty);
+    JsonWriter b(&run_time, pretty);
+    for (int depth = 0; depth < 40; ++depth) {
+      a.BeginObject();
+      b.BeginObject();
+      a.Key("p99_9_us");
+      b.KeyText("p99_9_us");
+      a.Uint(uint64_t{7});
+      b.Uint(uint64_t{7});
+      a.Key("inner");
+      b.KeyText("inner");
+    }
+    a.Null();
+    b.Null();
+    for (int depth = 0; depth < 40; ++depth) {
+      a.EndObject();
+      b.EndObject();
+    }
+    EXPECT_EQ(compiled, run_time) << "pretty " << pretty;
+    EXPECT_TRUE(Json::accept(compiled));
+  }
+  constexpr JsonName kLongest = "abcdefghijklmnopqrstuvwxyz012345";  // JsonName::kMaxSize bytes
+  EXPECT_EQ(kLongest.quoted(false), "\"abcdefghijklmnopqrstuvwxyz012345\":");
+  EXPECT_EQ(kLongest.quoted(true), "\"abcdefghijklmnopqrstuvwxyz012345\": ");
 }
 
 // OutcomeJson is WriteOutcome's text parsed: both print the same.
