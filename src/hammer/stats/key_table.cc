@@ -298,18 +298,21 @@ KeyFolding KeyTable::Folding() const {
 }
 
 std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
-  // Sorted as node handles (a pointer each), not as rows: a row moves once, not log n times.
+  // Sorted as (key, node) pairs, not as rows: a row moves once, not log n times, and a
+  // comparison reads the keys' bytes without going through their nodes and strings.
   std::vector<Rows::node_type> nodes;
   nodes.reserve(rows_.size());
   while (!rows_.empty())
     nodes.push_back(rows_.extract(rows_.begin()));
-  std::sort(nodes.begin(), nodes.end(),
-            [](const auto& a, const auto& b) { return a.key() < b.key(); });
+  std::vector<std::pair<std::string_view, Rows::node_type*>> order;
+  order.reserve(nodes.size());
+  for (Rows::node_type& node : nodes)
+    order.emplace_back(node.key(), &node);
+  SortByKey(order);
   std::vector<std::pair<std::string, KeyStats>> rows;
   rows.reserve(nodes.size());
-  for (Rows::node_type& node : nodes) {
-    rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
-  }
+  for (auto& [key, node] : order)
+    rows.emplace_back(std::move(node->key()), std::move(node->mapped()));
   last_ = nullptr;
   other_ = nullptr;
   bytes_ = 0;

@@ -126,17 +126,23 @@ class KeyTable {
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>
   void ForEachSorted(F&& f) const {
-    std::vector<const Rows::value_type*> sorted;
+    std::vector<std::pair<std::string_view, const KeyStats*>> sorted;
     sorted.reserve(rows_.size());
-    for (const auto& row : rows_)
-      sorted.push_back(&row);
-    std::sort(sorted.begin(), sorted.end(),
-              [](const auto* a, const auto* b) { return a->first < b->first; });
-    for (const auto* row : sorted)
-      f(std::string_view(row->first), row->second);
+    for (const auto& [key, stats] : rows_)
+      sorted.emplace_back(key, &stats);
+    SortByKey(sorted);
+    for (const auto& [key, stats] : sorted)
+      f(key, *stats);
   }
 
  private:
+  // Sorts (key, row) pairs by key, bytewise.
+  template <typename T>
+  static void SortByKey(std::vector<std::pair<std::string_view, T>>& rows) {
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return HashKey(key); }
