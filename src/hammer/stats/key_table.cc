@@ -229,6 +229,16 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
   // When the union has at most max_keys keys, every row keeps its key, whatever the order.
   // (Past max_bytes, CheckMemory below sheds the quietest rows of the table, in any order.)
   const bool fits = !folded_ && (max_keys_ == 0 || keyed_rows() + other.keyed_rows() <= max_keys_);
+  if (fits && erase_from != nullptr && rows_.empty()) {
+    // An empty table takes the other's rows whole: no node is moved or rehashed.
+    rows_.swap(*erase_from);
+    other_ = other.other_;  // a node's address is kept
+    if (max_bytes_ > 0) {
+      Recount();
+      CheckMemory();
+    }
+    return;
+  }
   if (fits && erase_from != nullptr) MoveNodes(erase_from);
   // What is left (everything, but after MoveNodes only what came after a fold for memory).
   std::vector<Rows::const_iterator> order;
@@ -258,6 +268,7 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
 }
 
 void KeyTable::MoveNodes(Rows* from) {
+  rows_.reserve(rows_.size() + from->size());  // one rehash, not one at each doubling
   while (!from->empty() && !folded_) {
     auto result = rows_.insert(from->extract(from->begin()));
     if (result.inserted) {

@@ -193,7 +193,7 @@ TEST(KeyTableMemoryTest, MergeRespectsTheBudgetAndFreesTheMergedTable) {
   tight.Merge(std::move(tight_copy));
   EXPECT_TRUE(tight.folded());  // and so do they against a budget they pass
   EXPECT_LE(tight.MemoryBytes(), kBudget / 2);
-  // It folded part way through (the rows moved over whole until then): nothing was lost.
+  // It folded once it held the rows (an empty table takes them whole): nothing was lost.
   KeyStats worker_total;
   workers[1].ForEachSorted(
       [&](std::string_view, const KeyStats& stats) { worker_total.Merge(stats); });
