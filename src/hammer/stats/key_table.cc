@@ -56,6 +56,12 @@ KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
 }
 
 KeyStats* KeyTable::Insert(std::string_view key) {
+  // A table that grew to kRowsBeforeReserve rows takes its buckets for max_keys rows (up to
+  // kMaxReservedRows) at once: one rehash, instead of one at each doubling, each of which
+  // relinks every node.
+  if (rows_.size() == kRowsBeforeReserve && max_keys_ > kRowsBeforeReserve) {
+    rows_.reserve(std::min(max_keys_, kMaxReservedRows));
+  }
   auto [it, inserted] = rows_.try_emplace(std::string(key));
   if (inserted) bytes_ += RowBytes(it->first, it->second);
   last_ = &*it;  // element addresses survive rehashing

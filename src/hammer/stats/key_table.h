@@ -191,6 +191,8 @@ class KeyTable {
   uint64_t bytes_ = 0;
   uint64_t growth_mark_ = 0;
   static constexpr uint32_t kRecordsPerCheck = 1024;
+  static constexpr size_t kRowsBeforeReserve = 256;
+  static constexpr size_t kMaxReservedRows = 65536;  // buckets of 8 bytes: 512 KiB
   uint32_t until_check_ = 1;  // Recorded() calls until the next CheckMemory()
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
