@@ -2,16 +2,31 @@
 
 #include <algorithm>
 #include <bit>
-#include <functional>
+#include <cstring>
 
 #include "hammer/http/message.h"
 #include "hammer/load/load_worker.h"
+#include "hammer/stats/key_hash.h"
 
 namespace hammer::load {
 
 namespace {
 
 constexpr size_t kInvalidKeyBytes = 256;
+
+// Whether `a` and `b` are the same text, their last eight bytes compared first: lines on one
+// origin share their start and differ mostly at the end, so most other lines cost no memcmp.
+bool SameText(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() >= sizeof(uint64_t)) {
+    uint64_t tail_a;
+    uint64_t tail_b;
+    std::memcpy(&tail_a, a.data() + a.size() - sizeof(tail_a), sizeof(tail_a));
+    std::memcpy(&tail_b, b.data() + b.size() - sizeof(tail_b), sizeof(tail_b));
+    if (tail_a != tail_b) return false;
+  }
+  return a == b;
+}
 
 }  // namespace
 
@@ -76,17 +91,25 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     const bool bypass = misses_since_hit_ > options_->max_prepared_targets;
     if (bypass && ++bypassed_ < kBypassProbe) return FromLine(line, scratch);
     bypassed_ = 0;
-    auto it = cache_.find(line.text);
+    // The line of the last hit again (one URL, or a run of one line): no hash and no lookup.
+    if (last_hit_ != nullptr && SameText(last_hit_->first.text, line.text)) {
+      last_hit_->second.referenced = true;
+      misses_since_hit_ = 0;
+      return last_hit_->second.request.get();
+    }
+    const LineKey key{line.text, stats::HashKey(line.text)};
+    auto it = cache_.find(key);
     if (it != cache_.end()) {
       it->second.referenced = true;
       misses_since_hit_ = 0;
+      last_hit_ = &*it;
       return it->second.request.get();
     }
     ++misses_since_hit_;
-    if (!SeenBefore(line.text)) return FromLine(line, scratch);
+    if (!SeenBefore(key.hash)) return FromLine(line, scratch);
     misses_since_hit_ = 0;  // a line seen twice: the input repeats
     if (cache_.size() < options_->max_prepared_targets) {
-      auto entry = cache_.try_emplace(line.text).first;
+      auto entry = cache_.try_emplace(CacheKey{line.text, key.hash}).first;
       entry->second.request = std::make_unique<PreparedRequest>();
       clock_.push_back(&*entry);
       return FromLine(line, entry->second.request.get());
@@ -95,7 +118,8 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     if (victim == nullptr) return FromLine(line, scratch);
     // The same node under the new line's text: no allocation, and clock_ still points at it.
     Cache::node_type node = cache_.extract(cache_.find(victim->first));
-    node.key() = line.text;
+    node.key().text = line.text;
+    node.key().hash = key.hash;
     node.mapped().referenced = false;
     PreparedRequest* target = node.mapped().request.get();
     cache_.insert(std::move(node));
@@ -105,10 +129,9 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
   return nullptr;
 }
 
-bool RequestFeed::SeenBefore(std::string_view text) {
+bool RequestFeed::SeenBefore(uint64_t hash) {
   if (seen_.empty())
     seen_.resize(std::bit_ceil(std::max<size_t>(64, 2 * options_->max_prepared_targets)));
-  const uint64_t hash = std::hash<std::string_view>()(text);
   uint32_t& slot = seen_[hash & (seen_.size() - 1)];
   const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32) | 1;
   if (slot == fingerprint) return true;

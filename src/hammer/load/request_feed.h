@@ -9,7 +9,8 @@
 // into the caller's scratch request and costs no cache entry, allocation or eviction. The cache
 // holds LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place
 // of one not used since the clock hand last passed it (CLOCK, second chance) and not in flight,
-// so repeated lines stay free however many distinct lines stream by. When
+// so repeated lines stay free however many distinct lines stream by. A line is hashed once
+// (HashKey), for the cache and SeenBefore, and not at all when it is the line of the last hit. When
 // max_prepared_targets lines in a row were new (neither cached nor seen before: every line
 // distinct), only one line in kBypassProbe is looked up, until one of those was seen before: a
 // stream of distinct lines then costs no lookup per line. A line on the origin of the line
@@ -73,14 +74,37 @@ class RequestFeed {
     std::unique_ptr<PreparedRequest> request;
     bool referenced = false;  // used since the clock hand passed
   };
-  using Cache = std::unordered_map<std::string, CachedRequest>;
+  // A line's text and its HashKey, computed once per line: the cache is looked up with it (no
+  // std::string built) and SeenBefore takes its hash. Cached keys keep the hash, so the map never
+  // hashes text again (rehashing, extracting a victim).
+  struct LineKey {
+    std::string_view text;
+    uint64_t hash;
+  };
+  struct CacheKey {
+    std::string text;
+    uint64_t hash;
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(const LineKey& key) const noexcept { return key.hash; }
+    size_t operator()(const CacheKey& key) const noexcept { return key.hash; }
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      return a.hash == b.hash && a.text == b.text;
+    }
+  };
+  using Cache = std::unordered_map<CacheKey, CachedRequest, KeyHash, KeyEqual>;
   // A cached request to reuse for another line (none when every one is in flight).
   Cache::value_type* Victim();
 
-  // Whether `text` was prepared before (its fingerprint is in seen_), remembering it if not.
-  // A collision only admits a line on its first sighting; a line whose slot another took is
-  // admitted one sighting later.
-  bool SeenBefore(std::string_view text);
+  // Whether the line hashed to `hash` was prepared before (its fingerprint is in seen_),
+  // remembering it if not. A collision only admits a line on its first sighting; a line whose
+  // slot another took is admitted one sighting later.
+  bool SeenBefore(uint64_t hash);
 
   static constexpr uint64_t kBypassProbe = 64;
 
@@ -89,6 +113,7 @@ class RequestFeed {
   uint64_t bypassed_ = 0;                  // lines not looked up since the last probe
   std::vector<Cache::value_type*> clock_;  // every entry, in insertion order (nodes never move)
   size_t hand_ = 0;
+  Cache::value_type* last_hit_ = nullptr;  // its key may have changed since (a victim's did)
   std::vector<uint32_t> seen_;       // fingerprints by hash, 2+ slots per cache entry (0: empty)
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
   http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
