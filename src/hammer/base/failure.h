@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -72,6 +73,45 @@ struct FailureCounts {
       by_type[i] += other.by_type[i];
   }
   bool operator==(const FailureCounts&) const = default;
+};
+
+// FailureCounts allocated at the first count: a per-key row (stats::KeyStats) holds one, and
+// most rows never fail, so a row costs a pointer instead of 120 bytes. A value type as
+// FailureCounts is: copies copy the counts, and none allocated equals all zero.
+class LazyFailureCounts {
+ public:
+  LazyFailureCounts() = default;
+  LazyFailureCounts(const LazyFailureCounts& other)
+      : counts_(other.counts_ ? std::make_unique<FailureCounts>(*other.counts_) : nullptr) {}
+  LazyFailureCounts& operator=(const LazyFailureCounts& other) {
+    if (this != &other) *this = LazyFailureCounts(other);
+    return *this;
+  }
+  LazyFailureCounts(LazyFailureCounts&&) noexcept = default;
+  LazyFailureCounts& operator=(LazyFailureCounts&&) noexcept = default;
+  ~LazyFailureCounts() = default;
+
+  void Add(Failure f, uint64_t n = 1) { Allocated().Add(f, n); }
+  uint64_t Get(Failure f) const { return counts().Get(f); }
+  uint64_t Total() const { return counts_ ? counts_->Total() : 0; }
+  void Merge(const FailureCounts& other) {
+    if (other.Total() > 0) Allocated().Merge(other);
+  }
+  void Merge(const LazyFailureCounts& other) {
+    if (other.counts_) Merge(*other.counts_);
+  }
+  // The counts (all zero when none were allocated).
+  const FailureCounts& counts() const { return counts_ ? *counts_ : kNone; }
+  bool allocated() const { return counts_ != nullptr; }
+  bool operator==(const LazyFailureCounts& other) const { return counts() == other.counts(); }
+
+ private:
+  static constexpr FailureCounts kNone{};
+  FailureCounts& Allocated() {
+    if (!counts_) counts_ = std::make_unique<FailureCounts>();
+    return *counts_;
+  }
+  std::unique_ptr<FailureCounts> counts_;
 };
 
 }  // namespace hammer

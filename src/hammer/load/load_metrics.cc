@@ -121,9 +121,9 @@ std::string LoadMetrics::Render(MonoNanos now, const RunMonitor::View& totals) c
     out.Sample("hammer_load_requests_total", Labels{{"key", key}, {"outcome", "success"}},
                stats.count);
     for (size_t i = 0; i < kFailureCount; ++i) {
-      if (stats.failures.by_type[i] == 0) continue;
+      if (stats.failures.counts().by_type[i] == 0) continue;
       out.Sample("hammer_load_requests_total", Labels{{"key", key}, {"outcome", kFailureNames[i]}},
-                 stats.failures.by_type[i]);
+                 stats.failures.counts().by_type[i]);
     }
     // Records of the seed's form carry no type; a load run's failures always have one.
     if (uint64_t untyped = stats.errors - stats.failures.Total(); untyped > 0) {

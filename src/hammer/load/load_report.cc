@@ -46,7 +46,7 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
         s.aborted);
   }
   for (size_t i = 0; i < kFailureCount; ++i) {
-    uint64_t n = s.total.failures.by_type[i];
+    uint64_t n = s.total.failures.counts().by_type[i];
     if (n == 0) continue;
     out += fmt::format("  failed {:<17} {:>10}", kFailureNames[i], n);
     if (!s.failure_examples[i].empty()) out += "   e.g. " + s.failure_examples[i].front();

@@ -188,7 +188,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   Summarize(std::move(run), &summary);
   summary.timeline = monitor.TakeTimeline();
   if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
-  progress.hadoop().FailureCounters(summary.total.failures);
+  progress.hadoop().FailureCounters(summary.total.failures.counts());
   progress.Status("done, " + std::to_string(summary.requests()) + " requests");
   return summary;
 }

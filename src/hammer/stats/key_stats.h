@@ -23,8 +23,8 @@ struct KeyStats {
   int64_t min_micros = std::numeric_limits<int64_t>::max();  // exact; valid when count > 0
   int64_t max_micros = 0;                                    // exact; valid when count > 0
   Histogram histogram;                                       // successful latencies, µs
-  FailureCounts failures;  // by type where known; seed records carry no type, so
-                           // failures.Total() <= errors
+  LazyFailureCounts failures;  // by type where known; seed records carry no type, so
+                               // failures.Total() <= errors
 
   void RecordSuccess(int64_t micros) {
     ++count;

@@ -163,7 +163,8 @@ uint64_t KeyTable::RowBytes(std::string_view key, const KeyStats& stats) {
   // buffer (15 bytes in libstdc++) is a block of its own.
   constexpr uint64_t kRowBytes = sizeof(Rows::value_type) + 2 * sizeof(void*) + 8 + 16;
   const uint64_t key_bytes = key.size() > 15 ? key.size() + 1 + 16 : 0;
-  return kRowBytes + key_bytes + stats.histogram.allocated_bytes();
+  const uint64_t failure_bytes = stats.failures.allocated() ? sizeof(FailureCounts) + 16 : 0;
+  return kRowBytes + key_bytes + failure_bytes + stats.histogram.allocated_bytes();
 }
 
 uint64_t KeyTable::MemoryBytes() const {

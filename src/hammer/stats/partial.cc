@@ -83,7 +83,7 @@ void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats&
     }
   }
   out.push_back(' ');
-  AppendFailureCounts(out, stats.failures);
+  AppendFailureCounts(out, stats.failures.counts());
   out.push_back(' ');
   out.append(stats.histogram.EncodeBase64());
   out.push_back('\n');
@@ -109,7 +109,9 @@ Status ParsePartialFields(std::string_view fields, KeyStats* out) {
   } else if (!ParseDecimal(min, &stats.min_micros) || !ParseDecimal(max, &stats.max_micros)) {
     return Status::Error("partial: min and max must be unsigned integers");
   }
-  if (Status s = ParseFailureCounts(failures, &stats.failures); !s.ok()) return s;
+  FailureCounts typed;
+  if (Status s = ParseFailureCounts(failures, &typed); !s.ok()) return s;
+  stats.failures.Merge(typed);
   if (stats.failures.Total() > stats.errors) {
     return Status::Error("partial: more typed failures than errors");
   }

@@ -158,7 +158,7 @@ class LoadRunTest : public ::testing::Test {
     expected_failures.Add(Failure::kErrorlikeContent, 5);
     expected_failures.Add(Failure::kInvalidUrl, 3);
     expected_failures.Add(Failure::kConnect, 2);
-    EXPECT_EQ(summary.total.failures, expected_failures);
+    EXPECT_EQ(summary.total.failures.counts(), expected_failures);
 
     std::map<std::string, std::pair<uint64_t, uint64_t>> by_key;  // key -> (count, errors)
     for (const auto& [key, stats] : summary.keys)

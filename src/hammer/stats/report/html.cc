@@ -293,13 +293,13 @@ std::string Errors(const HtmlReportInput& input, const std::vector<const Row*>& 
   // Columns: the failure types that occur, then "untyped" when some failures have no type.
   std::vector<size_t> types;
   for (size_t t = 0; t < kFailureCount; ++t) {
-    if (input.total.failures.by_type[t] > 0) types.push_back(t);
+    if (input.total.failures.Get(static_cast<Failure>(t)) > 0) types.push_back(t);
   }
   bool untyped = input.total.failures.Total() < input.total.errors;
   auto counts = [&](const KeyStats& stats) {
     std::vector<uint64_t> row;
     for (size_t t : types)
-      row.push_back(stats.failures.by_type[t]);
+      row.push_back(stats.failures.Get(static_cast<Failure>(t)));
     if (untyped) row.push_back(stats.errors - std::min(stats.errors, stats.failures.Total()));
     return row;
   };

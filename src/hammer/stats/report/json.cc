@@ -50,11 +50,12 @@ void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
   writer.Key("failures");
   writer.BeginObject();
   uint64_t typed = 0;
+  const FailureCounts& failures = stats.failures.counts();
   for (size_t i = 0; i < kFailureCount; ++i) {
-    if (stats.failures.by_type[i] == 0) continue;
+    if (failures.by_type[i] == 0) continue;
     writer.KeyText(kFailureNames[i]);
-    writer.Uint(stats.failures.by_type[i]);
-    typed += stats.failures.by_type[i];
+    writer.Uint(failures.by_type[i]);
+    typed += failures.by_type[i];
   }
   // Seed records say that a request failed, not why.
   if (stats.errors > typed) {
