@@ -114,6 +114,8 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
       clock_.push_back(&*entry);
       return FromLine(line, entry->second.request.get());
     }
+    // Full: most misses leave the cache alone, so a cycle longer than it keeps most of its lines.
+    if (misses_when_full_++ % kAdmitWhenFull != 0) return FromLine(line, scratch);
     Cache::value_type* victim = Victim();
     if (victim == nullptr) return FromLine(line, scratch);
     // The same node under the new line's text: no allocation, and clock_ still points at it.
@@ -132,10 +134,13 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
 bool RequestFeed::SeenBefore(uint64_t hash) {
   if (seen_.empty())
     seen_.resize(std::bit_ceil(std::max<size_t>(64, 2 * options_->max_prepared_targets)));
-  uint32_t& slot = seen_[hash & (seen_.size() - 1)];
+  uint32_t* pair = &seen_[hash & (seen_.size() - 2)];
   const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32) | 1;
-  if (slot == fingerprint) return true;
-  slot = fingerprint;
+  if (pair[0] == fingerprint || pair[1] == fingerprint) return true;
+  // An empty slot first; in a full pair, the slots take turns (whichever the last write
+  // anywhere did not take), so no one line keeps its slot against every other.
+  const size_t slot = pair[0] == 0 ? 0 : pair[1] == 0 ? 1 : (seen_turn_ ^= 1);
+  pair[slot] = fingerprint;
   return false;
 }
 

@@ -9,8 +9,13 @@
 // into the caller's scratch request and costs no cache entry, allocation or eviction. The cache
 // holds LoadOptions::max_prepared_targets requests; when it is full, a new line takes the place
 // of one not used since the clock hand last passed it (CLOCK, second chance) and not in flight,
-// so repeated lines stay free however many distinct lines stream by. A line is hashed once
-// (HashKey), for the cache and SeenBefore, and not at all when it is the line of the last hit. When
+// so repeated lines stay free however many distinct lines stream by. Only one miss in
+// kAdmitWhenFull (of lines seen before) does so; the others are prepared into scratch: on an
+// input cycling through more distinct lines than the cache holds, admitting every one would evict
+// each line just before its next use (CLOCK, like LRU, keeps none of such a cycle), while
+// throttled, about capacity / cycle of the lines stay cached and hit. The price: a new working set
+// takes about kAdmitWhenFull times as many misses to move in. A line is hashed once (HashKey), for
+// the cache and SeenBefore, and not at all when it is the line of the last hit. When
 // max_prepared_targets lines in a row were new (neither cached nor seen before: every line
 // distinct), only one line in kBypassProbe is looked up, until one of those was seen before: a
 // stream of distinct lines then costs no lookup per line. A line on the origin of the line
@@ -102,11 +107,14 @@ class RequestFeed {
   Cache::value_type* Victim();
 
   // Whether the line hashed to `hash` was prepared before (its fingerprint is in seen_),
-  // remembering it if not. A collision only admits a line on its first sighting; a line whose
-  // slot another took is admitted one sighting later.
+  // remembering it if not. Each hash picks a pair of slots: a line is forgotten only when two
+  // others since took both, so lines sharing a slot do not keep erasing each other for good. A
+  // fingerprint collision only admits a line on its first sighting.
   bool SeenBefore(uint64_t hash);
 
   static constexpr uint64_t kBypassProbe = 64;
+  // When the cache is full, one eligible miss in kAdmitWhenFull replaces a victim.
+  static constexpr uint64_t kAdmitWhenFull = 8;
 
   Cache cache_;
   uint64_t misses_since_hit_ = 0;
@@ -114,7 +122,9 @@ class RequestFeed {
   std::vector<Cache::value_type*> clock_;  // every entry, in insertion order (nodes never move)
   size_t hand_ = 0;
   Cache::value_type* last_hit_ = nullptr;  // its key may have changed since (a victim's did)
-  std::vector<uint32_t> seen_;       // fingerprints by hash, 2+ slots per cache entry (0: empty)
+  uint64_t misses_when_full_ = 0;          // misses of lines seen before, with the cache full
+  std::vector<uint32_t> seen_;       // fingerprints in pairs by hash, 2+ slots per entry (0: empty)
+  uint32_t seen_turn_ = 0;           // which slot of a full pair the next fingerprint takes
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
   http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
   RequestTemplate line_template_;    // lines on one host: only their targets are written

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -127,6 +128,47 @@ TEST_F(RequestFeedTest, DistinctStreamBypassesTheCacheUntilALineRepeats) {
   }
   EXPECT_GT(cached_in_a_row, 500) << "the repeated line never became cached again";
   EXPECT_EQ(feed.Next(&scratch), nullptr);
+}
+
+// A cycle of distinct lines 1.25 times the cache's capacity: admitting every line seen before
+// evicts lines just before their next use, and lines sharing a fingerprint slot erase each other
+// and are never admitted (about 67 % hits in the later passes). 80 % of the cycle fits, and the
+// later passes must hit for at least 75 %: a hit is the request the line got last time, not the
+// scratch one, and not given to another line since.
+TEST_F(RequestFeedTest, CycleLargerThanTheCacheStillHits) {
+  options_.max_prepared_targets = 1024;
+  constexpr int kLines = 1280;
+  constexpr int kPasses = 20;
+  auto url = [](int i) {
+    return "http://127.0.0.1:1/item/" + std::to_string(i) + "?ref=" + std::to_string(i * 7919);
+  };
+  std::string text;
+  for (int pass = 0; pass < kPasses; ++pass)
+    for (int i = 0; i < kLines; ++i)
+      text += url(i) + "\n";
+  RequestFeed feed = Feed(text);
+  PreparedRequest scratch;
+  std::vector<const PreparedRequest*> last(kLines, nullptr);
+  std::unordered_map<const PreparedRequest*, int> line_of;  // the line each request served last
+  int late_requests = 0;
+  int late_hits = 0;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    for (int i = 0; i < kLines; ++i) {
+      const PreparedRequest* r = feed.Next(&scratch);
+      ASSERT_NE(r, nullptr);
+      EXPECT_EQ(r->key, url(i));
+      const bool hit = r != &scratch && r == last[i] && line_of[r] == i;
+      if (pass >= kPasses / 2) {
+        ++late_requests;
+        late_hits += hit;
+      }
+      last[i] = r;
+      if (r != &scratch) line_of[r] = i;
+    }
+  }
+  EXPECT_EQ(feed.Next(&scratch), nullptr);
+  EXPECT_GE(late_hits * 100, late_requests * 75)
+      << late_hits << " hits of " << late_requests << " requests in the later passes";
 }
 
 // Lines on one origin get their heads from the last one's with the target replaced: every
