@@ -23,8 +23,8 @@ requests, --emit none: about 300 samples a key, so each key's histogram is paged
 default --max-key-memory and with --max-key-memory 0 (no bound), alternating, peak RSS and
 req/s of each; the Hadoop-mapper case (the task environment set, records to /dev/null) at
 300,000 distinct URLs, and `hammer stats --html` over N distinct keys' records (peak RSS,
-time, report size). With --baseline BINARY the same distinct runs at the --baseline-sizes are repeated with
-that binary for comparison.
+time, report size). With --baseline BINARY the same distinct runs (each URL once, and cycled) at
+the --baseline-sizes are repeated with that binary for comparison.
 
 The machine is shared: RSS is what to read; times and ratios are noisy. Everything targets
 127.0.0.1 only. Standard library only. Writes the raw runs as JSON and a markdown summary under
@@ -267,8 +267,10 @@ def main() -> None:
             runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
             for n in [int(x) for x in args.baseline_sizes.split(",") if x]:
-                run = load_run(args.baseline, "distinct", n, port)
-                runs["baseline"].append(run)
+                runs["baseline"].append(load_run(args.baseline, "distinct", n, port))
+                if 0 < n < args.cycled_requests:
+                    runs["baseline"].append(load_run(args.baseline, "distinct", n, port,
+                                                     requests=args.cycled_requests))
             if args.mapper_size > 0:
                 runs["baseline_mapper"] = load_run(args.baseline, "distinct", args.mapper_size,
                                                    port, hadoop=True)
