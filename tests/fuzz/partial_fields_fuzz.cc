@@ -41,7 +41,7 @@ bool FailuresWithin(const hammer::FailureCounts& failures, uint64_t errors) {
 void CheckAccepted(const stats::KeyStats& figures) {
   const stats::Histogram& h = figures.histogram;
   Require(h.total_count() == figures.count);
-  Require(FailuresWithin(figures.failures, figures.errors));
+  Require(FailuresWithin(figures.failures.counts(), figures.errors));
   if (figures.count == 0) {
     Require(figures.sum_micros == 0);
   } else {
