@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 
+#include "hammer/base/strings.h"
 #include "hammer/http/message.h"
 #include "hammer/load/load_worker.h"
 #include "hammer/stats/key_hash.h"
@@ -14,18 +14,17 @@ namespace {
 
 constexpr size_t kInvalidKeyBytes = 256;
 
-// Whether `a` and `b` are the same text, their last eight bytes compared first: lines on one
-// origin share their start and differ mostly at the end, so most other lines cost no memcmp.
-bool SameText(std::string_view a, std::string_view b) {
+// Whether `a` and `b` are the same line, their last eight bytes compared first: lines on one
+// origin share their start and differ mostly at the end, so most other lines are told apart by
+// one word.
+bool SameLine(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
-  if (a.size() >= sizeof(uint64_t)) {
-    uint64_t tail_a;
-    uint64_t tail_b;
-    std::memcpy(&tail_a, a.data() + a.size() - sizeof(tail_a), sizeof(tail_a));
-    std::memcpy(&tail_b, b.data() + b.size() - sizeof(tail_b), sizeof(tail_b));
-    if (tail_a != tail_b) return false;
+  constexpr size_t kWord = sizeof(uint64_t);
+  if (a.size() >= kWord &&
+      !BytesEqual(a.data() + a.size() - kWord, b.data() + b.size() - kWord, kWord)) {
+    return false;
   }
-  return a == b;
+  return SameText(a, b);
 }
 
 }  // namespace
@@ -92,7 +91,7 @@ const PreparedRequest* RequestFeed::Next(PreparedRequest* scratch) {
     if (bypass && ++bypassed_ < kBypassProbe) return FromLine(line, scratch);
     bypassed_ = 0;
     // The line of the last hit again (one URL, or a run of one line): no hash and no lookup.
-    if (last_hit_ != nullptr && SameText(last_hit_->first.text, line.text)) {
+    if (last_hit_ != nullptr && SameLine(last_hit_->first.text, line.text)) {
       last_hit_->second.referenced = true;
       misses_since_hit_ = 0;
       return last_hit_->second.request.get();
