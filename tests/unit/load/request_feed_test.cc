@@ -186,7 +186,7 @@ TEST_F(RequestFeedTest, RequestsFromTheLastHeadEqualFullyPreparedOnes) {
       {"GET", "http://localhost/item/11"},        {"GET", "http://localhost/item/12"}};
   std::string text;
   for (const auto& [method, url] : lines)
-    text += (method == "GET" ? "" : method + " ") + url + "\nhttp://bad host/\n";
+    text += (method == "GET" ? "" : method + " ") + url + "\nhttp://127.0.0.1 bad/\n";
   RequestFeed feed = Feed(text);
   PreparedRequest scratch;
   for (const auto& [method, url] : lines) {

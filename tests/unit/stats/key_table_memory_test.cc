@@ -55,7 +55,8 @@ TEST(KeyTableMemoryTest, ATableOverItsBudgetFoldsAndItsRowsMergeExactly) {
   KeyStats expected;
   uint64_t generation = table.generation();
   for (int i = 0; i < 200; ++i) {
-    std::string key = "http://h/item/" + std::to_string(i) + "?ref=" + std::to_string(i * 7);
+    std::string key =
+        "http://127.0.0.1/item/" + std::to_string(i) + "?ref=" + std::to_string(i * 7);
     RecordSpread(table.StatsFor(key), 300, i);
     RecordSpread(&expected, 300, i);
     table.StatsFor(key)->RecordFailure(Failure::kTimeout);
@@ -83,7 +84,7 @@ TEST(KeyTableMemoryTest, ATableOverItsBudgetFoldsAndItsRowsMergeExactly) {
                                     "path template into 1 row");
   Rows rows = table.TakeRows();
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].first, "http://h/item/{id}?ref={id}");
+  EXPECT_EQ(rows[0].first, "http://127.0.0.1/item/{id}?ref={id}");
   EXPECT_EQ(rows[0].second, expected);  // counts, errors, sums and the histogram (operator==)
   EXPECT_EQ(rows[0].second.histogram, expected.histogram);
 }
@@ -93,7 +94,7 @@ TEST(KeyTableMemoryTest, AFoldedTableOverItsBudgetSendsItsQuietestRowsToOther) {
   KeyTable table(10000, kBudget);
   std::map<std::string, KeyStats> expected;  // each key's own figures
   for (int i = 0; i < 40; ++i) {
-    std::string key = "http://h/" + Word(i);
+    std::string key = "http://127.0.0.1/" + Word(i);
     KeyStats* row = table.StatsFor(key);
     RecordSpread(row, 300 + i, i);  // busier with i
     RecordSpread(&expected[key], 300 + i, i);
@@ -147,7 +148,7 @@ TEST(KeyTableMemoryTest, ZeroBudgetOrZeroMaxKeysNeverFoldsForMemory) {
   for (auto [max_keys, max_bytes] : {std::pair<size_t, uint64_t>{10000, 0}, {0, 1024}}) {
     KeyTable table(max_keys, max_bytes);
     for (int i = 0; i < 50; ++i) {
-      RecordSpread(table.StatsFor("http://h/item/" + std::to_string(i)), 300, i);
+      RecordSpread(table.StatsFor("http://127.0.0.1/item/" + std::to_string(i)), 300, i);
       table.CheckMemory();
     }
     EXPECT_FALSE(table.folded()) << max_keys;
@@ -165,9 +166,9 @@ TEST(KeyTableMemoryTest, MergeRespectsTheBudgetAndFreesTheMergedTable) {
   KeyStats expected;
   for (int i = 0; i < 24; ++i) {
     KeyTable& worker = workers[i % 2];
-    RecordSpread(worker.StatsFor("http://h/item/" + std::to_string(i)), 300, i);
+    RecordSpread(worker.StatsFor("http://127.0.0.1/item/" + std::to_string(i)), 300, i);
     RecordSpread(&expected, 300, i);
-    worker.StatsFor("http://h/about")->RecordFailure(Failure::kConnect);
+    worker.StatsFor("http://127.0.0.1/about")->RecordFailure(Failure::kConnect);
     expected.RecordFailure(Failure::kConnect);
     worker.CheckMemory();
   }
@@ -213,15 +214,15 @@ TEST(KeyTableMemoryTest, MergeRespectsTheBudgetAndFreesTheMergedTable) {
   Rows rows = merged.TakeRows();
   EXPECT_EQ(Sum(rows), expected);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].first, "http://h/about");
+  EXPECT_EQ(rows[0].first, "http://127.0.0.1/about");
   EXPECT_EQ(rows[0].second.errors, 24u);
-  EXPECT_EQ(rows[1].first, "http://h/item/{id}");
+  EXPECT_EQ(rows[1].first, "http://127.0.0.1/item/{id}");
   EXPECT_EQ(rows[1].second.histogram, expected.histogram);
 
   // A table that folded for memory folds the table it is merged into for the same reason.
   KeyTable folded(10000, 256 * 1024);
   for (int i = 0; i < 10; ++i) {
-    RecordSpread(folded.StatsFor("http://h/user/" + std::to_string(i)), 300, i);
+    RecordSpread(folded.StatsFor("http://127.0.0.1/user/" + std::to_string(i)), 300, i);
     folded.CheckMemory();
   }
   ASSERT_TRUE(folded.Folding().for_memory);
