@@ -330,8 +330,11 @@ Result<Histogram> Histogram::DecodeCompressed(std::string_view bytes) {
       if (index >= layout->counts_length || !layout->ValueFromIndex(index, &value)) {
         return Status::Error("histogram: counts out of range");
       }
+      // Every count must fit the encoding's signed numbers again (a bucket past 2^63 - 1 would
+      // be written as a zero run): the total, which bounds each bucket, stays below 2^63.
       uint64_t total = 0;
-      if (__builtin_add_overflow(histogram.total_count_, static_cast<uint64_t>(count), &total)) {
+      if (__builtin_add_overflow(histogram.total_count_, static_cast<uint64_t>(count), &total) ||
+          total > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
         return Status::Error("histogram: total count overflows");
       }
       histogram.RecordN(value, static_cast<uint64_t>(count));
