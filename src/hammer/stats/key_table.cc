@@ -316,21 +316,23 @@ KeyFolding KeyTable::Folding() const {
 }
 
 std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
-  // Sorted as (key, node) pairs, not as rows: a row moves once, not log n times, and a
-  // comparison reads the keys' bytes without going through their nodes and strings.
+  // Each node is taken out of the table once and its row moved once, in key order; the order
+  // is computed on the keys alone (SortedKeyOrder), not on the rows.
   std::vector<Rows::node_type> nodes;
+  std::vector<std::string_view> keys;
   nodes.reserve(rows_.size());
-  while (!rows_.empty())
+  keys.reserve(rows_.size());
+  while (!rows_.empty()) {
     nodes.push_back(rows_.extract(rows_.begin()));
-  std::vector<std::pair<std::string_view, Rows::node_type*>> order;
-  order.reserve(nodes.size());
-  for (Rows::node_type& node : nodes)
-    order.emplace_back(node.key(), &node);
-  SortByKey(order);
+    keys.push_back(nodes.back().key());  // the string stays in the node until it is moved
+  }
+  const std::vector<size_t> order = SortedKeyOrder(keys);
   std::vector<std::pair<std::string, KeyStats>> rows;
   rows.reserve(nodes.size());
-  for (auto& [key, node] : order)
-    rows.emplace_back(std::move(node->key()), std::move(node->mapped()));
+  for (size_t i : order) {
+    Rows::node_type node = std::move(nodes[i]);  // freed here, while its memory is cached
+    rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
+  }
   last_ = nullptr;
   other_ = nullptr;
   bytes_ = 0;

@@ -45,6 +45,7 @@
 
 #include "hammer/stats/distinct_counter.h"
 #include "hammer/stats/key_hash.h"
+#include "hammer/stats/key_order.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_template.h"
 
@@ -126,23 +127,19 @@ class KeyTable {
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>
   void ForEachSorted(F&& f) const {
-    std::vector<std::pair<std::string_view, const KeyStats*>> sorted;
-    sorted.reserve(rows_.size());
-    for (const auto& [key, stats] : rows_)
-      sorted.emplace_back(key, &stats);
-    SortByKey(sorted);
-    for (const auto& [key, stats] : sorted)
-      f(key, *stats);
+    std::vector<std::string_view> keys;
+    std::vector<const KeyStats*> stats;
+    keys.reserve(rows_.size());
+    stats.reserve(rows_.size());
+    for (const auto& row : rows_) {
+      keys.push_back(row.first);
+      stats.push_back(&row.second);
+    }
+    for (size_t i : SortedKeyOrder(keys))
+      f(keys[i], *stats[i]);
   }
 
  private:
-  // Sorts (key, row) pairs by key, bytewise.
-  template <typename T>
-  static void SortByKey(std::vector<std::pair<std::string_view, T>>& rows) {
-    std::sort(rows.begin(), rows.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
-
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return HashKey(key); }
