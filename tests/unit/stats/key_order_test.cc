@@ -100,5 +100,17 @@ TEST(SortedKeyOrderTest, RandomKeysMatchStringViewOrder) {
   }
 }
 
+TEST(SortedKeyOrderTest, ThousandsOfUrlsOfOneHost) {
+  // Enough keys for the radix sort; ids of 1 to 5 digits, so that the 8 bytes after the common
+  // prefix hold digits, '?' and the query's first letters.
+  std::mt19937 random(11);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) {
+    keys.push_back("http://127.0.0.1:18090/item/" + std::to_string(random() % 100000) +
+                   "?ref=" + std::to_string(i));
+  }
+  EXPECT_EQ(Sorted(keys), Expected(keys));
+}
+
 }  // namespace
 }  // namespace hammer::stats
