@@ -71,6 +71,7 @@ nlohmann::ordered_json LatencyJson(const KeyStats& stats) {
   std::string text;
   JsonWriter writer(&text, /*pretty=*/false);
   WriteLatency(writer, stats);
+  writer.Finish();
   return nlohmann::ordered_json::parse(text);
 }
 
@@ -91,6 +92,7 @@ nlohmann::ordered_json OutcomeJson(const KeyStats& stats) {
   writer.BeginObject();
   WriteOutcome(writer, stats);
   writer.EndObject();
+  writer.Finish();
   return nlohmann::ordered_json::parse(text);
 }
 

@@ -1,8 +1,8 @@
 #include "hammer/stats/report/json_writer.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,13 +13,9 @@
 namespace hammer::stats {
 
 JsonWriter::JsonWriter(std::string* out, bool pretty, int depth, bool continuing)
-    : out_(out), pretty_(pretty), empty_(static_cast<size_t>(depth), !continuing) {}
+    : out_(out), pretty_(pretty), empty_(static_cast<size_t>(depth), continuing ? '\0' : '\1') {}
 
 namespace {
-
-// ",\n" and indentation for up to kMaxIndent levels: a separator is one append.
-constexpr size_t kMaxIndent = 32;
-const std::string kSeparators = ",\n" + std::string(2 * kMaxIndent, ' ');
 
 // Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
 // syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time (word_bytes.h).
@@ -31,71 +27,107 @@ bool PlainAscii(std::string_view text) {
   });
 }
 
+// Room made at a time past what a piece needs: a summary row's pieces then share one resize.
+constexpr size_t kMinGrowth = 4096;
+
+// Writes `n` spaces at `p`, with a copy of known size when n <= kIndentCopy (which `p` then
+// needs room for).
+template <size_t kIndentCopy>
+char* Indent(char* p, size_t n) {
+  static constexpr auto kSpaces = [] {
+    std::array<char, kIndentCopy> spaces{};
+    spaces.fill(' ');
+    return spaces;
+  }();
+  if (n <= kIndentCopy) {
+    std::memcpy(p, kSpaces.data(), kIndentCopy);
+  } else {
+    std::memset(p, ' ', n);
+  }
+  return p + n;
+}
+
 }  // namespace
 
-std::string_view JsonWriter::Separator() {
-  if (empty_.empty()) return {};  // the top-level value
-  const bool first = empty_.back();
-  empty_.back() = false;
-  if (!pretty_) return first ? std::string_view() : std::string_view(",");
-  // ",\n" + indentation, or "\n" + indentation for a container's first member.
-  const size_t skip = first ? 1 : 0;
-  const size_t indent = 2 * std::min(empty_.size(), kMaxIndent);
-  return std::string_view(kSeparators).substr(skip, 2 - skip + indent);
+void JsonWriter::Finish() {
+  if (cur_ == nullptr) return;
+  out_->resize(static_cast<size_t>(cur_ - out_->data()));
+  cur_ = end_ = nullptr;
 }
 
-void JsonWriter::Separate() {
-  out_->append(Separator());
-  if (pretty_ && empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
+void JsonWriter::Grow(size_t bytes) {
+  // After Finish, the text so far is *out_'s, whoever wrote it.
+  const size_t size = cur_ == nullptr ? out_->size() : static_cast<size_t>(cur_ - out_->data());
+  // At least double, as appends would: the room is filled with zeros once, then overwritten.
+  if (cur_ == nullptr || out_->size() - size < bytes) {
+    out_->resize(std::max({size + bytes + kMinGrowth, 2 * size, out_->capacity()}));
+  }
+  cur_ = out_->data() + size;
+  end_ = out_->data() + out_->size();
 }
 
-void JsonWriter::BeforeValue() {
+char* JsonWriter::PutSeparator(char* p) {
+  if (empty_.empty()) return p;  // the top-level value
+  const bool first = empty_.back() != '\0';
+  empty_.back() = '\0';
+  if (!first) *p++ = ',';
+  if (!pretty_) return p;
+  // nlohmann's dump(2): each member or element on a line of its own, indented two spaces a
+  // level.
+  *p++ = '\n';
+  return Indent<kIndentCopy>(p, 2 * empty_.size());
+}
+
+char* JsonWriter::BeginValue(size_t bytes) {
+  char* p = Room(SeparatorBytes() + bytes);
   if (after_key_) {
     after_key_ = false;
-  } else {
-    Separate();
+    return p;
   }
+  return PutSeparator(p);
+}
+
+void JsonWriter::Put(std::string_view text) {
+  char* p = Room(text.size());
+  std::memcpy(p, text.data(), text.size());
+  Advance(p + text.size());
 }
 
 void JsonWriter::Open(char bracket) {
-  BeforeValue();
-  out_->push_back(bracket);
-  empty_.push_back(true);
+  char* p = BeginValue(1);
+  *p++ = bracket;
+  Advance(p);
+  empty_.push_back('\1');
 }
 
 void JsonWriter::Close(char bracket) {
-  const bool empty = empty_.back();
+  const bool empty = empty_.back() != '\0';
   empty_.pop_back();
+  char* p = Room(SeparatorBytes() + 1);
   // nlohmann prints an empty container as "{}" or "[]", a full one with its closing bracket on
   // a line of its own, at the container's indentation.
   if (pretty_ && !empty) {
-    const size_t indent = 2 * std::min(empty_.size(), kMaxIndent);
-    out_->append(kSeparators.data() + 1, 1 + indent);
-    if (empty_.size() > kMaxIndent) out_->append(2 * (empty_.size() - kMaxIndent), ' ');
+    *p++ = '\n';
+    p = Indent<kIndentCopy>(p, 2 * empty_.size());
   }
-  out_->push_back(bracket);
+  *p++ = bracket;
+  Advance(p);
 }
 
 void JsonWriter::Key(const JsonName& name) {
-  const std::string_view quoted = name.quoted(pretty_);
-  if (empty_.size() > kMaxIndent) {  // deeper than kSeparators indents
-    Separate();
-    out_->append(quoted);
-  } else {
-    // Separator and quoted name in one append: a summary row writes a dozen names.
-    const std::string_view separator = Separator();
-    char text[2 + 2 * kMaxIndent + JsonName::kMaxSize + 4];
-    char* end = std::copy(separator.begin(), separator.end(), text);
-    end = std::copy(quoted.begin(), quoted.end(), end);
-    out_->append(text, static_cast<size_t>(end - text));
-  }
+  // The separator, then all of the name's bytes (a copy of known size, the quoted name first);
+  // the cursor stops after the quoted name.
+  char* p = Room(SeparatorBytes() + JsonName::kBytes);
+  p = PutSeparator(p);
+  std::memcpy(p, name.bytes(), JsonName::kBytes);
+  Advance(p + name.quoted(pretty_).size());
   after_key_ = true;
 }
 
 void JsonWriter::KeyText(std::string_view name) {
-  Separate();
+  Advance(PutSeparator(Room(SeparatorBytes())));
   AppendString(name);
-  out_->append(": ", pretty_ ? 2 : 1);
+  Put(pretty_ ? std::string_view(": ") : std::string_view(":"));
   after_key_ = true;
 }
 
@@ -103,65 +135,60 @@ void JsonWriter::AppendString(std::string_view text) {
   // Printable ASCII other than '"' and '\\' is written as it is (URLs and keys, nearly always);
   // anything else takes nlohmann's escaping and UTF-8 replacement, so both agree byte for byte.
   if (!PlainAscii(text)) {
-    out_->append(
-        nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    Put(nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
-  // One resize and one copy: keys and member names are most of a summary's bytes.
-  const size_t at = out_->size();
-  out_->resize(at + text.size() + 2);
-  char* quoted = out_->data() + at;
-  quoted[0] = '"';
-  std::memcpy(quoted + 1, text.data(), text.size());
-  quoted[text.size() + 1] = '"';
+  char* p = Room(text.size() + 2);
+  *p++ = '"';
+  std::memcpy(p, text.data(), text.size());
+  p += text.size();
+  *p++ = '"';
+  Advance(p);
 }
 
 void JsonWriter::String(std::string_view text) {
-  BeforeValue();
+  Advance(BeginValue(0));
   AppendString(text);
 }
 
 void JsonWriter::Uint(uint64_t value) {
-  BeforeValue();
-  const fmt::format_int digits(value);
-  out_->append(digits.data(), digits.size());
+  char* p = BeginValue(20);  // 2^64 - 1 has 20 digits
+  Advance(std::to_chars(p, p + 20, value).ptr);
 }
 
 void JsonWriter::Int(int64_t value) {
-  BeforeValue();
-  const fmt::format_int digits(value);
-  out_->append(digits.data(), digits.size());
+  char* p = BeginValue(20);  // -2^63 is a sign and 19 digits
+  Advance(std::to_chars(p, p + 20, value).ptr);
 }
 
 void JsonWriter::Double(double value) {
-  BeforeValue();
+  // nlohmann's serializer gives its conversion 64 bytes; the longest text is 24.
+  constexpr size_t kMaxBytes = 64;
+  char* p = BeginValue(kMaxBytes);
   if (!std::isfinite(value)) {
-    out_->append("null");
+    Advance(std::copy_n("null", 4, p));
     return;
   }
   // An integral value below 10^15 is printed in fixed notation with ".0" (Grisu2's format
   // switches to an exponent from 10^15 on): the mean of a key with one request is one.
   if (std::fabs(value) < 1e15 && value == std::trunc(value) && !std::signbit(value)) {
-    const fmt::format_int digits(static_cast<int64_t>(value));
-    out_->append(digits.data(), digits.size());
-    out_->append(".0");
+    p = std::to_chars(p, p + 20, static_cast<int64_t>(value)).ptr;
+    Advance(std::copy_n(".0", 2, p));
     return;
   }
   // Otherwise what nlohmann's dump does for a finite double (serializer::dump_float): its
   // Grisu2 conversion, without building a json value and a string around it.
-  char digits[64];
-  const char* end = nlohmann::detail::to_chars(digits, digits + sizeof(digits), value);
-  out_->append(digits, static_cast<size_t>(end - digits));
+  Advance(nlohmann::detail::to_chars(p, p + kMaxBytes, value));
 }
 
 void JsonWriter::Bool(bool value) {
-  BeforeValue();
-  out_->append(value ? "true" : "false");
+  char* p = BeginValue(5);
+  Advance(value ? std::copy_n("true", 4, p) : std::copy_n("false", 5, p));
 }
 
 void JsonWriter::Null() {
-  BeforeValue();
-  out_->append("null");
+  char* p = BeginValue(4);
+  Advance(std::copy_n("null", 4, p));
 }
 
 }  // namespace hammer::stats

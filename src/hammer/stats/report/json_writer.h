@@ -11,12 +11,19 @@
 // continuing: the members of an object whose "{" and first members are already written, as
 // nlohmann printed them. The writer does not check the document's shape (a key where a value
 // belongs); callers write well-formed sequences. Not thread-safe.
+//
+// The writer appends through a cursor into room it makes in `*out` ahead of the text (a resize
+// at a time, not an append per piece: a 10,000-row summary writes 200,000 pieces), so `*out`
+// holds exactly the text written only after Finish() or the writer's end; in between it may
+// end with room not yet written. Read or append to `*out` directly only then; the writer may
+// go on after such appends.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace hammer::stats {
 
@@ -42,19 +49,29 @@ class JsonName {
     text_[size] = ' ';
     size_ = static_cast<uint8_t>(size);
   }
+  static constexpr size_t kBytes = kMaxSize + 4;  // '"', the name, '"', ':' and a space
   // "name": (compact) or "name": followed by a space (pretty).
   std::string_view quoted(bool pretty) const {
     return std::string_view(text_, size_ + (pretty ? 1 : 0));
   }
+  // All kBytes bytes, the quoted name first: a copy of a size the compiler knows.
+  const char* bytes() const { return text_; }
 
  private:
-  char text_[kMaxSize + 4] = {};  // '"', the name, '"', ':', and the space of the pretty form
+  char text_[kBytes] = {};
   uint8_t size_ = 0;
 };
 
 class JsonWriter {
  public:
   JsonWriter(std::string* out, bool pretty, int depth = 0, bool continuing = false);
+  ~JsonWriter() { Finish(); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  // Leaves `*out` holding exactly the text written so far. Writing may go on after it, after
+  // whatever else was appended to `*out` meanwhile.
+  void Finish();
 
   void BeginObject() { Open('{'); }
   void EndObject() { Close('}'); }
@@ -76,21 +93,40 @@ class JsonWriter {
   void Null();
 
  private:
-  // Before a value (after a key: nothing; else the container's separator and indentation).
-  void BeforeValue();
-  // Marks the open container as no longer empty and returns what comes before its next member
-  // or element: "," and, pretty, a newline and indentation ("\n" and indentation before the
-  // first). Indentation past 32 levels is Separate's to add.
-  std::string_view Separator();
-  void Separate();
+  // Indentation up to this many spaces is one copy of a size the compiler knows.
+  static constexpr size_t kIndentCopy = 32;
+
+  // At least `bytes` bytes of room at the cursor.
+  char* Room(size_t bytes) {
+    if (cur_ == nullptr || static_cast<size_t>(end_ - cur_) < bytes) Grow(bytes);
+    return cur_;
+  }
+  // Takes up `*out` again after Finish (or at the first piece), and makes room.
+  void Grow(size_t bytes);
+  void Advance(char* end) { cur_ = end; }
+  // The room a separator needs: ",", a newline and the indentation (two spaces a level).
+  size_t SeparatorBytes() const { return 2 + std::max(kIndentCopy, 2 * empty_.size()); }
+  // Writes what comes before the open container's next member or element at `p` (nothing for
+  // the top-level value; "," and, pretty, a newline and indentation; no "," before the first)
+  // and marks the container as no longer empty. Needs SeparatorBytes() of room.
+  char* PutSeparator(char* p);
+  // Room for a value of up to `bytes` bytes and what comes before it (after a key: nothing).
+  char* BeginValue(size_t bytes);
   void Open(char bracket);
   void Close(char bracket);
+  void Put(std::string_view text);
   void AppendString(std::string_view text);
 
   std::string* out_;
+  // From the first piece to Finish: the cursor in *out_ and the end of the room made there
+  // (null otherwise).
+  char* cur_ = nullptr;
+  char* end_ = nullptr;
   bool pretty_;
   bool after_key_ = false;
-  std::vector<uint8_t> empty_;  // per open container: 1 while nothing is written in it
+  // Per open container: 1 while nothing is written in it (a string: no allocation for the
+  // depths a summary reaches).
+  std::string empty_;
 };
 
 }  // namespace hammer::stats

@@ -91,6 +91,7 @@ TEST(JsonWriterTest, PrintsWhatNlohmannPrints) {
     std::string out;
     JsonWriter writer(&out, pretty);
     Write(writer, j);
+    writer.Finish();
     EXPECT_EQ(out, Dump(j, pretty)) << "pretty " << pretty;
   }
 }
@@ -110,9 +111,52 @@ TEST(JsonWriterTest, GoesOnInsideAnObjectNlohmannOpened) {
     Write(writer, whole["keys"]);
     writer.Key("last");
     Write(writer, whole["last"]);
+    writer.Finish();
     out += pretty ? "\n}" : "}";
     EXPECT_EQ(out, Dump(whole, pretty)) << "pretty " << pretty;
   }
+}
+
+// The writer makes room in the string ahead of its text: a long document (many times the room
+// made at a time, with strings longer than it) comes out whole, and a writer that ends without
+// Finish leaves exactly its text.
+TEST(JsonWriterTest, LongDocumentsComeOutWhole) {
+  Json rows = Json::array();
+  for (int i = 0; i < 3000; ++i) {
+    rows.push_back({{"key", "/item/" + std::to_string(i)},
+                    {"n", i},
+                    {"mean", i / 7.0},
+                    {"long", std::string(static_cast<size_t>(i % 5 == 0 ? 9000 : 3), 'x')}});
+  }
+  for (bool pretty : {true, false}) {
+    std::string out = "prefix ";
+    {
+      JsonWriter writer(&out, pretty);
+      Write(writer, rows);
+    }
+    EXPECT_EQ(out, "prefix " + Dump(rows, pretty)) << "pretty " << pretty;
+  }
+}
+
+// After Finish the string is the caller's again: text appended to it directly stays, and the
+// writer goes on after it.
+TEST(JsonWriterTest, GoesOnAfterTextAppendedBetweenFinishes) {
+  std::string out;
+  {
+    JsonWriter writer(&out, /*pretty=*/false);
+    writer.BeginArray();
+    writer.Uint(uint64_t{1});
+    writer.Finish();
+    EXPECT_EQ(out, "[1");
+    out += ",\"by hand\"";
+    writer.Uint(uint64_t{2});
+    writer.EndArray();
+    writer.Finish();
+    writer.Finish();  // twice is once
+    EXPECT_EQ(out, R"([1,"by hand",2])");
+    out += "\n";
+  }
+  EXPECT_EQ(out, "[1,\"by hand\",2]\n");  // the writer's end leaves the appended text
 }
 
 // Strings and member names are checked eight bytes at a time: a byte that needs escaping (or
@@ -127,6 +171,7 @@ TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
       std::string out;
       JsonWriter writer(&out, /*pretty=*/false);
       writer.String(text);
+      writer.Finish();
       ASSERT_EQ(out, Dump(Json(text), false)) << "byte " << byte << " at " << at;
       // As a member name, in both layouts.
       for (bool pretty : {true, false}) {
@@ -138,6 +183,7 @@ TEST(JsonWriterTest, EscapesEveryByteThatNeedsItWhereverItIs) {
         names.KeyText(text);
         names.Null();
         names.EndObject();
+        names.Finish();
         ASSERT_EQ(out, Dump(object, pretty)) << "byte " << byte << " at " << at;
       }
     }
@@ -161,6 +207,7 @@ TEST(JsonWriterTest, PrintsDoublesAsNlohmannDoes) {
     std::string out;
     JsonWriter writer(&out, /*pretty=*/false);
     writer.Double(value);
+    writer.Finish();
     ASSERT_EQ(out, Dump(Json(value), false)) << value;
   }
 }
@@ -189,6 +236,8 @@ TEST(JsonWriterTest, CompiledNamesPrintAsRunTimeNames) {
       a.EndObject();
       b.EndObject();
     }
+    a.Finish();
+    b.Finish();
     EXPECT_EQ(compiled, run_time) << "pretty " << pretty;
     EXPECT_TRUE(Json::accept(compiled));
   }
@@ -211,6 +260,7 @@ TEST(JsonWriterTest, OutcomeMembersMatchOutcomeJson) {
   writer.BeginObject();
   WriteOutcome(writer, stats);
   writer.EndObject();
+  writer.Finish();
   EXPECT_EQ(out, OutcomeJson(stats).dump(2));
   const Json parsed = Json::parse(out);
   EXPECT_EQ(parsed["requests"], 7);
