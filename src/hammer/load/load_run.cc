@@ -170,9 +170,8 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     summary.target_rate = static_cast<double>(due / (static_cast<long double>(measured) / kSecond));
   }
   summary.concurrency = static_cast<int>(options.in_flight_cap());
-  summary.wall_start_ms =
-      (wall_start_us + std::min(options.warmup, end - start) / kMicrosecond) / 1000;
-  summary.wall_end_ms = wall_end_us / 1000;
+  summary.wall_start_us = wall_start_us + std::min(options.warmup, end - start) / kMicrosecond;
+  summary.wall_end_us = wall_end_us;
   summary.interrupted = signal != 0;
   summary.signal = signal;
   if (input.lines) summary.source_warning = input.lines->warning();

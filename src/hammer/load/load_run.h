@@ -56,8 +56,8 @@ struct LoadSummary {
   uint64_t redirects = 0;
   GrpcStatusCounts grpc_statuses;  // gRPC calls by grpc-status
   stats::Timeline timeline;        // per second of the run, from the workers' interval snapshots
-  int64_t wall_start_ms = 0;       // the measured part of the run (after --warmup), Unix ms
-  int64_t wall_end_ms = 0;
+  int64_t wall_start_us = 0;       // the measured part of the run (after --warmup), Unix µs
+  int64_t wall_end_us = 0;
 
   uint64_t requests() const { return succeeded + failed; }
   double rps() const { return seconds > 0 ? static_cast<double>(requests()) / seconds : 0; }

@@ -1,0 +1,76 @@
+// LoadSummaryJson prints its key rows as text (on two threads from kRowsForTwoThreads rows up):
+// the document is what nlohmann prints for the same values, with every row, in order, whatever
+// the number of rows.
+#include "hammer/load/load_report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace hammer::load {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// N rows of varied shapes: latencies of one and many samples, failures typed and untyped, a
+// row with failures only (its latency is null), keys that need escaping or are not UTF-8.
+LoadSummary SummaryWithRows(size_t n) {
+  LoadSummary summary;
+  for (size_t i = 0; i < n; ++i) {
+    std::string key = "http://127.0.0.1:8080/item/" + std::to_string(i);
+    if (i % 97 == 5) key += "?q=\"quoted\"\\";
+    if (i % 89 == 7) key += "/caf\xc3\xa9/\xff";
+    stats::KeyStats stats;
+    if (i % 41 != 3) {
+      for (size_t j = 0; j <= i % 7; ++j)
+        stats.RecordSuccess(static_cast<int64_t>(100 + i * 13 + j * 1009));
+    }
+    if (i % 11 == 0) stats.RecordFailure(Failure::kTimeout);
+    if (i % 13 == 0) stats.RecordFailure(std::nullopt);
+    summary.total.Merge(stats);
+    summary.keys.emplace_back(std::move(key), std::move(stats));
+  }
+  summary.succeeded = summary.total.count;
+  summary.failed = summary.total.errors;
+  summary.seconds = 1.5;
+  return summary;
+}
+
+TEST(LoadReportTest, KeyRowsAreWhatNlohmannPrintsAtEveryCount) {
+  for (size_t n : {0, 1, 2, 1999, 2000, 2001, 5003}) {
+    const LoadSummary summary = SummaryWithRows(n);
+    const std::string text = LoadSummaryJson(summary);
+    ASSERT_TRUE(Json::accept(text)) << n << " rows";
+    const Json parsed = Json::parse(text);
+    // Printed again by nlohmann (dump(2), invalid UTF-8 already replaced): the same bytes.
+    EXPECT_EQ(text, parsed.dump(2, ' ', false, Json::error_handler_t::replace) + "\n")
+        << n << " rows";
+    const Json& keys = parsed["keys"];
+    ASSERT_EQ(keys.size(), n);
+    uint64_t requests = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(keys[i]["requests"], summary.keys[i].second.total()) << "row " << i;
+      if (summary.keys[i].first.find('\xff') == std::string::npos) {
+        ASSERT_EQ(keys[i]["key"], summary.keys[i].first) << "row " << i;
+      }
+      requests += keys[i]["requests"].get<uint64_t>();
+    }
+    EXPECT_EQ(requests, parsed["requests"].get<uint64_t>()) << n << " rows";
+  }
+}
+
+// The measured part's start and end, as RFC 3339 UTC with microseconds; none for a run that
+// never began.
+TEST(LoadReportTest, SaysWhenTheRunBeganAndEnded) {
+  LoadSummary summary = SummaryWithRows(1);
+  EXPECT_FALSE(Json::parse(LoadSummaryJson(summary)).contains("started_at"));
+  summary.wall_start_us = 1'764'694'036'000'042;  // 2025-12-02T16:47:16.000042Z
+  summary.wall_end_us = 1'764'694'097'999'999;
+  const Json parsed = Json::parse(LoadSummaryJson(summary));
+  EXPECT_EQ(parsed["started_at"], "2025-12-02T16:47:16.000042Z");
+  EXPECT_EQ(parsed["ended_at"], "2025-12-02T16:48:17.999999Z");
+}
+
+}  // namespace
+}  // namespace hammer::load
