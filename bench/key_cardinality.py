@@ -10,10 +10,11 @@ Per size N (default 10,000, 100,000, 1,000,000 and 10,000,000):
              numbers every time: equal generator cost and URL length)
 Measured per run: peak RSS (the process's high-water mark, from wait4's rusage), the
 requests phase (the summary's seconds: first request to last response), the whole run (from
-starting the process to its exit) and the end-of-run work (whole run minus requests phase:
-merging the workers' statistics, the summary, exit; start-up, a few ms, is included: the
-single-URL runs show that floor), and req/s (requests / requests phase) of distinct over
-single. Runs of up to 100,000 requests (a second or less) take --short-rounds rounds.
+starting the process to its exit), the end-of-run work (the time after the last response:
+from the summary's ended_at to the process's exit as wait4 sees it, both on the system clock:
+merging the workers' statistics, the summary, exit), start-up (the rest: the whole run minus
+both; a --baseline binary without ended_at counts it in its end-of-run work), and req/s
+(requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second or less) take --short-rounds rounds.
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
 makes a 10,000-URL run last 0.1 s, where a single URL's own start-up and exit are 9 %; a URL
@@ -35,6 +36,7 @@ Usage: bench/key_cardinality.py [--sizes 10000,100000,1000000,10000000] [--basel
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import socket
@@ -122,6 +124,7 @@ def timed_load(generator_command: str, args: list[str], env: dict | None) -> dic
         gen.stdout.close()
         _, status, usage = os.wait4(p.pid, 0)
         process_s = time.monotonic() - started
+        exit_wall = time.time()
         p.returncode = os.waitstatus_to_exitcode(status)
         gen.wait(timeout=60)
         err.seek(0)
@@ -130,7 +133,7 @@ def timed_load(generator_command: str, args: list[str], env: dict | None) -> dic
     if p.returncode != 0 or gen.returncode != 0 or not peak_kb:
         sys.exit(f"failed ({p.returncode}, generator {gen.returncode}): {' '.join(args)}\n"
                  f"{stderr}")
-    return {"process_s": process_s, "peak_rss_mb": int(peak_kb[-1]) / 1024,
+    return {"process_s": process_s, "exit_wall": exit_wall, "peak_rss_mb": int(peak_kb[-1]) / 1024,
             "cpu_s": usage.ru_utime + usage.ru_stime, "stderr": stderr}
 
 
@@ -149,9 +152,18 @@ def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False,
     run.update({"kind": kind, "n": n, "requests": requests, "hadoop": hadoop,
                 "requests_s": s["seconds"], "rps": requests / s["seconds"],
                 "cpu_us_per_request": 1e6 * run["cpu_s"] / requests,
-                "end_of_run_s": run["process_s"] - s["seconds"],
+                "end_of_run_s": after_last_response(run, s),
                 "rows": len(s["keys"]), "key_folding": s.get("key_folding", {}).get("text", "")})
     return run
+
+
+def after_last_response(run: dict, summary: dict) -> float:
+    """From the summary's ended_at (the last response, on the system clock) to the exit; for a
+    binary whose summary has no ended_at, everything besides the requests phase."""
+    if "ended_at" not in summary:
+        return run["process_s"] - summary["seconds"]
+    ended = datetime.datetime.strptime(summary["ended_at"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    return run["exit_wall"] - ended.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 REPLAY_URLS = 10_000
@@ -179,13 +191,20 @@ def replay_run(hammer: str, urls: str, requests: int, port: int, budget: str | N
 
 
 def median_run(rounds: list[dict]) -> dict:
-    """The round with the median req/s, with the median CPU per request and the highest peak
-    RSS of all rounds (memory is a bound, not a typical value)."""
+    """The round with the median req/s, with the median CPU per request, end-of-run work and
+    whole run of all rounds, and their highest peak RSS (memory is a bound, not a typical
+    value)."""
     by_rps = sorted(rounds, key=lambda r: r["rps"])
     run = dict(by_rps[len(by_rps) // 2])
-    cpu = sorted(r["cpu_us_per_request"] for r in rounds)
-    run.update({"rounds": len(rounds), "cpu_us_per_request": cpu[len(cpu) // 2],
+
+    def median(field: str) -> float:
+        values = sorted(r[field] for r in rounds)
+        return values[len(values) // 2]
+    run.update({"rounds": len(rounds), "cpu_us_per_request": median("cpu_us_per_request"),
                 "peak_rss_mb": max(r["peak_rss_mb"] for r in rounds)})
+    for field in ("end_of_run_s", "process_s"):  # the load runs'
+        if field in run:
+            run[field] = median(field)
     return run
 
 
@@ -284,7 +303,7 @@ def main() -> None:
 
     single = {(r["n"], r["requests"]): r for r in runs["load"] if r["kind"] == "single"}
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
-             "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work | "
+             "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work (after the last response) | "
              "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
              "(median, min–max) | CPU/request | CPU vs single URL |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
