@@ -58,9 +58,12 @@ void JsonWriter::Finish() {
 void JsonWriter::Grow(size_t bytes) {
   // After Finish, the text so far is *out_'s, whoever wrote it.
   const size_t size = cur_ == nullptr ? out_->size() : static_cast<size_t>(cur_ - out_->data());
-  // At least double, as appends would: the room is filled with zeros once, then overwritten.
+  // The string's capacity first (a caller may have reserved it for the whole text), else at
+  // least double, as appends would. The room is filled with zeros once, then overwritten.
   if (cur_ == nullptr || out_->size() - size < bytes) {
-    out_->resize(std::max({size + bytes + kMinGrowth, 2 * size, out_->capacity()}));
+    const size_t needed = size + bytes;
+    out_->resize(needed <= out_->capacity() ? out_->capacity()
+                                            : std::max(needed + kMinGrowth, 2 * size));
   }
   cur_ = out_->data() + size;
   end_ = out_->data() + out_->size();
