@@ -20,9 +20,15 @@ Result<int> OpenOutputFile(std::string_view flag, const std::string& path) {
 }
 
 Status WriteOutputFile(std::string_view flag, const std::string& path, std::string_view content) {
+  return WriteOutputFile(flag, path,
+                         [content](const OutputPieces& write) { return write(content); });
+}
+
+Status WriteOutputFile(std::string_view flag, const std::string& path,
+                       const std::function<Status(const OutputPieces& write)>& produce) {
   Result<int> fd = OpenOutputFile(flag, path);
   if (!fd.ok()) return fd.status();
-  Status written = WriteAll(*fd, content);
+  Status written = produce([fd = *fd](std::string_view piece) { return WriteAll(fd, piece); });
   if (close(*fd) != 0 && written.ok()) {
     written = Status::FromErrno("close", errno);
   }

@@ -6,6 +6,7 @@
 // directory". Standard output is flushed but never closed. Threads: reentrant.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,15 @@ inline constexpr std::string_view kStdoutPath = "-";
 
 // Writes `content` to `path` ("-": standard output). `flag` names the option in errors.
 Status WriteOutputFile(std::string_view flag, const std::string& path, std::string_view content);
+
+// Writes a piece of an output; an error ends the output.
+using OutputPieces = std::function<Status(std::string_view piece)>;
+
+// Writes to `path` what `produce` hands to the writer it is given, piece by piece: an output
+// of megabytes goes out as it is made instead of first filling fresh memory whole. Errors as
+// WriteOutputFile's; the first failed write ends `produce` (which returns that error).
+Status WriteOutputFile(std::string_view flag, const std::string& path,
+                       const std::function<Status(const OutputPieces& write)>& produce);
 
 // Opens `path` for writing ("-": a duplicate of standard output, so the caller closes what it
 // gets either way). Returns the descriptor.

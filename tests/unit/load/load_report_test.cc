@@ -60,6 +60,30 @@ TEST(LoadReportTest, KeyRowsAreWhatNlohmannPrintsAtEveryCount) {
   }
 }
 
+// Handed on piece by piece, the document is the same; a failed piece ends it there, with its
+// error (the second thread, printing the later half, is waited for all the same).
+TEST(LoadReportTest, PiecesMakeTheSameDocumentAndAFailureEndsIt) {
+  const LoadSummary summary = SummaryWithRows(5003);
+  std::string joined;
+  int pieces = 0;
+  Status written = WriteLoadSummaryJson(summary, "load", {}, [&](std::string_view piece) {
+    joined += piece;
+    ++pieces;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(joined, LoadSummaryJson(summary));
+  EXPECT_GE(pieces, 5);  // the first half's 2,501 rows in pieces of 512, the later half, the end
+  for (int fail_at : {1, 3, pieces}) {
+    int calls = 0;
+    written = WriteLoadSummaryJson(summary, "load", {}, [&](std::string_view) {
+      return ++calls == fail_at ? Status::Error("disk full") : Status::Ok();
+    });
+    EXPECT_EQ(written.message(), "disk full") << fail_at;
+    EXPECT_EQ(calls, fail_at);
+  }
+}
+
 // The measured part's start and end, as RFC 3339 UTC with microseconds; none for a run that
 // never began.
 TEST(LoadReportTest, SaysWhenTheRunBeganAndEnded) {
