@@ -317,21 +317,32 @@ KeyFolding KeyTable::Folding() const {
 
 std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   // Each node is taken out of the table once and its row moved once, in key order; the order
-  // is computed on the keys alone (SortedKeyOrder), not on the rows. The nodes and keys are
-  // spread over the heap (and were written by other threads, for a load's merged table): each
-  // pass asks for the memory it reads next before it needs it, so that the misses overlap.
+  // is computed on the keys alone (SortedKeyOrder), not on the rows.
   std::vector<Rows::node_type> nodes;
   std::vector<std::string_view> keys;
   nodes.reserve(rows_.size());
   keys.reserve(rows_.size());
   while (!rows_.empty()) {
     nodes.push_back(rows_.extract(rows_.begin()));
-    keys.push_back(nodes.back().key());      // the string stays in the node until it is moved
-    __builtin_prefetch(keys.back().data());  // SortedKeyOrder reads it
+    keys.push_back(nodes.back().key());  // the string stays in the node until it is moved
+    // The keys are spread over the heap (and were written by other threads, for a load's
+    // merged table): asking for each now overlaps the misses SortedKeyOrder would take in turn.
+    __builtin_prefetch(keys.back().data());
   }
-  const std::vector<size_t> order = SortedKeyOrder(keys);
+  std::vector<std::pair<std::string, KeyStats>> rows = MoveRows(nodes, SortedKeyOrder(keys));
+  last_ = nullptr;
+  other_ = nullptr;
+  bytes_ = 0;
+  ++generation_;
+  return rows;
+}
+
+std::vector<std::pair<std::string, KeyStats>> KeyTable::MoveRows(
+    std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order) {
   std::vector<std::pair<std::string, KeyStats>> rows;
-  rows.reserve(nodes.size());
+  rows.reserve(order.size());
+  // The rows are read in key order, all over the heap: each is asked for kRowsAhead rows before
+  // it is moved, so that the misses overlap.
   constexpr size_t kRowsAhead = 8;
   constexpr size_t kCacheLine = 64;
   for (size_t n = 0; n < order.size(); ++n) {
@@ -343,11 +354,81 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
     Rows::node_type node = std::move(nodes[order[n]]);  // freed here, while its memory is cached
     rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
   }
-  last_ = nullptr;
-  other_ = nullptr;
-  bytes_ = 0;
-  ++generation_;
   return rows;
+}
+
+std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeMergedRows(std::vector<KeyTable> tables,
+                                                                       size_t max_keys,
+                                                                       uint64_t max_bytes,
+                                                                       KeyFolding* folding) {
+  std::vector<std::pair<std::string, KeyStats>> rows;
+  if (TakeDisjointRows(tables, max_keys, max_bytes, &rows, folding)) return rows;
+  KeyTable merged(max_keys, max_bytes);
+  for (KeyTable& table : tables)
+    merged.Merge(std::move(table));
+  *folding = merged.Folding();
+  return merged.TakeRows();
+}
+
+bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
+                                std::vector<std::pair<std::string, KeyStats>>* rows,
+                                KeyFolding* folding) {
+  // Merging the tables into an empty one would only move their rows when none is folded, their
+  // keys fit in max_keys (Merge's `fits`, at each table), no key is in two of them (nothing is
+  // merged into a row), and their rows' bytes fit in max_bytes (no check of the merged table
+  // finds more: its rows are theirs, as they are now). Before anything is moved: the folded
+  // tables, the count, and a few keys of each table looked up in the tables before it (a list
+  // cycled over is in every table: its first keys say so).
+  constexpr size_t kKeysLookedUp = 16;
+  if (max_keys == 0) max_bytes = 0;  // as KeyTable's constructor
+  size_t keyed = 0;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (tables[t].folded_) return false;
+    keyed += tables[t].keyed_rows();
+    size_t looked_up = 0;
+    for (auto row = tables[t].rows_.begin();
+         row != tables[t].rows_.end() && looked_up < kKeysLookedUp; ++row, ++looked_up) {
+      for (size_t before = 0; before < t; ++before) {
+        if (tables[before].rows_.contains(row->first)) return false;
+      }
+    }
+  }
+  if (max_keys > 0 && keyed > max_keys) return false;
+  // Then every key (and the rows' bytes), still in place.
+  std::vector<std::string_view> keys;
+  keys.reserve(keyed + tables.size());
+  uint64_t bytes = 0;
+  for (const KeyTable& table : tables) {
+    for (const auto& [key, stats] : table.rows_) {
+      keys.push_back(key);
+      __builtin_prefetch(key.data());  // see TakeRows
+      if (max_bytes > 0) bytes += RowBytes(key, stats);
+    }
+  }
+  if (max_bytes > 0 && bytes > max_bytes) return false;
+  const std::vector<size_t> order = SortedKeyOrder(keys);
+  for (size_t n = 1; n < order.size(); ++n) {
+    if (keys[order[n - 1]] == keys[order[n]]) return false;
+  }
+  // Only moves left: the nodes in the order their keys were listed in.
+  KeyFolding result;
+  result.max_keys = max_keys;
+  result.max_bytes = max_bytes;
+  std::vector<Rows::node_type> nodes;
+  nodes.reserve(keys.size());
+  for (KeyTable& table : tables) {
+    if (table.other_ != nullptr) result.other_requests = table.other_->total();
+    result.shed = result.shed || table.shed_;
+    result.lost_requests += table.lost_requests_;
+    while (!table.rows_.empty())
+      nodes.push_back(table.rows_.extract(table.rows_.begin()));
+    table = KeyTable(table.max_keys_, table.max_bytes_);
+  }
+  result.rows = keyed;
+  result.distinct_keys = keyed;
+  *folding = result;
+  *rows = MoveRows(nodes, order);
+  return true;
 }
 
 }  // namespace hammer::stats

@@ -124,6 +124,15 @@ class KeyTable {
 
   // Every row, sorted by key (bytewise), leaving the table empty.
   std::vector<std::pair<std::string, KeyStats>> TakeRows();
+  // What merging `tables` in order into an empty KeyTable(max_keys, max_bytes) and then calling
+  // its Folding() (into *folding) and TakeRows() gives. When no key is in two of the tables and
+  // their union fits (in max_keys and in max_bytes), which is when that merge would only move
+  // rows, the rows are taken out of each table and sorted together instead: no hash table of
+  // the union is built (a load's end, where each worker's table holds other URLs).
+  static std::vector<std::pair<std::string, KeyStats>> TakeMergedRows(std::vector<KeyTable> tables,
+                                                                      size_t max_keys,
+                                                                      uint64_t max_bytes,
+                                                                      KeyFolding* folding);
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>
   void ForEachSorted(F&& f) const {
@@ -165,6 +174,15 @@ class KeyTable {
   KeyStats* TemplateRow(std::string_view key);
   KeyStats* Other();
   KeyStats* Insert(std::string_view key);
+  // TakeMergedRows' path when its tables only need their rows moved; false (and `tables` left
+  // as they were) when they need more than that.
+  static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
+                               std::vector<std::pair<std::string, KeyStats>>* rows,
+                               KeyFolding* folding);
+  // The rows of `nodes` moved into a vector in `order` (indices into nodes), each node freed
+  // once its row is moved.
+  static std::vector<std::pair<std::string, KeyStats>> MoveRows(std::vector<Rows::node_type>& nodes,
+                                                                const std::vector<size_t>& order);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
   // MergeInto for figures taken out of another table: an empty row takes them whole.

@@ -1,0 +1,167 @@
+// KeyTable::TakeMergedRows against what it stands for: merging the tables in order into an empty
+// KeyTable, then its Folding() and TakeRows().
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hammer/stats/key_table.h"
+
+namespace hammer::stats {
+namespace {
+
+using Rows = std::vector<std::pair<std::string, KeyStats>>;
+// Builds the tables afresh at each call (a KeyTable is not copied: its last row is a pointer).
+using MakeTables = std::function<std::vector<KeyTable>()>;
+
+struct Taken {
+  Rows rows;
+  KeyFolding folding;
+};
+
+Taken MergedThenTaken(const MakeTables& make, size_t max_keys, uint64_t max_bytes) {
+  KeyTable merged(max_keys, max_bytes);
+  for (KeyTable& table : make())
+    merged.Merge(std::move(table));
+  Taken taken;
+  taken.folding = merged.Folding();
+  taken.rows = merged.TakeRows();
+  return taken;
+}
+
+Taken TakenTogether(const MakeTables& make, size_t max_keys, uint64_t max_bytes) {
+  Taken taken;
+  taken.rows = KeyTable::TakeMergedRows(make(), max_keys, max_bytes, &taken.folding);
+  return taken;
+}
+
+void ExpectSameAsMerged(const MakeTables& make, size_t max_keys, uint64_t max_bytes) {
+  const Taken expected = MergedThenTaken(make, max_keys, max_bytes);
+  const Taken taken = TakenTogether(make, max_keys, max_bytes);
+  ASSERT_EQ(taken.rows.size(), expected.rows.size());
+  for (size_t i = 0; i < taken.rows.size(); ++i) {
+    EXPECT_EQ(taken.rows[i].first, expected.rows[i].first) << i;
+    EXPECT_EQ(taken.rows[i].second, expected.rows[i].second) << taken.rows[i].first;
+  }
+  const KeyFolding& a = taken.folding;
+  const KeyFolding& b = expected.folding;
+  EXPECT_EQ(a.max_keys, b.max_keys);
+  EXPECT_EQ(a.max_bytes, b.max_bytes);
+  EXPECT_EQ(a.folded, b.folded);
+  EXPECT_EQ(a.for_memory, b.for_memory);
+  EXPECT_EQ(a.shed, b.shed);
+  EXPECT_EQ(a.distinct_keys, b.distinct_keys);
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_EQ(a.other_requests, b.other_requests);
+  EXPECT_EQ(a.lost_requests, b.lost_requests);
+  EXPECT_EQ(a.Describe(), b.Describe());
+}
+
+std::string Url(int i) {
+  return "http://127.0.0.1:18090/item/" + std::to_string(i) + "?ref=" + std::to_string(i * 7);
+}
+
+// `workers` tables; key i goes to table i % workers, or to every table when `shared(i)`.
+MakeTables Workers(int workers, int keys, std::function<bool(int)> shared = nullptr,
+                   size_t max_keys = 10000, uint64_t max_bytes = kDefaultMaxKeyBytes) {
+  return [=] {
+    std::vector<KeyTable> tables;
+    for (int w = 0; w < workers; ++w)
+      tables.emplace_back(max_keys, max_bytes);
+    for (int i = 0; i < keys; ++i) {
+      for (int w = 0; w < workers; ++w) {
+        if (i % workers != w && !(shared && shared(i))) continue;
+        KeyStats* row = tables[w].StatsFor(Url(i));
+        row->RecordSuccess(100 + i % 37 + w);
+        if (i % 5 == 0) row->RecordFailure(Failure::kTimeout);
+        tables[w].Recorded();
+      }
+    }
+    return tables;
+  };
+}
+
+TEST(KeyTableMergeTest, DisjointTablesSortedTogether) {
+  ExpectSameAsMerged(Workers(2, 3000), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(3, 100), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(1, 50), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(2, 3000), 0, 0);  // no bound
+  const Taken taken = TakenTogether(Workers(2, 3000), 10000, kDefaultMaxKeyBytes);
+  ASSERT_EQ(taken.rows.size(), 3000u);
+  for (size_t i = 1; i < taken.rows.size(); ++i)
+    EXPECT_LT(taken.rows[i - 1].first, taken.rows[i].first);
+  EXPECT_FALSE(taken.folding.folded);
+  EXPECT_EQ(taken.folding.rows, 3000u);
+  EXPECT_EQ(taken.folding.distinct_keys, 3000u);
+}
+
+TEST(KeyTableMergeTest, NoTablesOrEmptyOnes) {
+  ExpectSameAsMerged([] { return std::vector<KeyTable>(); }, 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(2, 0), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(2, 1), 10000, kDefaultMaxKeyBytes);
+}
+
+TEST(KeyTableMergeTest, KeysInSeveralTablesAreMerged) {
+  // Every key in both (a list cycled over), and a few keys in both among many that are not
+  // (the keys looked up first may miss them).
+  ExpectSameAsMerged(Workers(2, 2000, [](int) { return true; }), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(2, 2000, [](int i) { return i == 1999; }), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(3, 2000, [](int i) { return i % 500 == 7; }), 10000,
+                     kDefaultMaxKeyBytes);
+  const Taken taken =
+      TakenTogether(Workers(2, 2000, [](int i) { return i == 1999; }), 10000, kDefaultMaxKeyBytes);
+  EXPECT_EQ(taken.rows.size(), 2000u);
+}
+
+TEST(KeyTableMergeTest, UnionPastMaxKeysFolds) {
+  // Each table fits in 1000 keys, the union does not: merging folds it.
+  ExpectSameAsMerged(Workers(2, 1500, nullptr, 1000), 1000, kDefaultMaxKeyBytes);
+  EXPECT_TRUE(
+      TakenTogether(Workers(2, 1500, nullptr, 1000), 1000, kDefaultMaxKeyBytes).folding.folded);
+  // Exactly max_keys keys fit.
+  ExpectSameAsMerged(Workers(2, 1000, nullptr, 1000), 1000, kDefaultMaxKeyBytes);
+  EXPECT_FALSE(
+      TakenTogether(Workers(2, 1000, nullptr, 1000), 1000, kDefaultMaxKeyBytes).folding.folded);
+}
+
+TEST(KeyTableMergeTest, FoldedTableFoldsTheUnion) {
+  ExpectSameAsMerged(Workers(2, 600, nullptr, 200), 10000, kDefaultMaxKeyBytes);
+  EXPECT_TRUE(
+      TakenTogether(Workers(2, 600, nullptr, 200), 10000, kDefaultMaxKeyBytes).folding.folded);
+}
+
+TEST(KeyTableMergeTest, UnionPastMaxBytesFoldsForMemory) {
+  // 2,000 rows of a few hundred bytes each: over a 256 KiB budget together, not apart.
+  const uint64_t budget = 256 * 1024;
+  ExpectSameAsMerged(Workers(2, 2000, nullptr, 10000, 0), 10000, budget);
+  const Taken taken = TakenTogether(Workers(2, 2000, nullptr, 10000, 0), 10000, budget);
+  EXPECT_TRUE(taken.folding.folded);
+  EXPECT_TRUE(taken.folding.for_memory);
+  // The same rows within the budget.
+  ExpectSameAsMerged(Workers(2, 2000, nullptr, 10000, 0), 10000, 64 * budget);
+}
+
+TEST(KeyTableMergeTest, OtherRowAndLostRequestsCarryOver) {
+  // Sums that cannot be added (hostile input): the second goes to "(other)", the third is lost.
+  KeyStats huge;
+  huge.RecordSuccess(std::numeric_limits<int64_t>::max() - 1);
+  auto make = [huge] {
+    std::vector<KeyTable> tables = Workers(2, 300)();
+    for (int i = 0; i < 3; ++i)
+      tables[1].Add("http://127.0.0.1:18090/huge", huge);
+    return tables;
+  };
+  ExpectSameAsMerged(make, 10000, kDefaultMaxKeyBytes);
+  const Taken taken = TakenTogether(make, 10000, kDefaultMaxKeyBytes);
+  EXPECT_EQ(taken.folding.other_requests, 1u);
+  EXPECT_EQ(taken.folding.lost_requests, 1u);
+  EXPECT_EQ(taken.folding.rows, 301u);
+  EXPECT_EQ(taken.rows.front().first, kOtherKey);  // '(' sorts before 'h'
+}
+
+}  // namespace
+}  // namespace hammer::stats
