@@ -89,22 +89,26 @@ void SortByWord(std::vector<Entry>& entries) {
 
 }  // namespace
 
-std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys) {
+std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys, bool* distinct) {
   const size_t common = CommonPrefix(keys);
   std::vector<Entry> entries(keys.size());
   for (size_t i = 0; i < keys.size(); ++i)
     entries[i] = {WordAt(keys[i], common), i};
   SortByWord(entries);
   // Keys with equal words (equal up to 8 bytes past the common prefix) are compared whole.
+  bool all_distinct = true;
   for (auto run = entries.begin(); run != entries.end();) {
     const auto end = std::find_if(run + 1, entries.end(),
                                   [&run](const Entry& e) { return e.word != run->word; });
     if (end - run > 1) {
       std::sort(run, end,
                 [keys](const Entry& a, const Entry& b) { return keys[a.index] < keys[b.index]; });
+      for (auto entry = run + 1; entry != end && all_distinct; ++entry)
+        all_distinct = keys[(entry - 1)->index] != keys[entry->index];
     }
     run = end;
   }
+  if (distinct != nullptr) *distinct = all_distinct;
   std::vector<size_t> order(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)
     order[i] = entries[i].index;

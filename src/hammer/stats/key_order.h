@@ -17,7 +17,10 @@
 namespace hammer::stats {
 
 // The indices of `keys` sorted by key: keys[order[0]] <= keys[order[1]] <= ..., bytes compared
-// as unsigned. Equal keys come in no particular order. The keys are only read.
-std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys);
+// as unsigned. Equal keys come in no particular order. The keys are only read. With `distinct`,
+// *distinct tells whether no two keys are equal (found on the way: keys that differ in their
+// words are never compared again).
+std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys,
+                                   bool* distinct = nullptr);
 
 }  // namespace hammer::stats

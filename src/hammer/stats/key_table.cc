@@ -7,6 +7,20 @@
 
 namespace hammer::stats {
 
+namespace {
+
+// Asks for the cache lines of a row in its hash node (the link before it, the cached hash
+// after it), so that a walk over rows spread over the heap overlaps its misses.
+template <typename Row>
+void PrefetchRow(const void* row) {
+  constexpr size_t kCacheLine = 64;
+  const char* bytes = reinterpret_cast<const char*>(row);
+  for (size_t line = 0; line < sizeof(Row) + 2 * sizeof(void*); line += kCacheLine)
+    __builtin_prefetch(bytes - sizeof(void*) + line);
+}
+
+}  // namespace
+
 std::string KeyFolding::Describe() const {
   if (!folded) return "";
   const std::string memory = "--max-key-memory " + FormatByteSize(max_bytes);
@@ -322,19 +336,31 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   std::vector<std::string_view> keys;
   nodes.reserve(rows_.size());
   keys.reserve(rows_.size());
-  while (!rows_.empty()) {
-    nodes.push_back(rows_.extract(rows_.begin()));
-    keys.push_back(nodes.back().key());  // the string stays in the node until it is moved
-    // The keys are spread over the heap (and were written by other threads, for a load's
-    // merged table): asking for each now overlaps the misses SortedKeyOrder would take in turn.
-    __builtin_prefetch(keys.back().data());
-  }
+  TakeNodes(rows_, nodes, &keys);
   std::vector<std::pair<std::string, KeyStats>> rows = MoveRows(nodes, SortedKeyOrder(keys));
   last_ = nullptr;
   other_ = nullptr;
   bytes_ = 0;
   ++generation_;
   return rows;
+}
+
+void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
+                         std::vector<std::string_view>* keys) {
+  // The nodes are spread over the heap (and were written by other threads, for a load's
+  // tables): each is asked for while the one before it is taken out, and each key for
+  // SortedKeyOrder, which reads them next.
+  while (!rows.empty()) {
+    const auto first = rows.begin();
+    if (const auto next = std::next(first); next != rows.end()) {
+      PrefetchRow<Rows::value_type>(&*next);
+    }
+    nodes.push_back(rows.extract(first));
+    if (keys != nullptr) {
+      keys->push_back(nodes.back().key());  // the string stays in the node until it is moved
+      __builtin_prefetch(keys->back().data());
+    }
+  }
 }
 
 std::vector<std::pair<std::string, KeyStats>> KeyTable::MoveRows(
@@ -344,12 +370,9 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::MoveRows(
   // The rows are read in key order, all over the heap: each is asked for kRowsAhead rows before
   // it is moved, so that the misses overlap.
   constexpr size_t kRowsAhead = 8;
-  constexpr size_t kCacheLine = 64;
   for (size_t n = 0; n < order.size(); ++n) {
     if (n + kRowsAhead < order.size()) {
-      const char* ahead = reinterpret_cast<const char*>(&nodes[order[n + kRowsAhead]].key());
-      for (size_t line = 0; line < sizeof(Rows::value_type); line += kCacheLine)
-        __builtin_prefetch(ahead + line);
+      PrefetchRow<Rows::value_type>(&nodes[order[n + kRowsAhead]].key());  // the row's first
     }
     Rows::node_type node = std::move(nodes[order[n]]);  // freed here, while its memory is cached
     rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
@@ -399,17 +422,19 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   keys.reserve(keyed + tables.size());
   uint64_t bytes = 0;
   for (const KeyTable& table : tables) {
-    for (const auto& [key, stats] : table.rows_) {
-      keys.push_back(key);
-      __builtin_prefetch(key.data());  // see TakeRows
-      if (max_bytes > 0) bytes += RowBytes(key, stats);
+    for (auto row = table.rows_.begin(); row != table.rows_.end(); ++row) {
+      if (const auto next = std::next(row); next != table.rows_.end()) {
+        PrefetchRow<Rows::value_type>(&*next);  // as TakeNodes
+      }
+      keys.push_back(row->first);
+      __builtin_prefetch(row->first.data());
+      if (max_bytes > 0) bytes += RowBytes(row->first, row->second);
     }
   }
   if (max_bytes > 0 && bytes > max_bytes) return false;
-  const std::vector<size_t> order = SortedKeyOrder(keys);
-  for (size_t n = 1; n < order.size(); ++n) {
-    if (keys[order[n - 1]] == keys[order[n]]) return false;
-  }
+  bool distinct = true;
+  const std::vector<size_t> order = SortedKeyOrder(keys, &distinct);
+  if (!distinct) return false;
   // Only moves left: the nodes in the order their keys were listed in.
   KeyFolding result;
   result.max_keys = max_keys;
@@ -420,8 +445,7 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
     if (table.other_ != nullptr) result.other_requests = table.other_->total();
     result.shed = result.shed || table.shed_;
     result.lost_requests += table.lost_requests_;
-    while (!table.rows_.empty())
-      nodes.push_back(table.rows_.extract(table.rows_.begin()));
+    TakeNodes(table.rows_, nodes, nullptr);
     table = KeyTable(table.max_keys_, table.max_bytes_);
   }
   result.rows = keyed;

@@ -179,6 +179,9 @@ class KeyTable {
   static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
                                std::vector<std::pair<std::string, KeyStats>>* rows,
                                KeyFolding* folding);
+  // Takes every node out of `rows` into `nodes` (and their keys into *keys), in rows' order.
+  static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
+                        std::vector<std::string_view>* keys);
   // The rows of `nodes` moved into a vector in `order` (indices into nodes), each node freed
   // once its row is moved.
   static std::vector<std::pair<std::string, KeyStats>> MoveRows(std::vector<Rows::node_type>& nodes,

@@ -100,6 +100,27 @@ TEST(SortedKeyOrderTest, RandomKeysMatchStringViewOrder) {
   }
 }
 
+TEST(SortedKeyOrderTest, TellsWhetherTheKeysAreDistinct) {
+  const auto distinct = [](const std::vector<std::string_view>& keys) {
+    bool result = false;
+    SortedKeyOrder(keys, &result);
+    return result;
+  };
+  EXPECT_TRUE(distinct({}));
+  EXPECT_TRUE(distinct({"/a"}));
+  EXPECT_TRUE(distinct({"/a/12345678a", "/a/12345678b", "/a/1", "/a/12345678"}));
+  EXPECT_FALSE(distinct({"/a/12345678b", "/a/1", "/a/12345678b"}));  // equal past the word
+  EXPECT_FALSE(distinct({"/a", "/b", "/a"}));
+  EXPECT_FALSE(distinct({"", ""}));
+  std::vector<std::string> many;
+  for (int i = 0; i < 3000; ++i)
+    many.push_back("http://127.0.0.1:18090/item/" + std::to_string(i));
+  std::vector<std::string_view> views(many.begin(), many.end());
+  EXPECT_TRUE(distinct(views));
+  views.push_back(many[1234]);
+  EXPECT_FALSE(distinct(views));
+}
+
 TEST(SortedKeyOrderTest, ThousandsOfUrlsOfOneHost) {
   // Enough keys for the radix sort; ids of 1 to 5 digits, so that the 8 bytes after the common
   // prefix hold digits, '?' and the query's first letters.
