@@ -19,28 +19,6 @@ uint64_t BigEndianWord(const char* bytes) {
   return word;
 }
 
-// The length of the longest prefix that every key starts with.
-size_t CommonPrefix(std::span<const std::string_view> keys) {
-  if (keys.empty()) return 0;
-  const std::string_view first = keys.front();
-  size_t common = first.size();
-  for (std::string_view key : keys.subspan(1)) {
-    const size_t n = std::min(common, key.size());
-    size_t i = 0;
-    while (i + 8 <= n && std::memcmp(first.data() + i, key.data() + i, 8) == 0)
-      i += 8;
-    if (i + 8 <= n) {
-      // The words differ: the first byte that does is the highest one in big-endian.
-      i += std::countl_zero(BigEndianWord(first.data() + i) ^ BigEndianWord(key.data() + i)) / 8;
-    } else {
-      while (i < n && first[i] == key[i])
-        ++i;
-    }
-    common = i;
-  }
-  return common;
-}
-
 // The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
 // key's end. Two keys that share their first `offset` bytes compare as their words do when the
 // words differ: the first byte that differs decides both (as unsigned), and a key that ends
@@ -57,57 +35,106 @@ struct Entry {
   size_t index;
 };
 
-// Sorts `entries` by word. A comparison sort mispredicts a branch at about every other
-// comparison, n log n times; a radix sort (least significant byte first, a stable counting
-// sort per byte) reads and writes each entry once per byte, and skips the bytes that all the
-// words share. Below kRadixMinEntries entries, zeroing and summing its counts costs more.
-void SortByWord(std::vector<Entry>& entries) {
+// Sorts `run` by word. A comparison sort mispredicts a branch at about every other comparison,
+// n log n times; a radix sort (least significant byte first, a stable counting sort per byte)
+// reads and writes each entry once per byte, and skips the bytes that all the words share.
+// Below kRadixMinEntries entries, zeroing and summing its counts costs more.
+void SortByWord(std::span<Entry> run) {
   constexpr size_t kRadixMinEntries = 512;
-  if (entries.size() < kRadixMinEntries) {
-    std::sort(entries.begin(), entries.end(),
+  if (run.size() < kRadixMinEntries) {
+    std::sort(run.begin(), run.end(),
               [](const Entry& a, const Entry& b) { return a.word < b.word; });
     return;
   }
   constexpr int kBytes = 8;
   std::array<std::array<size_t, 256>, kBytes> counts{};
-  for (const Entry& entry : entries) {
+  for (const Entry& entry : run) {
     for (int byte = 0; byte < kBytes; ++byte)
       ++counts[byte][(entry.word >> (8 * byte)) & 0xff];
   }
-  std::vector<Entry> sorted(entries.size());
+  std::vector<Entry> scratch(run.size());
+  std::span<Entry> from = run;
+  std::span<Entry> to = scratch;
   for (int byte = 0; byte < kBytes; ++byte) {
     std::array<size_t, 256>& next = counts[byte];  // each value's count, then its next slot
-    if (next[(entries.front().word >> (8 * byte)) & 0xff] == entries.size()) continue;
+    if (next[(from.front().word >> (8 * byte)) & 0xff] == from.size()) continue;
     size_t slot = 0;
     for (size_t& count : next)
       slot += std::exchange(count, slot);
-    for (const Entry& entry : entries)
-      sorted[next[(entry.word >> (8 * byte)) & 0xff]++] = entry;
-    entries.swap(sorted);
+    for (const Entry& entry : from)
+      to[next[(entry.word >> (8 * byte)) & 0xff]++] = entry;
+    std::swap(from, to);
+  }
+  if (from.data() != run.data()) std::copy(from.begin(), from.end(), run.begin());
+}
+
+// Sorts `run` by comparing whole keys; clears *distinct if two are equal.
+void SortWhole(std::span<const std::string_view> keys, std::span<Entry> run, bool* distinct) {
+  std::sort(run.begin(), run.end(),
+            [keys](const Entry& a, const Entry& b) { return keys[a.index] < keys[b.index]; });
+  for (size_t i = 1; i < run.size() && *distinct; ++i)
+    *distinct = keys[run[i - 1].index] != keys[run[i].index];
+}
+
+// Sorts `run` by key, whose keys have the same first `offset` bytes (and at least that many);
+// clears *distinct if two are equal. The run's keys are sorted by their 8 bytes after the
+// prefix they all share (often much longer than `offset`: the URLs of one host), and each set
+// of keys whose 8 bytes tie is sorted so in turn, from after those bytes: keys of several hosts
+// (or an "(other)" row, which shares no prefix with URLs) tie on their first words.
+void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, size_t offset,
+               bool* distinct) {
+  constexpr size_t kCompareWholeBelow = 32;
+  if (run.size() < kCompareWholeBelow) {
+    SortWhole(keys, run, distinct);
+    return;
+  }
+  const std::string_view first = keys[run.front().index];
+  size_t common = first.size();
+  for (const Entry& entry : run.subspan(1)) {
+    const std::string_view key = keys[entry.index];
+    const size_t n = std::min(common, key.size());
+    size_t i = offset;
+    while (i + 8 <= n && std::memcmp(first.data() + i, key.data() + i, 8) == 0)
+      i += 8;
+    if (i + 8 <= n) {
+      // The words differ: the first byte that does is the highest one in big-endian.
+      i += std::countl_zero(BigEndianWord(first.data() + i) ^ BigEndianWord(key.data() + i)) / 8;
+    } else {
+      while (i < n && first[i] == key[i])
+        ++i;
+    }
+    common = i;
+  }
+  for (Entry& entry : run)
+    entry.word = WordAt(keys[entry.index], common);
+  SortByWord(run);
+  for (auto tie = run.begin(); tie != run.end();) {
+    const auto end =
+        std::find_if(tie + 1, run.end(), [&tie](const Entry& e) { return e.word != tie->word; });
+    const std::span<Entry> ties(tie, end);
+    if (ties.size() > 1) {
+      // Their bytes up to common + 8 are equal, unless one of them is shorter (zero padding).
+      const bool longer = std::all_of(ties.begin(), ties.end(), [&](const Entry& e) {
+        return keys[e.index].size() >= common + 8;
+      });
+      if (longer) {
+        SortByKey(keys, ties, common + 8, distinct);
+      } else {
+        SortWhole(keys, ties, distinct);
+      }
+    }
+    tie = end;
   }
 }
 
 }  // namespace
 
 std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys, bool* distinct) {
-  const size_t common = CommonPrefix(keys);
   std::vector<Entry> entries(keys.size());
   for (size_t i = 0; i < keys.size(); ++i)
-    entries[i] = {WordAt(keys[i], common), i};
-  SortByWord(entries);
-  // Keys with equal words (equal up to 8 bytes past the common prefix) are compared whole.
+    entries[i].index = i;
   bool all_distinct = true;
-  for (auto run = entries.begin(); run != entries.end();) {
-    const auto end = std::find_if(run + 1, entries.end(),
-                                  [&run](const Entry& e) { return e.word != run->word; });
-    if (end - run > 1) {
-      std::sort(run, end,
-                [keys](const Entry& a, const Entry& b) { return keys[a.index] < keys[b.index]; });
-      for (auto entry = run + 1; entry != end && all_distinct; ++entry)
-        all_distinct = keys[(entry - 1)->index] != keys[entry->index];
-    }
-    run = end;
-  }
+  SortByKey(keys, entries, 0, &all_distinct);
   if (distinct != nullptr) *distinct = all_distinct;
   std::vector<size_t> order(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)

@@ -5,8 +5,9 @@
 // its n log n comparisons, from the first byte: 10,000 URLs of one host share their first ~28
 // bytes, and each comparison goes through those (and, the keys being spread over the heap, a
 // cache miss or two) before it decides. Here the keys' common prefix is measured once; the 8
-// bytes after it, read once per key as a big-endian integer, order almost every pair, and only
-// keys whose 8 bytes are equal are compared whole.
+// bytes after it, read once per key as a big-endian integer, order almost every pair, and the
+// keys whose 8 bytes tie are sorted the same way from after those bytes (the URLs of several
+// hosts tie on their first 8 bytes after "http://"); small sets are compared whole.
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,47 @@ TEST(SortedKeyOrderTest, TellsWhetherTheKeysAreDistinct) {
   EXPECT_TRUE(distinct(views));
   views.push_back(many[1234]);
   EXPECT_FALSE(distinct(views));
+}
+
+TEST(SortedKeyOrderTest, ThousandsOfUrlsOfSeveralHostsAndOther) {
+  // The common prefix is "" ("(other)"), then "http://" within the URLs, then each host's.
+  std::mt19937 random(13);
+  const std::vector<std::string> hosts = {"http://api.example.com/v1/items/",
+                                          "http://api.example.com/v1/items-archive/",
+                                          "http://api.example.org/v1/items/", "http://a/",
+                                          // '/' < 'c' decides, though 'z' > '/' follows
+                                          "http://b/z/", "http://bc/"};
+  std::vector<std::string> keys = {"(other)"};
+  for (int i = 0; i < 6000; ++i) {
+    keys.push_back(hosts[random() % hosts.size()] + std::to_string(random() % 100000) +
+                   (random() % 3 == 0 ? "?page=" + std::to_string(random() % 20) : ""));
+  }
+  EXPECT_EQ(Sorted(keys), Expected(keys));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  bool distinct = true;
+  SortedKeyOrder(views, &distinct);
+  EXPECT_EQ(distinct, std::set<std::string>(keys.begin(), keys.end()).size() == keys.size());
+}
+
+TEST(SortedKeyOrderTest, LongKeysThatTieWordAfterWord) {
+  // 2,000 keys equal for 60 bytes past a first difference, then differing; with duplicates,
+  // keys ending inside a word, and zero bytes.
+  std::mt19937 random(17);
+  const std::string middle(60, 'm');
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2000; ++i) {
+    std::string key = std::string(1, static_cast<char>('a' + random() % 2)) + middle;
+    const int tail = static_cast<int>(random() % 12);
+    for (int j = 0; j < tail; ++j)
+      key += static_cast<char>(random() % 3 == 0 ? '\0' : 'x' + random() % 3);
+    keys.push_back(key);
+  }
+  keys.push_back(keys[5]);
+  EXPECT_EQ(Sorted(keys), Expected(keys));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  bool distinct = true;
+  SortedKeyOrder(views, &distinct);
+  EXPECT_FALSE(distinct);
 }
 
 TEST(SortedKeyOrderTest, ThousandsOfUrlsOfOneHost) {
