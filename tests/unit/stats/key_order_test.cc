@@ -125,11 +125,11 @@ TEST(SortedKeyOrderTest, TellsWhetherTheKeysAreDistinct) {
 TEST(SortedKeyOrderTest, ThousandsOfUrlsOfSeveralHostsAndOther) {
   // The common prefix is "" ("(other)"), then "http://" within the URLs, then each host's.
   std::mt19937 random(13);
-  const std::vector<std::string> hosts = {"http://api.example.com/v1/items/",
-                                          "http://api.example.com/v1/items-archive/",
-                                          "http://api.example.org/v1/items/", "http://a/",
-                                          // '/' < 'c' decides, though 'z' > '/' follows
-                                          "http://b/z/", "http://bc/"};
+  const std::vector<std::string> hosts = {"http://127.0.0.1:8080/v1/items/",
+                                          "http://127.0.0.1:8080/v1/items-archive/",
+                                          "http://127.0.0.2:8080/v1/items/", "http://127.0.0.3/",
+                                          // '/' < '5' decides, though 'z' > '5' follows
+                                          "http://127.0.0.4/z/", "http://127.0.0.45/"};
   std::vector<std::string> keys = {"(other)"};
   for (int i = 0; i < 6000; ++i) {
     keys.push_back(hosts[random() % hosts.size()] + std::to_string(random() % 100000) +
