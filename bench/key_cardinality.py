@@ -12,12 +12,13 @@ Measured per run: peak RSS (the process's high-water mark, from wait4's rusage),
 requests phase (the summary's seconds: first request to last response), the whole run (from
 starting the process to its exit), the end-of-run work (the time after the last response:
 from the summary's ended_at to the process's exit as wait4 sees it, both on the system clock:
-merging the workers' statistics, the summary, exit), start-up (the rest: the whole run minus
-both; a --baseline binary without ended_at counts it in its end-of-run work), and req/s
-(requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second or less) take --short-rounds rounds.
+merging the workers' statistics, the summary, exit; start-up is not in it, except for a
+--baseline binary without ended_at, whose whole run minus requests phase is taken), and req/s
+(requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second
+or less) take --short-rounds rounds.
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
-makes a 10,000-URL run last 0.1 s, where a single URL's own start-up and exit are 9 %; a URL
+makes a 10,000-URL run last 0.1 s, where a single URL's own exit is 2 % of its run; a URL
 log has repeats, and the cycled run shows what N distinct keys cost in a run of useful length.
 Also: the replay case (a file of 10,000 distinct URLs replayed with --loop to 3,000,000
 requests, --emit none: about 300 samples a key, so each key's histogram is paged) with the
