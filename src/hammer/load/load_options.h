@@ -41,10 +41,13 @@ struct LoadOptions {
   int max_redirects = 10;  // 0: do not follow redirects
   bool cookies = false;    // a cookie jar per in-flight slot (simulated user)
   SourceOptions source;
-  http::HeaderList headers;            // added to every request
-  std::string body;                    // sent with every request that has no body of its own
-  std::string method;                  // overrides the method of every line when set
-  size_t max_prepared_targets = 8192;  // per thread; distinct lines beyond this are re-parsed
+  http::HeaderList headers;  // added to every request
+  std::string body;          // sent with every request that has no body of its own
+  std::string method;        // overrides the method of every line when set
+  // Per thread; distinct lines beyond this are re-parsed. Above the default --max-keys (10,000):
+  // each worker sees every line of a list replayed in a loop, so a list that fits in the key
+  // rows fits here too.
+  size_t max_prepared_targets = 16384;
   // Key rows of the summary, reports and partials (stats/key_table.h): past it keys are grouped
   // by path template, then into "(other)". 0: every key exact. Records always keep the key.
   size_t max_keys = 10000;

@@ -15,14 +15,11 @@
 namespace hammer::load {
 
 struct PreparedRequest {
-  std::string key;  // what records and statistics group by
-  std::string method;
-  http::Url url;
-  std::string head;  // serialized head, ending with the blank line
-  std::string body_storage;
+  // What sending and recording read for every request comes first, within three cache lines: a
+  // list of 10,000 URLs replayed keeps 10,000 of these per worker, beyond the CPU's caches.
+  std::string head;       // serialized head, ending with the blank line
   std::string_view body;  // body_storage, or a body shared by every request of the run
   const http::Origin* origin = nullptr;
-  bool idempotent = true;
   // The key's row in its worker's KeyTable, resolved by the worker when stats_generation is
   // not the table's (rows move when the table folds). A cache: loop thread only.
   mutable stats::KeyStats* stats = nullptr;
@@ -30,10 +27,15 @@ struct PreparedRequest {
   static constexpr uint64_t kUnresolved = ~uint64_t{0};
   // Slots sending it now; the RequestFeed's cache never reuses a request in flight.
   mutable uint32_t in_flight = 0;
-  std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
+  bool idempotent = true;
   // A gRPC call (IsGrpcRequest in grpc_answer.h): the answer's grpc-status, not only its HTTP
   // status, decides success. Its head carries "TE: trailers", added when the headers lacked it.
   bool grpc = false;
+  std::string method;
+  std::string key;                     // what records and statistics group by
+  std::optional<std::string> invalid;  // why it cannot be sent (an invalid_url failure)
+  http::Url url;
+  std::string body_storage;
 };
 
 // Fills `out` for `method url` with `headers` and `body` (a view that must outlive `out`).
