@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <condition_variable>
 #include <csignal>
 #include <ctime>
+#include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "hammer/stats/report/html.h"
 #include "hammer/stats/report/json.h"
@@ -25,71 +29,118 @@ std::string Ms(int64_t micros) {
 
 using KeyRows = std::span<const std::pair<std::string, stats::KeyStats>>;
 
-// Rows from this many up are written on two threads: a row costs about 0.3 µs, a thread about
-// 50 µs to start. The calling thread takes 5/8 of them: it prints its rows into one buffer it
-// hands on and fills again, while the second thread's text fills fresh pages, a page fault
-// every 4 KiB (at 10,000 rows the second thread took about 1.8 times as long a row).
+// Rows from this many up are printed on this thread and written on a second one meanwhile:
+// KeyRowWriter prints a one-request row in about 0.15 µs, and write() takes about as long to
+// put its 350 bytes into fresh pages of the page cache; a thread costs about 50 µs to start.
 constexpr size_t kRowsForTwoThreads = 2000;
-// The text is handed on every this many rows (about 180 KB): the same memory is written over
-// again instead of megabytes of fresh pages, each a page fault.
-constexpr size_t kRowsPerPiece = 512;
+// The text is handed on every this many rows (about 180 KB).
+constexpr size_t kRowsPerPiece = 128;
 
-// About the text a row takes besides its key, when it has no failures.
-constexpr size_t kRowBytes = 330;
+// Writes pieces of text on a thread of its own, in the order they are handed to it, while the
+// caller prints the next ones. A few buffers go back and forth between the two, so the text is
+// printed into memory already touched rather than into megabytes of fresh pages (each 4 KiB a
+// page fault), and at most kBuffers pieces wait for a slow output.
+class PieceWriter {
+ public:
+  explicit PieceWriter(const OutputPieces& write) : write_(write) {}
+  PieceWriter(const PieceWriter&) = delete;
+  PieceWriter& operator=(const PieceWriter&) = delete;
+  ~PieceWriter() { (void)Finish(); }
 
-// A row printed as an element of the summary's "keys" array.
-void WriteKeyRow(stats::JsonWriter& writer, const std::string& key, const stats::KeyStats& stats) {
-  writer.BeginObject();
-  writer.Key("key");
-  writer.String(key);
-  stats::WriteOutcome(writer, stats);
-  writer.EndObject();
-}
-
-// Hands `out`, all the text `writer` has written into it so far, to `write`, and empties it.
-Status HandOn(stats::JsonWriter& writer, std::string& out, const OutputPieces& write) {
-  writer.Finish();
-  Status written = write(out);
-  out.clear();
-  return written;
-}
-
-// Writes the rows into the "keys" array `writer` has open in `out`, handing the text to
-// `write` as it goes. The later rows of many are printed on a second thread meanwhile, as the
-// elements that follow the first ones, and handed on after them.
-Status WriteKeyRows(stats::JsonWriter& writer, std::string& out, KeyRows rows,
-                    const OutputPieces& write) {
-  KeyRows first = rows;
-  std::string second_text;
-  std::thread helper;
-  if (rows.size() >= kRowsForTwoThreads) {
-    first = rows.first(rows.size() * 5 / 8);
+  // False when no thread could be had: the caller writes the pieces itself.
+  bool Start() {
     try {
-      helper = std::thread([&second_text, second = rows.subspan(first.size())] {
-        // One allocation: grown by doubling, the text would fill fresh pages over and again.
-        size_t bytes = 0;
-        for (const auto& row : second)
-          bytes += kRowBytes + row.first.size();
-        second_text.reserve(bytes);
-        // At depth 2, in the summary object and in its "keys" array, after the first rows.
-        stats::JsonWriter rest(&second_text, /*pretty=*/true, /*depth=*/2, /*continuing=*/true);
-        for (const auto& [key, stats] : second)
-          WriteKeyRow(rest, key, stats);
-      });
-    } catch (const std::system_error&) {  // no thread to be had: all rows here
-      first = rows;
+      thread_ = std::thread([this] { Run(); });
+      return true;
+    } catch (const std::system_error&) {
+      return false;
     }
   }
+
+  // Hands `piece` on and leaves in it an empty buffer to fill next, waiting while kBuffers
+  // are handed on and not yet written.
+  void HandOn(std::string& piece) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    queued_.push_back(std::move(piece));
+    changed_.notify_all();
+    if (free_.empty() && buffers_ < kBuffers) {
+      ++buffers_;
+      piece = std::string();
+      return;
+    }
+    changed_.wait(lock, [this] { return !free_.empty(); });
+    piece = std::move(free_.back());
+    free_.pop_back();
+  }
+
+  // Writes what was handed on and ends the thread: the first error of `write`, if any (the
+  // pieces after it are not written).
+  Status Finish() {
+    if (thread_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_ = true;
+      }
+      changed_.notify_all();
+      thread_.join();
+    }
+    return status_;
+  }
+
+ private:
+  // The buffers in use at a time: the one being filled counts.
+  static constexpr size_t kBuffers = 4;
+
+  void Run() {
+    Status status;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [this] { return !queued_.empty() || done_; });
+      if (queued_.empty()) break;
+      std::string piece = std::move(queued_.front());
+      queued_.pop_front();
+      lock.unlock();
+      if (status.ok()) status = write_(piece);
+      piece.clear();
+      lock.lock();
+      free_.push_back(std::move(piece));
+      changed_.notify_all();
+    }
+    status_ = status;  // read after the join
+  }
+
+  const OutputPieces& write_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> queued_;  // handed on, not yet written
+  std::vector<std::string> free_;   // written, to be filled again
+  size_t buffers_ = 1;              // the caller's first
+  bool done_ = false;
+  Status status_;
+  std::thread thread_;
+};
+
+// Writes the rows into the "keys" array `writer` has open in `out` (in the summary object,
+// pretty), handing the text on every kRowsPerPiece rows: to `write` directly, or for many
+// rows to a PieceWriter that writes it while the next rows are printed.
+Status WriteKeyRows(stats::JsonWriter& writer, std::string& out, KeyRows rows,
+                    const OutputPieces& write) {
+  const stats::KeyRowWriter row_writer(/*pretty=*/true, /*depth=*/2);
+  PieceWriter pieces(write);
+  const bool two_threads = rows.size() >= kRowsForTwoThreads && pieces.Start();
   Status written;
-  for (size_t i = 0; i < first.size() && written.ok(); ++i) {
-    WriteKeyRow(writer, first[i].first, first[i].second);
-    if ((i + 1) % kRowsPerPiece == 0) written = HandOn(writer, out, write);
+  for (size_t i = 0; i < rows.size() && written.ok(); ++i) {
+    row_writer.Write(writer, rows[i].first, rows[i].second);
+    if ((i + 1) % kRowsPerPiece != 0) continue;
+    writer.Finish();  // `out` holds the text so far
+    if (two_threads) {
+      pieces.HandOn(out);
+    } else {
+      written = write(out);
+      out.clear();
+    }
   }
-  if (helper.joinable()) {
-    helper.join();
-    if (written.ok()) written = HandOn(writer, out, write);
-    if (written.ok()) written = write(second_text);
-  }
+  if (Status finished = pieces.Finish(); written.ok()) written = finished;
   return written;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstring>
 
 #include "hammer/base/failure.h"
 #include "hammer/stats/report/tsv.h"
@@ -27,17 +29,23 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
   writer.Double(stats.MeanMicros());
   static constexpr JsonName kNames[] = {"p50_us", "p90_us", "p99_us", "p99_9_us"};
   static_assert(std::size(kNames) == kReportedPercentiles.size());
-  std::array<int64_t, kReportedPercentiles.size()> values;
-  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
+  const std::array<int64_t, kReportedPercentiles.size()> values = ReportedPercentileValues(stats);
   for (size_t i = 0; i < kReportedPercentiles.size(); ++i) {
-    // Held within the exact [min, max], as in the table and the HTML report: a histogram
-    // bucket's highest equivalent value may lie above the largest value recorded.
     writer.Key(kNames[i]);
-    writer.Int(std::clamp(values[i], stats.min_micros, stats.max_micros));
+    writer.Int(values[i]);
   }
   writer.Key("max_us");
   writer.Int(stats.max_micros);
   writer.EndObject();
+}
+
+std::array<int64_t, 4> ReportedPercentileValues(const KeyStats& stats) {
+  static_assert(kReportedPercentiles.size() == 4);
+  std::array<int64_t, 4> values;
+  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
+  for (int64_t& value : values)
+    value = std::clamp(value, stats.min_micros, stats.max_micros);
+  return values;
 }
 
 void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
@@ -65,6 +73,118 @@ void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
   writer.EndObject();
   writer.Key("latency");
   WriteLatency(writer, stats);
+}
+
+namespace {
+
+// Where a value goes in KeyRowWriter's text while it is made: a byte that JsonWriter never
+// prints as it is (a string's control characters are escaped).
+constexpr char kValueMark = '\x01';
+
+void MarkValue(JsonWriter& writer) {
+  char* p = writer.BeginRaw(1);
+  *p++ = kValueMark;
+  writer.EndRaw(p);
+}
+
+// The row member by member.
+void WriteKeyRow(JsonWriter& writer, std::string_view key, const KeyStats& stats) {
+  writer.BeginObject();
+  writer.Key("key");
+  writer.String(key);
+  WriteOutcome(writer, stats);
+  writer.EndObject();
+}
+
+char* PrintUint(char* p, uint64_t value) {
+  return std::to_chars(p, p + 20, value).ptr;
+}
+
+char* PrintInt(char* p, int64_t value) {
+  return std::to_chars(p, p + 20, value).ptr;
+}
+
+}  // namespace
+
+KeyRowWriter::KeyRowWriter(bool pretty, size_t depth) : pretty_(pretty), depth_(depth) {
+  // The row WriteKeyRow writes for a key with successes and no failures, a mark for each
+  // value; the text starts at the row's "{" (what comes before it is the writer's to write).
+  std::string row;
+  {
+    JsonWriter writer(&row, pretty, static_cast<int>(depth));
+    writer.BeginObject();
+    writer.Key("key");
+    MarkValue(writer);
+    for (JsonName name : {JsonName("requests"), JsonName("succeeded"), JsonName("failed")}) {
+      writer.Key(name);
+      MarkValue(writer);
+    }
+    writer.Key("failures");
+    writer.BeginObject();
+    writer.EndObject();
+    writer.Key("latency");
+    writer.BeginObject();
+    for (JsonName name :
+         {JsonName("min_us"), JsonName("mean_us"), JsonName("p50_us"), JsonName("p90_us"),
+          JsonName("p99_us"), JsonName("p99_9_us"), JsonName("max_us")}) {
+      writer.Key(name);
+      MarkValue(writer);
+    }
+    writer.EndObject();
+    writer.EndObject();
+  }
+  size_t value = 0;
+  for (size_t i = row.find('{'); i < row.size(); ++i) {
+    if (row[i] != kValueMark) {
+      text_ += row[i];
+      continue;
+    }
+    ends_[value++] = text_.size();
+  }
+  ends_[kValues] = text_.size();
+}
+
+void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const {
+  if (stats.count == 0 || stats.errors != 0 || stats.failures.Total() != 0 ||
+      writer.pretty() != pretty_ || writer.depth() != depth_ || !IsPlainJsonText(key)) {
+    WriteKeyRow(writer, key, stats);
+    return;
+  }
+  const std::array<int64_t, 4> percentiles = ReportedPercentileValues(stats);
+  // The text, the key and its quotes, nine integers and the mean.
+  char* p = writer.BeginRaw(text_.size() + key.size() + 2 + 9 * 20 + kMaxJsonDoubleBytes);
+  size_t piece = 0;
+  // The text before the next value.
+  auto text = [&] {
+    const size_t begin = piece == 0 ? 0 : ends_[piece - 1];
+    std::memcpy(p, text_.data() + begin, ends_[piece] - begin);
+    p += ends_[piece] - begin;
+    ++piece;
+  };
+  text();
+  *p++ = '"';
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  *p++ = '"';
+  text();
+  p = PrintUint(p, stats.count);  // requests: all succeeded
+  text();
+  p = PrintUint(p, stats.count);
+  text();
+  *p++ = '0';  // failed
+  text();
+  p = PrintInt(p, stats.min_micros);
+  text();
+  p = PrintJsonDouble(p, stats.MeanMicros());
+  for (int64_t value : percentiles) {
+    text();
+    p = PrintInt(p, value);
+  }
+  text();
+  p = PrintInt(p, stats.max_micros);
+  const size_t begin = ends_[kValues - 1];
+  std::memcpy(p, text_.data() + begin, text_.size() - begin);
+  writer.EndRaw(p + (text_.size() - begin));
 }
 
 nlohmann::ordered_json LatencyJson(const KeyStats& stats) {

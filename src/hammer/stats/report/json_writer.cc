@@ -15,17 +15,29 @@ namespace hammer::stats {
 JsonWriter::JsonWriter(std::string* out, bool pretty, int depth, bool continuing)
     : out_(out), pretty_(pretty), empty_(static_cast<size_t>(depth), continuing ? '\0' : '\1') {}
 
-namespace {
-
-// Whether every byte of `text` is printable ASCII other than '"' and '\\': JSON's string
-// syntax (RFC 8259, section 7) writes those as they are. Eight bytes at a time (word_bytes.h).
-bool PlainAscii(std::string_view text) {
+// Eight bytes at a time (word_bytes.h).
+bool IsPlainJsonText(std::string_view text) {
   using namespace word_bytes;
   return !AnyWord(text, 'a', [](uint64_t w) {
     return (HasHigh(w) | HasLess(w, 0x20) | HasByte(w, 0x7f) | HasByte(w, '"') |
             HasByte(w, '\\')) != 0;
   });
 }
+
+char* PrintJsonDouble(char* p, double value) {
+  if (!std::isfinite(value)) return std::copy_n("null", 4, p);
+  // An integral value below 10^15 is printed in fixed notation with ".0" (Grisu2's format
+  // switches to an exponent from 10^15 on): the mean of a key with one request is one.
+  if (std::fabs(value) < 1e15 && value == std::trunc(value) && !std::signbit(value)) {
+    p = std::to_chars(p, p + 20, static_cast<int64_t>(value)).ptr;
+    return std::copy_n(".0", 2, p);
+  }
+  // Otherwise what nlohmann's dump does for a finite double (serializer::dump_float): its
+  // Grisu2 conversion, without building a json value and a string around it.
+  return nlohmann::detail::to_chars(p, p + kMaxJsonDoubleBytes, value);
+}
+
+namespace {
 
 // Room made at a time past what a piece needs: a summary row's pieces then share one resize.
 constexpr size_t kMinGrowth = 4096;
@@ -137,7 +149,7 @@ void JsonWriter::KeyText(std::string_view name) {
 void JsonWriter::AppendString(std::string_view text) {
   // Printable ASCII other than '"' and '\\' is written as it is (URLs and keys, nearly always);
   // anything else takes nlohmann's escaping and UTF-8 replacement, so both agree byte for byte.
-  if (!PlainAscii(text)) {
+  if (!IsPlainJsonText(text)) {
     Put(nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
@@ -165,23 +177,7 @@ void JsonWriter::Int(int64_t value) {
 }
 
 void JsonWriter::Double(double value) {
-  // nlohmann's serializer gives its conversion 64 bytes; the longest text is 24.
-  constexpr size_t kMaxBytes = 64;
-  char* p = BeginValue(kMaxBytes);
-  if (!std::isfinite(value)) {
-    Advance(std::copy_n("null", 4, p));
-    return;
-  }
-  // An integral value below 10^15 is printed in fixed notation with ".0" (Grisu2's format
-  // switches to an exponent from 10^15 on): the mean of a key with one request is one.
-  if (std::fabs(value) < 1e15 && value == std::trunc(value) && !std::signbit(value)) {
-    p = std::to_chars(p, p + 20, static_cast<int64_t>(value)).ptr;
-    Advance(std::copy_n(".0", 2, p));
-    return;
-  }
-  // Otherwise what nlohmann's dump does for a finite double (serializer::dump_float): its
-  // Grisu2 conversion, without building a json value and a string around it.
-  Advance(nlohmann::detail::to_chars(p, p + kMaxBytes, value));
+  Advance(PrintJsonDouble(BeginValue(kMaxJsonDoubleBytes), value));
 }
 
 void JsonWriter::Bool(bool value) {

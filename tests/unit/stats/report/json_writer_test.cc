@@ -272,5 +272,84 @@ TEST(JsonWriterTest, OutcomeMembersMatchOutcomeJson) {
   EXPECT_DOUBLE_EQ(parsed["latency"]["mean_us"].get<double>(), 2'000'095.0 / 5);
 }
 
+// KeyRowWriter prints every row as WriteOutcome's members after "key" print it, member by
+// member: the rows it prints from its text (successes, no failures, a key printed as it is)
+// and those it hands to the writer, pretty and compact, at several depths, first and later in
+// their array, and in a writer of another layout than its own.
+TEST(JsonWriterTest, KeyRowsMatchTheRowsWrittenMemberByMember) {
+  std::vector<std::pair<std::string, KeyStats>> rows;
+  auto row = [&rows](std::string key) -> KeyStats& {
+    return rows.emplace_back(key, KeyStats()).second;
+  };
+  row("http://127.0.0.1:8080/item/1?ref=7").RecordSuccess(1961);
+  KeyStats& many = row("GET /json/{id}");
+  for (int64_t micros : {0L, 3L, 12L, 40L, 40L, 999L, 2000000L, 3600000000L})
+    many.RecordSuccess(micros);  // a mean that is not integral, percentiles held within max
+  row("").RecordSuccess(7);
+  KeyStats& failed = row("/failed");
+  failed.RecordFailure(Failure::kTimeout);
+  failed.RecordFailure(std::nullopt);
+  KeyStats& mixed = row("/mixed");
+  mixed.RecordSuccess(250);
+  mixed.RecordFailure(Failure::kConnect);
+  row("/quote\"and\\backslash").RecordSuccess(5);
+  row("/caf\xc3\xa9").RecordSuccess(6);      // UTF-8
+  row("/bad\xff\x01byte").RecordSuccess(8);  // neither UTF-8 nor printable
+  row("/empty");                             // no requests at all
+  KeyStats& round = row("/round");
+  round.RecordSuccess(1);
+  round.RecordSuccess(2);  // mean 1.5
+  size_t fast = 0;
+  for (const auto& [key, stats] : rows)
+    fast += stats.count > 0 && stats.errors == 0 && IsPlainJsonText(key) ? 1 : 0;
+  ASSERT_EQ(fast, 4u);  // both paths are taken
+  for (bool pretty : {true, false}) {
+    for (size_t depth = 1; depth <= 3; ++depth) {
+      for (size_t made_for : {depth, depth + 1}) {  // the writer's layout, and another
+        const KeyRowWriter row_writer(pretty, made_for);
+        std::string expected;
+        std::string actual;
+        JsonWriter a(&expected, pretty);
+        JsonWriter b(&actual, pretty);
+        for (size_t open = 0; open < depth; ++open) {
+          a.BeginArray();
+          b.BeginArray();
+        }
+        for (const auto& [key, stats] : rows) {
+          a.BeginObject();
+          a.Key("key");
+          a.String(key);
+          WriteOutcome(a, stats);
+          a.EndObject();
+          row_writer.Write(b, key, stats);
+        }
+        for (size_t open = 0; open < depth; ++open) {
+          a.EndArray();
+          b.EndArray();
+        }
+        a.Finish();
+        b.Finish();
+        EXPECT_EQ(actual, expected) << "pretty " << pretty << ", depth " << depth;
+        ASSERT_TRUE(Json::accept(actual));
+      }
+    }
+  }
+  // The members are the summary's: a row read back has the key's figures.
+  std::string text;
+  {
+    JsonWriter writer(&text, /*pretty=*/true);
+    writer.BeginArray();
+    KeyRowWriter(true, 1).Write(writer, rows[1].first, rows[1].second);
+    writer.EndArray();
+  }
+  const Json parsed = Json::parse(text)[0];
+  EXPECT_EQ(parsed["key"], "GET /json/{id}");
+  EXPECT_EQ(parsed["requests"], 8);
+  EXPECT_EQ(parsed["failed"], 0);
+  EXPECT_EQ(parsed["latency"]["max_us"], 3'600'000'000);
+  EXPECT_EQ(parsed["latency"]["p99_9_us"], 3'600'000'000);
+  EXPECT_EQ(parsed["latency"]["min_us"], 0);
+}
+
 }  // namespace
 }  // namespace hammer::stats
