@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hammer/base/byte_size.h"
+#include "hammer/base/prefault.h"
 #include "hammer/stats/key_template.h"
 
 namespace hammer::stats {
@@ -337,7 +338,8 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   nodes.reserve(rows_.size());
   keys.reserve(rows_.size());
   TakeNodes(rows_, nodes, &keys);
-  std::vector<std::pair<std::string, KeyStats>> rows = MoveRows(nodes, SortedKeyOrder(keys));
+  std::vector<std::pair<std::string, KeyStats>> rows;
+  MoveRows(nodes, SortedKeyOrder(keys), rows);
   last_ = nullptr;
   other_ = nullptr;
   bytes_ = 0;
@@ -363,10 +365,9 @@ void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
   }
 }
 
-std::vector<std::pair<std::string, KeyStats>> KeyTable::MoveRows(
-    std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order) {
-  std::vector<std::pair<std::string, KeyStats>> rows;
-  rows.reserve(order.size());
+void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
+                        std::vector<std::pair<std::string, KeyStats>>& rows) {
+  rows.reserve(rows.size() + order.size());
   // The rows are read in key order, all over the heap: each is asked for kRowsAhead rows before
   // it is moved, so that the misses overlap.
   constexpr size_t kRowsAhead = 8;
@@ -377,7 +378,6 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::MoveRows(
     Rows::node_type node = std::move(nodes[order[n]]);  // freed here, while its memory is cached
     rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
   }
-  return rows;
 }
 
 std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeMergedRows(std::vector<KeyTable> tables,
@@ -432,6 +432,10 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
     }
   }
   if (max_bytes > 0 && bytes > max_bytes) return false;
+  // The rows' vector is made now, and its fresh pages touched on a second thread while the keys
+  // are sorted here: at 10,000 rows 2 MB, about 500 page faults taken off this thread.
+  rows->reserve(keys.size());
+  BackgroundPrefault prefault(rows->data(), keys.size() * sizeof(rows->front()));
   bool distinct = true;
   const std::vector<size_t> order = SortedKeyOrder(keys, &distinct);
   if (!distinct) return false;
@@ -451,7 +455,8 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   result.rows = keyed;
   result.distinct_keys = keyed;
   *folding = result;
-  *rows = MoveRows(nodes, order);
+  prefault.Wait();
+  MoveRows(nodes, order, *rows);
   return true;
 }
 

@@ -182,10 +182,10 @@ class KeyTable {
   // Takes every node out of `rows` into `nodes` (and their keys into *keys), in rows' order.
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
                         std::vector<std::string_view>* keys);
-  // The rows of `nodes` moved into a vector in `order` (indices into nodes), each node freed
-  // once its row is moved.
-  static std::vector<std::pair<std::string, KeyStats>> MoveRows(std::vector<Rows::node_type>& nodes,
-                                                                const std::vector<size_t>& order);
+  // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes), each node
+  // freed once its row is moved.
+  static void MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
+                       std::vector<std::pair<std::string, KeyStats>>& rows);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
   // MergeInto for figures taken out of another table: an empty row takes them whole.
