@@ -66,10 +66,11 @@ class KeyRowWriter {
 
  private:
   static constexpr size_t kValues = 11;  // key, 3 counts, min, mean, 4 percentiles, max
-  // Where the text between the values ends: the piece before value i is
-  // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece follows the last value.
   bool pretty_;
   size_t depth_;
+  // The text between the values, in order: the piece before value i is
+  // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece, after the last value, ends at
+  // ends_[kValues], the text's end.
   std::string text_;
   std::array<size_t, kValues + 1> ends_{};
 };
