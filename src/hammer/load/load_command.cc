@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -56,6 +57,15 @@ Status ParsePositiveDuration(const std::string& text, Nanos* out, const std::str
   if (*d == 0) return Status::Error(flag + ": must be more than 0, got '" + text + "'");
   *out = *d;
   return Status::Ok();
+}
+
+// The run's summary, kept until the process ends: freeing it block by block after the last
+// response (10,000 key rows: 20,000 blocks, about 0.8 ms) is work the process's exit does at
+// once. Reachable from here, so that a leak checker does not count it; a process runs one load.
+const LoadSummary* LeaveForExit(LoadSummary summary) {
+  static auto* const kept = new std::vector<std::unique_ptr<LoadSummary>>();
+  kept->push_back(std::make_unique<LoadSummary>(std::move(summary)));
+  return kept->back().get();
 }
 
 }  // namespace
@@ -324,9 +334,10 @@ Result<LoadVerdict> LoadCommand::Run() {
                  metrics->address().ToString().c_str());
   }
   if (!flags_.quiet) AnnounceInput();
-  Result<LoadSummary> summary =
+  Result<LoadSummary> result =
       RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_, metrics.get());
-  if (!summary.ok()) return summary.status();
+  if (!result.ok()) return result.status();
+  const LoadSummary* summary = LeaveForExit(std::move(*result));
   const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
   if (!flags_.quiet) {
     std::fputs(FormatLoadSummary(*summary, with_table, kSummaryTableRows).c_str(), stderr);
