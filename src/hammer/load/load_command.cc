@@ -60,7 +60,7 @@ Status ParsePositiveDuration(const std::string& text, Nanos* out, const std::str
 }
 
 // The run's summary, kept until the process ends: freeing it block by block after the last
-// response (10,000 key rows: 20,000 blocks, about 0.8 ms) is work the process's exit does at
+// response (10,000 key rows: 20,000 blocks, 0.8-1.7 ms) is work the process's exit does at
 // once. Reachable from here, so that a leak checker does not count it; a process runs one load.
 const LoadSummary* LeaveForExit(LoadSummary summary) {
   static auto* const kept = new std::vector<std::unique_ptr<LoadSummary>>();
