@@ -11,8 +11,8 @@ namespace hammer {
 namespace {
 
 #ifndef MADV_POPULATE_WRITE
-constexpr int MADV_POPULATE_WRITE =
-    23;  // Linux 5.14's value (include/uapi/asm-generic/mman-common.h)
+// Linux 5.14's value (include/uapi/asm-generic/mman-common.h), for older C library headers.
+constexpr int MADV_POPULATE_WRITE = 23;
 #endif
 
 // The whole pages inside [data, data + bytes), made present for writing.
