@@ -6,6 +6,7 @@
 // callers on one descriptor must serialise themselves.
 #pragma once
 
+#include <span>
 #include <string_view>
 
 #include "hammer/base/status.h"
@@ -13,5 +14,8 @@
 namespace hammer {
 
 Status WriteAll(int fd, std::string_view bytes);
+
+// The pieces in order, as many as writev(2) takes in one call (IOV_MAX), continued the same way.
+Status WriteAll(int fd, std::span<const std::string_view> pieces);
 
 }  // namespace hammer

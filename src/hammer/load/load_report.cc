@@ -41,7 +41,8 @@ constexpr size_t kRowsPerPiece = 128;
 // Writes pieces of text on a thread of its own, in the order they are handed to it, while the
 // caller prints the next ones. A few buffers go back and forth between the two, so the text is
 // printed into memory already touched rather than into megabytes of fresh pages (each 4 KiB a
-// page fault), and at most kBuffers pieces wait for a slow output.
+// page fault), and at most kBuffers pieces wait for a slow output. The pieces waiting when the
+// thread comes back for more are written together (one writev).
 class PieceWriter {
  public:
   explicit PieceWriter(const OutputPieces& write) : write_(write) {}
@@ -91,21 +92,28 @@ class PieceWriter {
 
  private:
   // The buffers in use at a time: the one being filled counts.
-  static constexpr size_t kBuffers = 4;
+  static constexpr size_t kBuffers = 8;
 
   void Run() {
     Status status;
+    std::vector<std::string> taken;
+    std::vector<std::string_view> pieces;
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
       changed_.wait(lock, [this] { return !queued_.empty() || done_; });
       if (queued_.empty()) break;
-      std::string piece = std::move(queued_.front());
-      queued_.pop_front();
+      for (std::string& piece : queued_)
+        taken.push_back(std::move(piece));
+      queued_.clear();
       lock.unlock();
-      if (status.ok()) status = write_(piece);
-      piece.clear();
+      pieces.assign(taken.begin(), taken.end());
+      if (status.ok()) status = write_(pieces);
       lock.lock();
-      free_.push_back(std::move(piece));
+      for (std::string& piece : taken) {
+        piece.clear();
+        free_.push_back(std::move(piece));
+      }
+      taken.clear();
       changed_.notify_all();
     }
     status_ = status;  // read after the join
@@ -331,10 +339,12 @@ Status WriteLoadSummaryJson(const LoadSummary& s, std::string_view command,
 std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
                             const std::vector<stats::ThresholdResult>& thresholds) {
   std::string text;
-  (void)WriteLoadSummaryJson(s, command, thresholds, [&text](std::string_view piece) {
-    text += piece;
-    return Status::Ok();
-  });
+  (void)WriteLoadSummaryJson(s, command, thresholds,
+                             OutputPieces([&text](std::span<const std::string_view> pieces) {
+                               for (std::string_view piece : pieces)
+                                 text += piece;
+                               return Status::Ok();
+                             }));
   return text;
 }
 

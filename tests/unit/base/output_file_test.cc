@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace hammer {
 namespace {
@@ -36,15 +38,44 @@ TEST_F(OutputFileTest, PiecesLandInOrder) {
   ASSERT_TRUE(WriteOutputFile("--summary-json", path, "old text, longer than the new").ok());
   int calls = 0;
   Status written = WriteOutputFile("--summary-json", path, [&](const OutputPieces& write) {
-    for (const char* piece : {"{", "\"a\": 1", "", "}\n"}) {
+    for (const char* piece : {"{", "\"a\": 1", ""}) {
       ++calls;
       if (Status s = write(piece); !s.ok()) return s;
     }
-    return Status::Ok();
+    // Several at once, an empty one among them.
+    const std::string_view together[] = {", ", "", "\"b\"", ": 2}\n"};
+    ++calls;
+    return write(together);
   });
   ASSERT_TRUE(written.ok()) << written.message();
   EXPECT_EQ(calls, 4);
-  EXPECT_EQ(ReadFile(path), "{\"a\": 1}\n");  // truncated first
+  EXPECT_EQ(ReadFile(path), "{\"a\": 1, \"b\": 2}\n");  // the old text's end is gone
+}
+
+// An existing file is written over and cut to the new length, shorter or longer than it was.
+TEST_F(OutputFileTest, AnOldFileEndsWhereTheNewTextDoes) {
+  const std::string path = dir_ + "/report.html";
+  for (const std::string& text :
+       {std::string(100'000, 'a'), std::string("short"), std::string(), std::string(70'000, 'b')}) {
+    ASSERT_TRUE(WriteOutputFile("--html", path, text).ok());
+    EXPECT_EQ(ReadFile(path), text) << text.size();
+  }
+}
+
+// Many pieces in one call (more than one writev takes) land whole and in order.
+TEST_F(OutputFileTest, ManyPiecesAtOnceLandInOrder) {
+  const std::string path = dir_ + "/many.txt";
+  std::vector<std::string> texts;
+  std::string expected;
+  for (int i = 0; i < 3000; ++i) {
+    texts.push_back(std::to_string(i) + (i % 7 == 0 ? "" : ","));
+    expected += texts.back();
+  }
+  const std::vector<std::string_view> pieces(texts.begin(), texts.end());
+  ASSERT_TRUE(WriteOutputFile("--summary-json", path, [&](const OutputPieces& write) {
+                return write(pieces);
+              }).ok());
+  EXPECT_EQ(ReadFile(path), expected);
 }
 
 TEST_F(OutputFileTest, ErrorsNameTheFlagAndThePath) {

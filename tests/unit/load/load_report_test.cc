@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace hammer::load {
 namespace {
@@ -61,27 +63,45 @@ TEST(LoadReportTest, KeyRowsAreWhatNlohmannPrintsAtEveryCount) {
   }
 }
 
-// Handed on piece by piece, the document is the same; a failed piece ends it there, with its
-// error (the second thread, writing the pieces, is waited for all the same).
+// Handed on piece by piece (several at a time from the second thread), the document is the
+// same; a failed write ends it there, with its error (the second thread, writing the pieces, is
+// waited for all the same), and nothing is written after it.
 TEST(LoadReportTest, PiecesMakeTheSameDocumentAndAFailureEndsIt) {
   const LoadSummary summary = SummaryWithRows(5003);
   std::string joined;
   int pieces = 0;
-  Status written = WriteLoadSummaryJson(summary, "load", {}, [&](std::string_view piece) {
-    joined += piece;
-    ++pieces;
-    return Status::Ok();
-  });
+  Status written = WriteLoadSummaryJson(summary, "load", {},
+                                        OutputPieces([&](std::span<const std::string_view> handed) {
+                                          for (std::string_view piece : handed) {
+                                            joined += piece;
+                                            ++pieces;
+                                          }
+                                          return Status::Ok();
+                                        }));
   ASSERT_TRUE(written.ok());
   EXPECT_EQ(joined, LoadSummaryJson(summary));
   EXPECT_GE(pieces, 40);  // 39 pieces of 128 rows (the first with the header), the rest and the end
   for (int fail_at : {1, 3, pieces}) {
-    int calls = 0;
-    written = WriteLoadSummaryJson(summary, "load", {}, [&](std::string_view) {
-      return ++calls == fail_at ? Status::Error("disk full") : Status::Ok();
-    });
+    int handed_before = 0;  // pieces in the calls before the failed one
+    int calls_after = 0;
+    bool failed = false;
+    written = WriteLoadSummaryJson(
+        summary, "load", {}, OutputPieces([&](std::span<const std::string_view> handed) {
+          if (failed) {
+            ++calls_after;
+            return Status::Ok();
+          }
+          if (handed_before + static_cast<int>(handed.size()) >= fail_at) {
+            failed = true;
+            return Status::Error("disk full");
+          }
+          handed_before += static_cast<int>(handed.size());
+          return Status::Ok();
+        }));
     EXPECT_EQ(written.message(), "disk full") << fail_at;
-    EXPECT_EQ(calls, fail_at);
+    EXPECT_TRUE(failed) << fail_at;
+    EXPECT_EQ(calls_after, 0) << fail_at;
+    EXPECT_LT(handed_before, fail_at);
   }
 }
 
