@@ -115,6 +115,23 @@ TEST(KeyTableMergeTest, KeysInSeveralTablesAreMerged) {
   const Taken taken =
       TakenTogether(Workers(2, 2000, [](int i) { return i == 1999; }), 10000, kDefaultMaxKeyBytes);
   EXPECT_EQ(taken.rows.size(), 2000u);
+  // Thousands of keys, one of them in two tables:
+  ExpectSameAsMerged(Workers(2, 6000, [](int i) { return i == 5999; }), 10000, kDefaultMaxKeyBytes);
+  ExpectSameAsMerged(Workers(4, 6000, [](int i) { return i == 4321; }), 10000, kDefaultMaxKeyBytes);
+  // A key of another table, then 40 of its own (a table's newest keys come first in its order,
+  // and its first 16 are looked up in the tables before it: this key is found by the sort).
+  const auto one_shared = [](int workers, int table, int key) -> MakeTables {
+    return [=] {
+      std::vector<KeyTable> tables = Workers(workers, 6000)();
+      tables[table].StatsFor(Url(key))->RecordSuccess(250);
+      for (int i = 0; i < 40; ++i)
+        tables[table].StatsFor(Url(10000 + i))->RecordSuccess(260);
+      return tables;
+    };
+  };
+  ExpectSameAsMerged(one_shared(2, 1, 2), 10000, kDefaultMaxKeyBytes);     // 2 is table 0's
+  ExpectSameAsMerged(one_shared(3, 2, 5998), 10000, kDefaultMaxKeyBytes);  // 5998 is table 1's
+  EXPECT_EQ(TakenTogether(one_shared(3, 2, 5998), 10000, kDefaultMaxKeyBytes).rows.size(), 6040u);
 }
 
 TEST(KeyTableMergeTest, UnionPastMaxKeysFolds) {
@@ -143,6 +160,11 @@ TEST(KeyTableMergeTest, UnionPastMaxBytesFoldsForMemory) {
   EXPECT_TRUE(taken.folding.for_memory);
   // The same rows within the budget.
   ExpectSameAsMerged(Workers(2, 2000, nullptr, 10000, 0), 10000, 64 * budget);
+  // 6,000 rows: over the budget together, and within it.
+  ExpectSameAsMerged(Workers(2, 6000, nullptr, 10000, 0), 10000, 3 * budget);
+  EXPECT_TRUE(
+      TakenTogether(Workers(2, 6000, nullptr, 10000, 0), 10000, 3 * budget).folding.for_memory);
+  ExpectSameAsMerged(Workers(2, 6000, nullptr, 10000, 0), 10000, 64 * budget);
 }
 
 TEST(KeyTableMergeTest, OtherRowAndLostRequestsCarryOver) {
