@@ -6,10 +6,7 @@
 
 namespace hammer::net {
 
-Resolver::Resolver(int threads) {
-  for (int i = 0; i < threads; ++i)
-    workers_.emplace_back([this] { WorkerMain(); });
-}
+Resolver::Resolver(size_t threads) : threads_(threads) {}
 
 Resolver::~Resolver() {
   {
@@ -27,6 +24,10 @@ void Resolver::Lookup(std::string host, EventLoop* loop,
   {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(Job{std::move(host), loop, std::move(done)});
+    // The threads start with the first lookup: a run of IP literals has none to start, wake and
+    // join (joining a thread asleep took up to a millisecond at a run's end here).
+    while (workers_.size() < threads_)
+      workers_.emplace_back([this] { WorkerMain(); });
   }
   wake_.notify_one();
 }

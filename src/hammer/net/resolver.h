@@ -1,11 +1,11 @@
 // Name resolution that never blocks an event loop.
 //
-// Resolver runs getaddrinfo on its own worker thread(s) and is shared by every loop (it is
-// thread-safe). HostCache is per loop (not thread-safe): it answers IP literals and fresh cache
-// entries at once, coalesces concurrent lookups of one name, and delivers results on the
-// loop's thread. getaddrinfo gives no TTL, so entries live for a fixed time (60 s default).
-// The Resolver must outlive every HostCache using it and must be destroyed after the loops
-// stop running; it joins its threads when destroyed.
+// Resolver runs getaddrinfo on its own worker thread(s), started by the first lookup, and is
+// shared by every loop (it is thread-safe). HostCache is per loop (not thread-safe): it answers IP
+// literals and fresh cache entries at once, coalesces concurrent lookups of one name, and delivers
+// results on the loop's thread. getaddrinfo gives no TTL, so entries live for a fixed time (60 s
+// default). The Resolver must outlive every HostCache using it and must be destroyed after the
+// loops stop running; it joins its threads when destroyed.
 #pragma once
 
 #include <condition_variable>
@@ -28,7 +28,7 @@ using AddressList = std::vector<SocketAddress>;  // ports are 0; callers set the
 
 class Resolver {
  public:
-  explicit Resolver(int threads = 1);
+  explicit Resolver(size_t threads = 1);
   ~Resolver();
   Resolver(const Resolver&) = delete;
   Resolver& operator=(const Resolver&) = delete;
@@ -47,11 +47,12 @@ class Resolver {
   };
   void WorkerMain();
 
+  const size_t threads_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> jobs_;
   bool stopping_ = false;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // started by the first Lookup
 };
 
 class HostCache {

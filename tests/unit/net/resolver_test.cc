@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,6 +129,33 @@ TEST_F(HostCacheTest, ResolverPostsToTheGivenLoop) {
   ASSERT_TRUE(RunUntilStopped());
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ((*got)[0].ToString(), "127.0.0.1:0");
+}
+
+// The threads of this process, as /proc counts them.
+int ProcessThreads() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+// A resolver starts its threads with the first lookup: a run of IP literals has none to start
+// and join at its end.
+TEST_F(HostCacheTest, ResolverThreadsStartWithTheFirstLookup) {
+  const int before = ProcessThreads();
+  ASSERT_GT(before, 0);
+  {
+    Resolver resolver(2);
+    HostCache cache(&loop_, &resolver);
+    ASSERT_NE(cache.Find("127.0.0.1"), nullptr);
+    EXPECT_EQ(ProcessThreads(), before);
+    cache.Fetch("localhost", [&](const Result<AddressList>&) { loop_.Stop(); });
+    EXPECT_EQ(ProcessThreads(), before + 2);
+    ASSERT_TRUE(RunUntilStopped());
+  }
+  EXPECT_EQ(ProcessThreads(), before);  // joined
 }
 
 }  // namespace
