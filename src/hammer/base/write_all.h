@@ -15,7 +15,7 @@ namespace hammer {
 
 Status WriteAll(int fd, std::string_view bytes);
 
-// The pieces in order, as many as writev(2) takes in one call (IOV_MAX), continued the same way.
+// The pieces in order, up to 64 in each writev(2) call, continued the same way.
 Status WriteAll(int fd, std::span<const std::string_view> pieces);
 
 }  // namespace hammer

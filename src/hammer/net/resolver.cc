@@ -2,6 +2,7 @@
 
 #include <netdb.h>
 
+#include <system_error>
 #include <utility>
 
 namespace hammer::net {
@@ -23,11 +24,23 @@ void Resolver::Lookup(std::string host, EventLoop* loop,
                       std::function<void(Result<AddressList>)> done) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.push_back(Job{std::move(host), loop, std::move(done)});
     // The threads start with the first lookup: a run of IP literals has none to start, wake and
     // join (joining a thread asleep took up to a millisecond at a run's end here).
-    while (workers_.size() < threads_)
-      workers_.emplace_back([this] { WorkerMain(); });
+    try {
+      while (workers_.size() < threads_)
+        workers_.emplace_back([this] { WorkerMain(); });
+    } catch (const std::system_error& e) {
+      if (workers_.empty() && threads_ > 0) {
+        // No thread to look the name up on: the lookup fails, answered as results are.
+        std::string message =
+            "resolve '" + host + "': no thread to look it up on (" + e.what() + ")";
+        loop->Post([done = std::move(done), message = std::move(message)]() mutable {
+          done(Status::Error(message));
+        });
+        return;
+      }
+    }
+    jobs_.push_back(Job{std::move(host), loop, std::move(done)});
   }
   wake_.notify_one();
 }
