@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <filesystem>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -131,14 +132,11 @@ TEST_F(HostCacheTest, ResolverPostsToTheGivenLoop) {
   EXPECT_EQ((*got)[0].ToString(), "127.0.0.1:0");
 }
 
-// The threads of this process, as /proc counts them.
+// The threads of this process: the entries of /proc/self/task.
 int ProcessThreads() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  }
-  return -1;
+  const std::filesystem::directory_iterator tasks("/proc/self/task");
+  return static_cast<int>(
+      std::distance(std::filesystem::begin(tasks), std::filesystem::end(tasks)));
 }
 
 // A resolver starts its threads with the first lookup: a run of IP literals has none to start
