@@ -39,9 +39,8 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
   writer.EndObject();
 }
 
-std::array<int64_t, 4> ReportedPercentileValues(const KeyStats& stats) {
-  static_assert(kReportedPercentiles.size() == 4);
-  std::array<int64_t, 4> values;
+std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats) {
+  std::array<int64_t, kReportedPercentiles.size()> values;
   stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
   for (int64_t& value : values)
     value = std::clamp(value, stats.min_micros, stats.max_micros);
@@ -96,11 +95,9 @@ void WriteKeyRow(JsonWriter& writer, std::string_view key, const KeyStats& stats
   writer.EndObject();
 }
 
-char* PrintUint(char* p, uint64_t value) {
-  return std::to_chars(p, p + 20, value).ptr;
-}
-
-char* PrintInt(char* p, int64_t value) {
+// A 64-bit integer at `p` (at most 20 bytes); returns the end of its text.
+template <typename Integer>
+char* PrintInteger(char* p, Integer value) {
   return std::to_chars(p, p + 20, value).ptr;
 }
 
@@ -150,7 +147,7 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
     WriteKeyRow(writer, key, stats);
     return;
   }
-  const std::array<int64_t, 4> percentiles = ReportedPercentileValues(stats);
+  const auto percentiles = ReportedPercentileValues(stats);
   // The text, the key and its quotes, nine integers and the mean.
   char* p = writer.BeginRaw(text_.size() + key.size() + 2 + 9 * 20 + kMaxJsonDoubleBytes);
   size_t piece = 0;
@@ -167,21 +164,21 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
   p += key.size();
   *p++ = '"';
   text();
-  p = PrintUint(p, stats.count);  // requests: all succeeded
+  p = PrintInteger(p, stats.count);  // requests: all succeeded
   text();
-  p = PrintUint(p, stats.count);
+  p = PrintInteger(p, stats.count);
   text();
   *p++ = '0';  // failed
   text();
-  p = PrintInt(p, stats.min_micros);
+  p = PrintInteger(p, stats.min_micros);
   text();
   p = PrintJsonDouble(p, stats.MeanMicros());
   for (int64_t value : percentiles) {
     text();
-    p = PrintInt(p, value);
+    p = PrintInteger(p, value);
   }
   text();
-  p = PrintInt(p, stats.max_micros);
+  p = PrintInteger(p, stats.max_micros);
   const size_t begin = ends_[kValues - 1];
   std::memcpy(p, text_.data() + begin, text_.size() - begin);
   writer.EndRaw(p + (text_.size() - begin));

@@ -26,6 +26,7 @@
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/report/json_writer.h"
+#include "hammer/stats/report/tsv.h"
 #include "hammer/stats/threshold.h"
 
 namespace hammer::stats {
@@ -48,7 +49,7 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats);
 // The latency percentiles a summary reports (kReportedPercentiles: p50, p90, p99, p99.9) of
 // `stats`' successes, held within the exact [min, max] as in the table and the HTML report: a
 // histogram bucket's highest equivalent value may lie above the largest value recorded.
-std::array<int64_t, 4> ReportedPercentileValues(const KeyStats& stats);
+std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats);
 
 // A summary's key rows, {"key": ..., then WriteOutcome's members}, as elements of the array a
 // JsonWriter has open. The row of a key with successes and no failures whose key prints as it
