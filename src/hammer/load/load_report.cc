@@ -29,9 +29,9 @@ std::string Ms(int64_t micros) {
 
 using KeyRows = std::span<const std::pair<std::string, stats::KeyStats>>;
 
-// Rows from this many up are printed on this thread and written on a second one meanwhile:
-// KeyRowWriter prints a one-request row in about 0.1 µs, and write() takes as long or longer
-// to put its 350 bytes into fresh pages of the page cache; a thread costs about 50 µs to start.
+// Rows from this many up are printed on this thread and written on a second one meanwhile: at
+// 10,000 rows (3.5 MB) the writes into fresh pages of the page cache took 1.0-1.6 ms, under the
+// printing they then overlap (about 3.4 ms in a run); a thread costs about 50 µs to start.
 constexpr size_t kRowsForTwoThreads = 2000;
 // The text is handed on every this many rows (about 45 KB): under malloc's 128 KiB threshold
 // for a mapping of its own, so the few buffers come from heap memory already touched (at
