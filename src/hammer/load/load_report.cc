@@ -61,19 +61,21 @@ class PieceWriter {
   }
 
   // Hands `piece` on and leaves in it an empty buffer to fill next, waiting while kBuffers
-  // are handed on and not yet written.
-  void HandOn(std::string& piece) {
+  // are handed on and not yet written. False once a write has failed: the rest need not be
+  // printed (Finish says why).
+  bool HandOn(std::string& piece) {
     std::unique_lock<std::mutex> lock(mutex_);
     queued_.push_back(std::move(piece));
     changed_.notify_all();
     if (free_.empty() && buffers_ < kBuffers) {
       ++buffers_;
       piece = std::string();
-      return;
+      return !failed_;
     }
     changed_.wait(lock, [this] { return !free_.empty(); });
     piece = std::move(free_.back());
     free_.pop_back();
+    return !failed_;
   }
 
   // Writes what was handed on and ends the thread: the first error of `write`, if any (the
@@ -109,6 +111,7 @@ class PieceWriter {
       pieces.assign(taken.begin(), taken.end());
       if (status.ok()) status = write_(pieces);
       lock.lock();
+      failed_ = !status.ok();
       for (std::string& piece : taken) {
         piece.clear();
         free_.push_back(std::move(piece));
@@ -126,6 +129,7 @@ class PieceWriter {
   std::vector<std::string> free_;   // written, to be filled again
   size_t buffers_ = 1;              // the caller's first
   bool done_ = false;
+  bool failed_ = false;  // a write failed (the thread's status, seen under the lock)
   Status status_;
   std::thread thread_;
 };
@@ -144,7 +148,7 @@ Status WriteKeyRows(stats::JsonWriter& writer, std::string& out, KeyRows rows,
     if ((i + 1) % kRowsPerPiece != 0) continue;
     writer.Finish();  // `out` holds the text so far
     if (two_threads) {
-      pieces.HandOn(out);
+      if (!pieces.HandOn(out)) break;
     } else {
       written = write(out);
       out.clear();
