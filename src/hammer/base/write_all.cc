@@ -2,7 +2,6 @@
 
 #include <limits.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -11,15 +10,7 @@
 namespace hammer {
 
 Status WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::FromErrno("write output", errno);
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
+  return WriteAll(fd, std::span<const std::string_view>(&bytes, 1));
 }
 
 Status WriteAll(int fd, std::span<const std::string_view> pieces) {
