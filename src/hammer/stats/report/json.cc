@@ -103,12 +103,14 @@ char* PrintInteger(char* p, Integer value) {
 
 }  // namespace
 
-KeyRowWriter::KeyRowWriter(bool pretty, size_t depth) : pretty_(pretty), depth_(depth) {
+KeyRowWriter::KeyRowWriter(bool pretty, size_t depth, size_t one_line_from)
+    : pretty_(pretty), depth_(depth), one_line_from_(one_line_from) {
   // The row WriteKeyRow writes for a key with successes and no failures, a mark for each
   // value; the text starts at the row's "{" (what comes before it is the writer's to write).
   std::string row;
   {
     JsonWriter writer(&row, pretty, static_cast<int>(depth));
+    writer.OneLineFrom(one_line_from);
     writer.BeginObject();
     writer.Key("key");
     MarkValue(writer);
@@ -143,7 +145,8 @@ KeyRowWriter::KeyRowWriter(bool pretty, size_t depth) : pretty_(pretty), depth_(
 
 void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const {
   if (stats.count == 0 || stats.errors != 0 || stats.failures.Total() != 0 ||
-      writer.pretty() != pretty_ || writer.depth() != depth_ || !IsPlainJsonText(key)) {
+      writer.pretty() != pretty_ || writer.depth() != depth_ ||
+      writer.one_line_from() != one_line_from_ || !IsPlainJsonText(key)) {
     WriteKeyRow(writer, key, stats);
     return;
   }

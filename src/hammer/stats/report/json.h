@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -61,14 +62,17 @@ std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const 
 // Immutable once made: threads may share one.
 class KeyRowWriter {
  public:
-  // For rows inside `depth` open containers of a writer with this `pretty`.
-  KeyRowWriter(bool pretty, size_t depth);
+  // For rows inside `depth` open containers of a writer with this `pretty` and this
+  // JsonWriter::OneLineFrom (none by default).
+  KeyRowWriter(bool pretty, size_t depth,
+               size_t one_line_from = std::numeric_limits<size_t>::max());
   void Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const;
 
  private:
   static constexpr size_t kValues = 11;  // key, 3 counts, min, mean, 4 percentiles, max
   bool pretty_;
   size_t depth_;
+  size_t one_line_from_;
   // The text between the values, in order: the piece before value i is
   // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece, after the last value, ends at
   // ends_[kValues], the text's end.

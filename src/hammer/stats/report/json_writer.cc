@@ -87,6 +87,10 @@ char* JsonWriter::PutSeparator(char* p) {
   empty_.back() = '\0';
   if (!first) *p++ = ',';
   if (!pretty_) return p;
+  if (empty_.size() > one_line_from_) {
+    if (!first) *p++ = ' ';
+    return p;
+  }
   // nlohmann's dump(2): each member or element on a line of its own, indented two spaces a
   // level.
   *p++ = '\n';
@@ -121,7 +125,7 @@ void JsonWriter::Close(char bracket) {
   char* p = Room(SeparatorBytes() + 1);
   // nlohmann prints an empty container as "{}" or "[]", a full one with its closing bracket on
   // a line of its own, at the container's indentation.
-  if (pretty_ && !empty) {
+  if (pretty_ && !empty && empty_.size() < one_line_from_) {
     *p++ = '\n';
     p = Indent<kIndentCopy>(p, 2 * empty_.size());
   }

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -74,6 +75,11 @@ class JsonName {
 class JsonWriter {
  public:
   JsonWriter(std::string* out, bool pretty, int depth = 0, bool continuing = false);
+  // Pretty only: a container opened inside `depth` or more open containers is written on one
+  // line, its members separated by ", " (each name followed by ": ", as pretty): a summary's
+  // key rows, one to a line, so that grep finds a URL's row whole. Before the first value.
+  void OneLineFrom(size_t depth) { one_line_from_ = depth; }
+  size_t one_line_from() const { return one_line_from_; }
   ~JsonWriter() { Finish(); }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
@@ -141,6 +147,8 @@ class JsonWriter {
   char* cur_ = nullptr;
   char* end_ = nullptr;
   bool pretty_;
+  // Open containers at which members go on one line (OneLineFrom); none by default.
+  size_t one_line_from_ = std::numeric_limits<size_t>::max();
   bool after_key_ = false;
   // Per open container: 1 while nothing is written in it (a string: no allocation for the
   // depths a summary reaches).

@@ -5,14 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/report/json.h"
+#include "one_line_reference.h"
 
 namespace hammer::stats {
 namespace {
@@ -94,6 +97,49 @@ TEST(JsonWriterTest, PrintsWhatNlohmannPrints) {
     writer.Finish();
     EXPECT_EQ(out, Dump(j, pretty)) << "pretty " << pretty;
   }
+}
+
+TEST(JsonWriterTest, WritesContainersFromADepthOnOneLine) {
+  {
+    std::string out;
+    JsonWriter writer(&out, /*pretty=*/true);
+    writer.OneLineFrom(1);
+    writer.BeginObject();
+    writer.Key("a");
+    writer.BeginArray();
+    writer.Int(int64_t{1});
+    writer.BeginObject();
+    writer.Key("b");
+    writer.Int(int64_t{2});
+    writer.EndObject();
+    writer.BeginArray();
+    writer.EndArray();
+    writer.EndArray();
+    writer.Key("c");
+    writer.Int(int64_t{3});
+    writer.EndObject();
+    writer.Finish();
+    EXPECT_EQ(out, "{\n  \"a\": [1, {\"b\": 2}, []],\n  \"c\": 3\n}");
+  }
+  const Json j = Document();
+  for (size_t from = 0; from <= 4; ++from) {
+    std::string out;
+    JsonWriter writer(&out, /*pretty=*/true);
+    writer.OneLineFrom(from);
+    Write(writer, j);
+    writer.Finish();
+    EXPECT_EQ(out, OneLineReference(j, 0, from)) << "from " << from;
+    EXPECT_EQ(Json::parse(out), Json::parse(Dump(j, false)));
+  }
+  // The reference itself, with no container on one line, is nlohmann's dump(2).
+  EXPECT_EQ(OneLineReference(j, 0, 1000), Dump(j, true));
+  // Compact text has no lines to keep: OneLineFrom changes nothing.
+  std::string compact;
+  JsonWriter writer(&compact, /*pretty=*/false);
+  writer.OneLineFrom(1);
+  Write(writer, j);
+  writer.Finish();
+  EXPECT_EQ(compact, Dump(j, false));
 }
 
 TEST(JsonWriterTest, GoesOnInsideAnObjectNlohmannOpened) {
@@ -303,34 +349,48 @@ TEST(JsonWriterTest, KeyRowsMatchTheRowsWrittenMemberByMember) {
   for (const auto& [key, stats] : rows)
     fast += stats.count > 0 && stats.errors == 0 && IsPlainJsonText(key) ? 1 : 0;
   ASSERT_EQ(fast, 4u);  // both paths are taken
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
   for (bool pretty : {true, false}) {
     for (size_t depth = 1; depth <= 3; ++depth) {
-      for (size_t made_for : {depth, depth + 1}) {  // the writer's layout, and another
-        const KeyRowWriter row_writer(pretty, made_for);
-        std::string expected;
-        std::string actual;
-        JsonWriter a(&expected, pretty);
-        JsonWriter b(&actual, pretty);
-        for (size_t open = 0; open < depth; ++open) {
-          a.BeginArray();
-          b.BeginArray();
+      for (size_t one_line : {kNone, depth}) {  // rows on lines of their own, or each on one
+        // The writer's layout, and others: another depth, another OneLineFrom.
+        for (auto [made_for, made_one_line] :
+             {std::pair(depth, one_line), std::pair(depth + 1, one_line),
+              std::pair(depth, one_line == kNone ? depth : kNone)}) {
+          const KeyRowWriter row_writer(pretty, made_for, made_one_line);
+          std::string expected;
+          std::string actual;
+          JsonWriter a(&expected, pretty);
+          JsonWriter b(&actual, pretty);
+          a.OneLineFrom(one_line);
+          b.OneLineFrom(one_line);
+          for (size_t open = 0; open < depth; ++open) {
+            a.BeginArray();
+            b.BeginArray();
+          }
+          for (const auto& [key, stats] : rows) {
+            a.BeginObject();
+            a.Key("key");
+            a.String(key);
+            WriteOutcome(a, stats);
+            a.EndObject();
+            row_writer.Write(b, key, stats);
+          }
+          for (size_t open = 0; open < depth; ++open) {
+            a.EndArray();
+            b.EndArray();
+          }
+          a.Finish();
+          b.Finish();
+          EXPECT_EQ(actual, expected)
+              << "pretty " << pretty << ", depth " << depth << ", one line from " << one_line;
+          ASSERT_TRUE(Json::accept(actual));
+          if (pretty && one_line == depth) {
+            // Each row on a line of its own: the rows, the brackets' lines and nothing else.
+            EXPECT_EQ(std::count(actual.begin(), actual.end(), '\n'),
+                      static_cast<std::ptrdiff_t>(rows.size() + 2 * depth - 1));
+          }
         }
-        for (const auto& [key, stats] : rows) {
-          a.BeginObject();
-          a.Key("key");
-          a.String(key);
-          WriteOutcome(a, stats);
-          a.EndObject();
-          row_writer.Write(b, key, stats);
-        }
-        for (size_t open = 0; open < depth; ++open) {
-          a.EndArray();
-          b.EndArray();
-        }
-        a.Finish();
-        b.Finish();
-        EXPECT_EQ(actual, expected) << "pretty " << pretty << ", depth " << depth;
-        ASSERT_TRUE(Json::accept(actual));
       }
     }
   }
