@@ -41,6 +41,10 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
 
 std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats) {
   std::array<int64_t, kReportedPercentiles.size()> values;
+  if (stats.min_micros == stats.max_micros) {
+    values.fill(stats.min_micros);  // what clamping gives, without reading the histogram
+    return values;
+  }
   stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
   for (int64_t& value : values)
     value = std::clamp(value, stats.min_micros, stats.max_micros);
@@ -93,6 +97,21 @@ void WriteKeyRow(JsonWriter& writer, std::string_view key, const KeyStats& stats
   writer.String(key);
   WriteOutcome(writer, stats);
   writer.EndObject();
+}
+
+// Whether the latency figures of `stats` (which has successes) are one value, min_micros, and
+// the mean prints as it does with ".0": min = max (the percentiles are held within them), and
+// sum = count × min with both below 2^53, so that the division of their doubles is exactly min
+// (a partial from a hostile reducer input may carry any sum), which PrintJsonDouble prints as
+// an integer with ".0" when it is below 10^15 and not negative.
+bool OneLatency(const KeyStats& stats) {
+  constexpr int64_t kExactInDouble = int64_t{1} << 53;
+  constexpr int64_t kIntegralPrinted = 1'000'000'000'000'000;
+  int64_t product = 0;
+  return stats.min_micros == stats.max_micros && stats.min_micros >= 0 &&
+         stats.min_micros < kIntegralPrinted && stats.count < uint64_t{kExactInDouble} &&
+         !__builtin_mul_overflow(stats.min_micros, static_cast<int64_t>(stats.count), &product) &&
+         product == stats.sum_micros && product < kExactInDouble;
 }
 
 // A 64-bit integer at `p` (at most 20 bytes); returns the end of its text.
@@ -150,7 +169,6 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
     WriteKeyRow(writer, key, stats);
     return;
   }
-  const auto percentiles = ReportedPercentileValues(stats);
   // The text, the key and its quotes, nine integers and the mean.
   char* p = writer.BeginRaw(text_.size() + key.size() + 2 + 9 * 20 + kMaxJsonDoubleBytes);
   size_t piece = 0;
@@ -167,21 +185,44 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
   p += key.size();
   *p++ = '"';
   text();
+  // A number printed once and copied where it appears again.
+  auto again = [&p](const char* begin, const char* end) {
+    std::memcpy(p, begin, static_cast<size_t>(end - begin));
+    p += end - begin;
+  };
+  const char* count = p;
   p = PrintInteger(p, stats.count);  // requests: all succeeded
+  const char* count_end = p;
   text();
-  p = PrintInteger(p, stats.count);
+  again(count, count_end);
   text();
   *p++ = '0';  // failed
   text();
-  p = PrintInteger(p, stats.min_micros);
-  text();
-  p = PrintJsonDouble(p, stats.MeanMicros());
-  for (int64_t value : percentiles) {
+  if (OneLatency(stats)) {
+    // Every request took the same time (a key requested once, most often): the mean and the
+    // percentiles are that time too, printed once.
+    const char* value = p;
+    p = PrintInteger(p, stats.min_micros);
+    const char* value_end = p;
     text();
-    p = PrintInteger(p, value);
+    again(value, value_end);
+    *p++ = '.';
+    *p++ = '0';
+    for (size_t i = 0; i < kReportedPercentiles.size() + 1; ++i) {  // and max
+      text();
+      again(value, value_end);
+    }
+  } else {
+    p = PrintInteger(p, stats.min_micros);
+    text();
+    p = PrintJsonDouble(p, stats.MeanMicros());
+    for (int64_t value : ReportedPercentileValues(stats)) {
+      text();
+      p = PrintInteger(p, value);
+    }
+    text();
+    p = PrintInteger(p, stats.max_micros);
   }
-  text();
-  p = PrintInteger(p, stats.max_micros);
   const size_t begin = ends_[kValues - 1];
   std::memcpy(p, text_.data() + begin, text_.size() - begin);
   writer.EndRaw(p + (text_.size() - begin));

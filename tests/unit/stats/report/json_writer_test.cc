@@ -345,10 +345,28 @@ TEST(JsonWriterTest, KeyRowsMatchTheRowsWrittenMemberByMember) {
   KeyStats& round = row("/round");
   round.RecordSuccess(1);
   round.RecordSuccess(2);  // mean 1.5
+  // One latency, printed once for the mean and every percentile: many times, zero, the
+  // largest, and figures whose mean is not that latency (a hostile partial's sum, a sum past
+  // what a double holds exactly, a latency printed with an exponent).
+  KeyStats& same = row("/same");
+  for (int i = 0; i < 3; ++i)
+    same.RecordSuccess(1961);
+  row("/zero").RecordSuccess(0);
+  row("/hour").RecordSuccess(Histogram::kHighest);
+  auto one_latency = [&row](std::string key, uint64_t count, int64_t micros, int64_t sum) {
+    KeyStats& stats = row(std::move(key));
+    stats.count = count;
+    stats.min_micros = stats.max_micros = micros;
+    stats.sum_micros = sum;
+    stats.histogram.Record(std::min(micros, Histogram::kHighest));
+  };
+  one_latency("/hostile-sum", 2, 40, 81);
+  one_latency("/inexact-sum", (uint64_t{1} << 53) / 4 + 1, 4, ((int64_t{1} << 53) / 4 + 1) * 4);
+  one_latency("/exponent", 1, 2'000'000'000'000'000, 2'000'000'000'000'000);
   size_t fast = 0;
   for (const auto& [key, stats] : rows)
     fast += stats.count > 0 && stats.errors == 0 && IsPlainJsonText(key) ? 1 : 0;
-  ASSERT_EQ(fast, 4u);  // both paths are taken
+  ASSERT_EQ(fast, 10u);  // both paths are taken
   constexpr size_t kNone = std::numeric_limits<size_t>::max();
   for (bool pretty : {true, false}) {
     for (size_t depth = 1; depth <= 3; ++depth) {
