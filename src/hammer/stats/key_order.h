@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,11 @@ namespace hammer::stats {
 // words are never compared again).
 std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys,
                                    bool* distinct = nullptr);
+
+// The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
+// key's end. Two keys that share their first `offset` bytes compare as their words do when the
+// words differ: the first byte that differs decides both (as unsigned), and a key that ends
+// first has zeros where the other has bytes, so it is the smaller or the words are equal.
+uint64_t KeyWordAt(std::string_view key, size_t offset);
 
 }  // namespace hammer::stats

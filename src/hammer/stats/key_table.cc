@@ -51,6 +51,7 @@ std::string KeyFolding::Describe() const {
 }
 
 KeyStats* KeyTable::StatsFor(std::string_view key) {
+  key_order_.valid = false;  // the row may grow (SortKeys counted its bytes)
   return RowFor(key, /*new_key=*/true);
 }
 
@@ -77,6 +78,7 @@ KeyStats* KeyTable::Insert(std::string_view key) {
   if (rows_.size() == kRowsBeforeReserve && max_keys_ > kRowsBeforeReserve) {
     rows_.reserve(std::min(max_keys_, kMaxReservedRows));
   }
+  key_order_.valid = false;
   auto [it, inserted] = rows_.try_emplace(std::string(key));
   if (inserted) bytes_ += RowBytes(it->first, it->second);
   last_ = &*it;  // element addresses survive rehashing
@@ -126,6 +128,7 @@ void KeyTable::MergeInto(KeyStats* row, const KeyStats& stats) {
 }
 
 void KeyTable::Fold(bool for_memory) {
+  key_order_.valid = false;
   Rows old = std::move(rows_);
   rows_ = Rows();
   last_ = nullptr;
@@ -205,6 +208,7 @@ void KeyTable::FitMemory() {
 }
 
 void KeyTable::Shed() {
+  key_order_.valid = false;
   const uint64_t target = max_bytes_ / 4 * 3;
   KeyStats* other = Other();  // before the iterators: inserting may rehash
   std::vector<Rows::iterator> quiet;
@@ -244,6 +248,7 @@ void KeyTable::Merge(KeyTable&& other) {
 }
 
 void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
+  key_order_.valid = false;
   distinct_.Merge(other.distinct_);
   lost_requests_ += other.lost_requests_;
   shed_ = shed_ || other.shed_;
@@ -290,6 +295,7 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
 }
 
 void KeyTable::MoveNodes(Rows* from) {
+  key_order_.valid = false;
   rows_.reserve(rows_.size() + from->size());  // one rehash, not one at each doubling
   while (!from->empty() && !folded_) {
     auto result = rows_.insert(from->extract(from->begin()));
@@ -340,6 +346,7 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   TakeNodes(rows_, nodes, &keys);
   std::vector<std::pair<std::string, KeyStats>> rows;
   MoveRows(nodes, SortedKeyOrder(keys), rows);
+  key_order_.valid = false;
   last_ = nullptr;
   other_ = nullptr;
   bytes_ = 0;
@@ -380,6 +387,109 @@ void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<s
   }
 }
 
+void KeyTable::SortKeys() {
+  if (folded_) return;
+  KeyOrder order;
+  std::vector<std::string_view> keys;
+  keys.reserve(rows_.size());
+  for (const auto& [key, stats] : rows_) {
+    keys.push_back(key);
+    order.bytes += RowBytes(key, stats);
+  }
+  order.places = SortedKeyOrder(keys);
+  order.keys.reserve(keys.size());
+  for (size_t place : order.places)
+    order.keys.push_back(keys[place]);
+  if (!order.keys.empty()) {
+    // Sorted keys share what the first and the last share.
+    const std::string_view first = order.keys.front();
+    const std::string_view last = order.keys.back();
+    const size_t n = std::min(first.size(), last.size());
+    order.common = static_cast<size_t>(
+        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(n), last.begin())
+            .first -
+        first.begin());
+  }
+  order.words.reserve(keys.size());
+  for (std::string_view key : order.keys)
+    order.words.push_back(KeyWordAt(key, order.common));
+  order.valid = true;
+  key_order_ = std::move(order);
+}
+
+std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables, bool* distinct) {
+  // Every key shares `common` bytes with the first key of the first table that has keys: its
+  // own table's common prefix, and what the tables' first keys share.
+  struct Run {
+    const KeyOrder* order;
+    size_t first_row;  // the index of the table's first row in the result
+    size_t next = 0;
+    std::vector<uint64_t> words;  // KeyWordAt(key, common), in the table's key order
+  };
+  std::vector<Run> runs;
+  size_t rows = 0;
+  for (const KeyTable& table : tables) {
+    if (!table.key_order_.keys.empty()) runs.push_back({&table.key_order_, rows, 0, {}});
+    rows += table.rows_.size();
+  }
+  std::vector<size_t> merged;
+  merged.reserve(rows);
+  if (runs.empty()) return merged;
+  const std::string_view first = runs.front().order->keys.front();
+  size_t common = first.size();
+  for (const Run& run : runs) {
+    const std::string_view key = run.order->keys.front();
+    const size_t n = std::min({common, key.size(), run.order->common});
+    common = static_cast<size_t>(
+        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(n), key.begin())
+            .first -
+        first.begin());
+  }
+  // A table whose keys share more than `common` bytes has its words from further on: its words
+  // at `common` are those shared bytes followed by the start of its own words (all its keys are
+  // longer than their common prefix, or equal to it, with zeros past their end either way).
+  for (Run& run : runs) {
+    const KeyOrder& order = *run.order;
+    const size_t shift = 8 * (order.common - common);
+    if (shift == 0) continue;
+    const uint64_t shared = KeyWordAt(order.keys.front(), common);
+    run.words.reserve(order.words.size());
+    for (uint64_t word : order.words)
+      run.words.push_back(shift >= 64 ? shared
+                                      : (shared & ~(~uint64_t{0} >> shift)) | (word >> shift));
+  }
+  auto word = [](const Run& run) {
+    return run.words.empty() ? run.order->words[run.next] : run.words[run.next];
+  };
+  // The smallest head of the runs, run after run (tables are few: one per load thread).
+  while (merged.size() < rows) {
+    Run* least = nullptr;
+    for (Run& run : runs) {
+      if (run.next == run.order->keys.size()) continue;
+      if (least == nullptr) {
+        least = &run;
+        continue;
+      }
+      const uint64_t a = word(run);
+      const uint64_t b = word(*least);
+      if (a > b) continue;
+      if (a == b) {
+        const std::string_view key = run.order->keys[run.next];
+        const std::string_view least_key = least->order->keys[least->next];
+        if (key == least_key) {
+          *distinct = false;
+          return merged;
+        }
+        if (key > least_key) continue;
+      }
+      least = &run;
+    }
+    merged.push_back(least->first_row + least->order->places[least->next]);
+    ++least->next;
+  }
+  return merged;
+}
+
 std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeMergedRows(std::vector<KeyTable> tables,
                                                                        size_t max_keys,
                                                                        uint64_t max_bytes,
@@ -417,34 +527,45 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
     }
   }
   if (max_keys > 0 && keyed > max_keys) return false;
-  // Then every key (and the rows' bytes), still in place.
+  // Then every key (and the rows' bytes), still in place: from the tables' own key orders when
+  // each has one (SortKeys), else listed here.
+  const bool sorted = std::all_of(tables.begin(), tables.end(),
+                                  [](const KeyTable& table) { return table.HasKeyOrder(); });
   std::vector<std::string_view> keys;
-  keys.reserve(keyed + tables.size());
   uint64_t bytes = 0;
+  size_t count = 0;
   for (const KeyTable& table : tables) {
-    for (auto row = table.rows_.begin(); row != table.rows_.end(); ++row) {
-      if (const auto next = std::next(row); next != table.rows_.end()) {
-        PrefetchRow<Rows::value_type>(&*next);  // as TakeNodes
+    count += table.rows_.size();
+    if (sorted) bytes += table.key_order_.bytes;
+  }
+  if (!sorted) {
+    keys.reserve(count);
+    for (const KeyTable& table : tables) {
+      for (auto row = table.rows_.begin(); row != table.rows_.end(); ++row) {
+        if (const auto next = std::next(row); next != table.rows_.end()) {
+          PrefetchRow<Rows::value_type>(&*next);  // as TakeNodes
+        }
+        keys.push_back(row->first);
+        __builtin_prefetch(row->first.data());
+        if (max_bytes > 0) bytes += RowBytes(row->first, row->second);
       }
-      keys.push_back(row->first);
-      __builtin_prefetch(row->first.data());
-      if (max_bytes > 0) bytes += RowBytes(row->first, row->second);
     }
   }
   if (max_bytes > 0 && bytes > max_bytes) return false;
   // The rows' vector is made now, and its fresh pages touched on a second thread while the keys
   // are sorted here: at 10,000 rows 2 MB, about 500 page faults taken off this thread.
-  rows->reserve(keys.size());
-  BackgroundPrefault prefault(rows->data(), keys.size() * sizeof(rows->front()));
+  rows->reserve(count);
+  BackgroundPrefault prefault(rows->data(), count * sizeof(rows->front()));
   bool distinct = true;
-  const std::vector<size_t> order = SortedKeyOrder(keys, &distinct);
+  const std::vector<size_t> order =
+      sorted ? MergedKeyOrder(tables, &distinct) : SortedKeyOrder(keys, &distinct);
   if (!distinct) return false;
   // Only moves left: the nodes in the order their keys were listed in.
   KeyFolding result;
   result.max_keys = max_keys;
   result.max_bytes = max_bytes;
   std::vector<Rows::node_type> nodes;
-  nodes.reserve(keys.size());
+  nodes.reserve(count);
   for (KeyTable& table : tables) {
     if (table.other_ != nullptr) result.other_requests = table.other_->total();
     result.shed = result.shed || table.shed_;

@@ -133,6 +133,15 @@ class KeyTable {
                                                                       size_t max_keys,
                                                                       uint64_t max_bytes,
                                                                       KeyFolding* folding);
+  // Sorts the keys now, on the thread that filled the table, for TakeMergedRows: a load worker
+  // calls it as it ends (while the other workers may still be answering), so that the merge
+  // after the run, on one thread, merges the tables' orders instead of listing and sorting
+  // every key. Called once the rows are final: the order (with the rows' bytes, as the memory
+  // budget counts them) is dropped by anything that may add, remove or grow a row (StatsFor,
+  // Add, Merge, folding), though not by figures recorded through a StatsFor pointer taken
+  // before. A copy of the table has no order. Nothing is done for a folded table
+  // (TakeMergedRows merges those row by row).
+  void SortKeys();
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>
   void ForEachSorted(F&& f) const {
@@ -154,6 +163,25 @@ class KeyTable {
     size_t operator()(std::string_view key) const { return HashKey(key); }
   };
   using Rows = std::unordered_map<std::string, KeyStats, Hash, std::equal_to<>>;
+  // SortKeys' result.
+  struct KeyOrder {
+    KeyOrder() = default;
+    // Views into the rows of one table: a copy of the table has other rows, and no order.
+    KeyOrder(const KeyOrder&) {}
+    KeyOrder& operator=(const KeyOrder&) {
+      *this = KeyOrder();
+      return *this;
+    }
+    KeyOrder(KeyOrder&&) = default;  // a moved table keeps its nodes, and their order
+    KeyOrder& operator=(KeyOrder&&) = default;
+
+    bool valid = false;                  // cleared by whatever adds or removes a row
+    std::vector<size_t> places;          // the rows' places in rows_' iteration, in key order
+    std::vector<std::string_view> keys;  // their keys, in key order
+    std::vector<uint64_t> words;         // KeyWordAt(key, common), in key order
+    size_t common = 0;                   // the bytes that all the keys share
+    uint64_t bytes = 0;                  // the rows' RowBytes
+  };
 
   void Fold(bool for_memory);
   // CheckMemory's slow path: counts the rows' bytes, then folds and sheds if they are over.
@@ -179,6 +207,11 @@ class KeyTable {
   static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
                                std::vector<std::pair<std::string, KeyStats>>* rows,
                                KeyFolding* folding);
+  bool HasKeyOrder() const { return key_order_.valid && key_order_.keys.size() == rows_.size(); }
+  // The key orders of `tables` (each HasKeyOrder) merged: indices into their rows, listed table
+  // after table in iteration order; *distinct cleared (and the order left incomplete) when a key
+  // is in two of them.
+  static std::vector<size_t> MergedKeyOrder(const std::vector<KeyTable>& tables, bool* distinct);
   // Takes every node out of `rows` into `nodes` (and their keys into *keys), in rows' order.
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
                         std::vector<std::string_view>* keys);
@@ -215,6 +248,7 @@ class KeyTable {
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
+  KeyOrder key_order_;
   // TemplateRow's and Fold's: a buffer and a cache, not part of the value.
   KeyTemplater templater_;
   std::string template_scratch_;

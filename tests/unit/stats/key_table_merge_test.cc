@@ -1,5 +1,6 @@
 // KeyTable::TakeMergedRows against what it stands for: merging the tables in order into an empty
-// KeyTable, then its Folding() and TakeRows().
+// KeyTable, then its Folding() and TakeRows(); with the tables' keys sorted beforehand
+// (SortKeys, as load workers do as they end) or not, or only some of them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -33,32 +34,43 @@ Taken MergedThenTaken(const MakeTables& make, size_t max_keys, uint64_t max_byte
   return taken;
 }
 
-Taken TakenTogether(const MakeTables& make, size_t max_keys, uint64_t max_bytes) {
+// Which tables have their keys sorted (SortKeys) before they are taken.
+enum class Sorted { kNone, kAll, kFirst };
+
+Taken TakenTogether(const MakeTables& make, size_t max_keys, uint64_t max_bytes,
+                    Sorted sorted = Sorted::kNone) {
+  std::vector<KeyTable> tables = make();
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (sorted == Sorted::kAll || (sorted == Sorted::kFirst && t == 0)) tables[t].SortKeys();
+  }
   Taken taken;
-  taken.rows = KeyTable::TakeMergedRows(make(), max_keys, max_bytes, &taken.folding);
+  taken.rows = KeyTable::TakeMergedRows(std::move(tables), max_keys, max_bytes, &taken.folding);
   return taken;
 }
 
 void ExpectSameAsMerged(const MakeTables& make, size_t max_keys, uint64_t max_bytes) {
   const Taken expected = MergedThenTaken(make, max_keys, max_bytes);
-  const Taken taken = TakenTogether(make, max_keys, max_bytes);
-  ASSERT_EQ(taken.rows.size(), expected.rows.size());
-  for (size_t i = 0; i < taken.rows.size(); ++i) {
-    EXPECT_EQ(taken.rows[i].first, expected.rows[i].first) << i;
-    EXPECT_EQ(taken.rows[i].second, expected.rows[i].second) << taken.rows[i].first;
+  for (Sorted sorted : {Sorted::kNone, Sorted::kAll, Sorted::kFirst}) {
+    SCOPED_TRACE("sorted " + std::to_string(static_cast<int>(sorted)));
+    const Taken taken = TakenTogether(make, max_keys, max_bytes, sorted);
+    ASSERT_EQ(taken.rows.size(), expected.rows.size());
+    for (size_t i = 0; i < taken.rows.size(); ++i) {
+      EXPECT_EQ(taken.rows[i].first, expected.rows[i].first) << i;
+      EXPECT_EQ(taken.rows[i].second, expected.rows[i].second) << taken.rows[i].first;
+    }
+    const KeyFolding& a = taken.folding;
+    const KeyFolding& b = expected.folding;
+    EXPECT_EQ(a.max_keys, b.max_keys);
+    EXPECT_EQ(a.max_bytes, b.max_bytes);
+    EXPECT_EQ(a.folded, b.folded);
+    EXPECT_EQ(a.for_memory, b.for_memory);
+    EXPECT_EQ(a.shed, b.shed);
+    EXPECT_EQ(a.distinct_keys, b.distinct_keys);
+    EXPECT_EQ(a.rows, b.rows);
+    EXPECT_EQ(a.other_requests, b.other_requests);
+    EXPECT_EQ(a.lost_requests, b.lost_requests);
+    EXPECT_EQ(a.Describe(), b.Describe());
   }
-  const KeyFolding& a = taken.folding;
-  const KeyFolding& b = expected.folding;
-  EXPECT_EQ(a.max_keys, b.max_keys);
-  EXPECT_EQ(a.max_bytes, b.max_bytes);
-  EXPECT_EQ(a.folded, b.folded);
-  EXPECT_EQ(a.for_memory, b.for_memory);
-  EXPECT_EQ(a.shed, b.shed);
-  EXPECT_EQ(a.distinct_keys, b.distinct_keys);
-  EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.other_requests, b.other_requests);
-  EXPECT_EQ(a.lost_requests, b.lost_requests);
-  EXPECT_EQ(a.Describe(), b.Describe());
 }
 
 std::string Url(int i) {
@@ -183,6 +195,75 @@ TEST(KeyTableMergeTest, OtherRowAndLostRequestsCarryOver) {
   EXPECT_EQ(taken.folding.lost_requests, 1u);
   EXPECT_EQ(taken.folding.rows, 301u);
   EXPECT_EQ(taken.rows.front().first, kOtherKey);  // '(' sorts before 'h'
+}
+
+// Tables whose keys were sorted apart: their own common prefixes differ from what all the keys
+// share (by less than 8 bytes and by more), keys end inside the words compared, and keys tie
+// on those words across tables.
+TEST(KeyTableMergeTest, SortedTablesOfOtherPrefixesMergeInOrder) {
+  const std::vector<std::vector<std::string>> cases[] = {
+      {{"http://a/item/10", "http://a/item/11", "http://a/item/12"},
+       {"http://a/item/2", "http://a/x", "http://b/"}},
+      {{"http://a/very/long/shared/path/1", "http://a/very/long/shared/path/2"},
+       {"http://a/", "http://a/v", "http://a/very/long/shared/path/15", "http://c"}},
+      {{"", "a", "ab", "abcdefghij1"}, {"abcdefghij0", "abcdefghij2", "abcdefghik"}},
+      {{"/same/eight/1", "/same/eight/3"}, {"/same/eight/2", "/same/eight/4", "/same/eight/"}},
+      {{"x"}, {}, {"w", "y"}},
+      {{"/p/ab1", "/p/ab2", "/p/ab3"}, {"/p/a", "/p/ac", "/p/ab", "/p/ab10"}},
+      {{"/q/abcdefg1", "/q/abcdefg9"}, {"/q/abcdefg5", "/q/abcdefh", "/q/ab"}},
+      {{"/q/abcdefg1", "/q/abcdefg2"}, {"/q/abcdefg25", "/q/ab"}},
+  };
+  for (const auto& keys_of : cases) {
+    const MakeTables make = [&keys_of] {
+      std::vector<KeyTable> tables;
+      for (const std::vector<std::string>& keys : keys_of) {
+        tables.emplace_back(10000, kDefaultMaxKeyBytes);
+        for (const std::string& key : keys)
+          tables.back().StatsFor(key)->RecordSuccess(static_cast<int64_t>(key.size()));
+      }
+      return tables;
+    };
+    ExpectSameAsMerged(make, 10000, kDefaultMaxKeyBytes);
+    const Taken taken = TakenTogether(make, 10000, kDefaultMaxKeyBytes, Sorted::kAll);
+    size_t keys = 0;
+    for (const auto& table : keys_of)
+      keys += table.size();
+    ASSERT_EQ(taken.rows.size(), keys);
+    for (size_t i = 1; i < taken.rows.size(); ++i)
+      EXPECT_LT(taken.rows[i - 1].first, taken.rows[i].first);
+  }
+}
+
+// An order is dropped by what changes the rows after it, and not copied with the table: the
+// result is still the merge's.
+TEST(KeyTableMergeTest, SortedKeysChangedOrCopiedAfterwards) {
+  const MakeTables added_after = [] {
+    std::vector<KeyTable> tables = Workers(2, 3000)();
+    for (KeyTable& table : tables)
+      table.SortKeys();
+    tables[0].StatsFor(Url(5000))->RecordSuccess(7);  // a new key
+    tables[1].StatsFor(Url(1))->RecordSuccess(7);     // a row that grows
+    tables[1].Add(Url(3), KeyStats());
+    return tables;
+  };
+  ExpectSameAsMerged(added_after, 10000, kDefaultMaxKeyBytes);
+  const MakeTables copied = [] {
+    std::vector<KeyTable> originals = Workers(2, 3000)();
+    for (KeyTable& table : originals)
+      table.SortKeys();
+    std::vector<KeyTable> copies = originals;  // the originals' rows end with this function
+    return copies;
+  };
+  ExpectSameAsMerged(copied, 10000, kDefaultMaxKeyBytes);
+  const MakeTables merged_after = [] {
+    std::vector<KeyTable> tables = Workers(3, 3000)();
+    for (KeyTable& table : tables)
+      table.SortKeys();
+    tables[0].Merge(std::move(tables[2]));
+    tables.pop_back();
+    return tables;
+  };
+  ExpectSameAsMerged(merged_after, 10000, kDefaultMaxKeyBytes);
 }
 
 }  // namespace
