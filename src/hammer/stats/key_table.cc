@@ -355,13 +355,18 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
 }
 
 void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
-                         std::vector<std::string_view>* keys) {
+                         std::vector<std::string_view>* keys, std::span<const void* const> listed) {
   // The nodes are spread over the heap (and were written by other threads, for a load's
-  // tables): each is asked for while the one before it is taken out, and each key for
-  // SortedKeyOrder, which reads them next.
-  while (!rows.empty()) {
+  // tables): each is asked for kRowsAhead rows before it is taken out when their addresses
+  // are listed, else while the one before it is (a list is read a node at a time); and each
+  // key for SortedKeyOrder, which reads them next.
+  constexpr size_t kRowsAhead = 16;
+  if (listed.size() != rows.size()) listed = {};
+  for (size_t n = 0; !rows.empty(); ++n) {
     const auto first = rows.begin();
-    if (const auto next = std::next(first); next != rows.end()) {
+    if (!listed.empty()) {
+      if (n + kRowsAhead < listed.size()) PrefetchRow<Rows::value_type>(listed[n + kRowsAhead]);
+    } else if (const auto next = std::next(first); next != rows.end()) {
       PrefetchRow<Rows::value_type>(&*next);
     }
     nodes.push_back(rows.extract(first));
@@ -392,9 +397,11 @@ void KeyTable::SortKeys() {
   KeyOrder order;
   std::vector<std::string_view> keys;
   keys.reserve(rows_.size());
-  for (const auto& [key, stats] : rows_) {
-    keys.push_back(key);
-    order.bytes += RowBytes(key, stats);
+  order.listed.reserve(rows_.size());
+  for (const auto& row : rows_) {
+    keys.push_back(row.first);
+    order.listed.push_back(&row);
+    order.bytes += RowBytes(row.first, row.second);
   }
   order.places = SortedKeyOrder(keys);
   order.keys.reserve(keys.size());
@@ -570,7 +577,9 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
     if (table.other_ != nullptr) result.other_requests = table.other_->total();
     result.shed = result.shed || table.shed_;
     result.lost_requests += table.lost_requests_;
-    TakeNodes(table.rows_, nodes, nullptr);
+    TakeNodes(table.rows_, nodes, nullptr,
+              table.HasKeyOrder() ? std::span<const void* const>(table.key_order_.listed)
+                                  : std::span<const void* const>());
     table = KeyTable(table.max_keys_, table.max_bytes_);
   }
   result.rows = keyed;
