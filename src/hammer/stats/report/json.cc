@@ -160,6 +160,8 @@ KeyRowWriter::KeyRowWriter(bool pretty, size_t depth, size_t one_line_from)
     ends_[value++] = text_.size();
   }
   ends_[kValues] = text_.size();
+  // Room to copy kPieceCopy bytes from any piece's start (Write's over-copies).
+  text_.append(kPieceCopy, '\0');
 }
 
 void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const {
@@ -169,14 +171,22 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
     WriteKeyRow(writer, key, stats);
     return;
   }
-  // The text, the key and its quotes, nine integers and the mean.
+  // The text, the key and its quotes, nine integers and the mean (text_ ends with kPieceCopy
+  // bytes of room, and 20 bytes an integer leave 4 for each copy of 24 below).
   char* p = writer.BeginRaw(text_.size() + key.size() + 2 + 9 * 20 + kMaxJsonDoubleBytes);
   size_t piece = 0;
-  // The text before the next value.
+  // The text before the next value: kPieceCopy bytes copied (a copy of known size, a few
+  // instructions, where a copy of the piece's own size is a call), of which the piece's
+  // bytes are kept and the rest written over by what follows.
   auto text = [&] {
     const size_t begin = piece == 0 ? 0 : ends_[piece - 1];
-    std::memcpy(p, text_.data() + begin, ends_[piece] - begin);
-    p += ends_[piece] - begin;
+    const size_t size = ends_[piece] - begin;
+    if (size <= kPieceCopy) {
+      std::memcpy(p, text_.data() + begin, kPieceCopy);
+    } else {
+      std::memcpy(p, text_.data() + begin, size);
+    }
+    p += size;
     ++piece;
   };
   text();
@@ -185,32 +195,37 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
   p += key.size();
   *p++ = '"';
   text();
-  // A number printed once and copied where it appears again.
-  auto again = [&p](const char* begin, const char* end) {
-    std::memcpy(p, begin, static_cast<size_t>(end - begin));
-    p += end - begin;
+  // A number printed once, aside, and copied (all 24 bytes, a copy of known size) wherever it
+  // appears.
+  struct Printed {
+    char text[24] = {};
+    size_t size = 0;
   };
-  const char* count = p;
-  p = PrintInteger(p, stats.count);  // requests: all succeeded
-  const char* count_end = p;
+  auto put = [&p](const Printed& number) {
+    std::memcpy(p, number.text, sizeof(number.text));
+    p += number.size;
+  };
+  Printed count;
+  count.size = static_cast<size_t>(PrintInteger(count.text, stats.count) - count.text);
+  put(count);  // requests: all succeeded
   text();
-  again(count, count_end);
+  put(count);
   text();
   *p++ = '0';  // failed
   text();
   if (OneLatency(stats)) {
     // Every request took the same time (a key requested once, most often): the mean and the
     // percentiles are that time too, printed once.
-    const char* value = p;
-    p = PrintInteger(p, stats.min_micros);
-    const char* value_end = p;
+    Printed value;
+    value.size = static_cast<size_t>(PrintInteger(value.text, stats.min_micros) - value.text);
+    put(value);
     text();
-    again(value, value_end);
+    put(value);
     *p++ = '.';
     *p++ = '0';
     for (size_t i = 0; i < kReportedPercentiles.size() + 1; ++i) {  // and max
       text();
-      again(value, value_end);
+      put(value);
     }
   } else {
     p = PrintInteger(p, stats.min_micros);
@@ -224,8 +239,8 @@ void KeyRowWriter::Write(JsonWriter& writer, std::string_view key, const KeyStat
     p = PrintInteger(p, stats.max_micros);
   }
   const size_t begin = ends_[kValues - 1];
-  std::memcpy(p, text_.data() + begin, text_.size() - begin);
-  writer.EndRaw(p + (text_.size() - begin));
+  std::memcpy(p, text_.data() + begin, ends_[kValues] - begin);
+  writer.EndRaw(p + (ends_[kValues] - begin));
 }
 
 nlohmann::ordered_json LatencyJson(const KeyStats& stats) {

@@ -70,12 +70,14 @@ class KeyRowWriter {
 
  private:
   static constexpr size_t kValues = 11;  // key, 3 counts, min, mean, 4 percentiles, max
+  // Pieces up to this size are copied as this many bytes (the one-line rows' longest is 39).
+  static constexpr size_t kPieceCopy = 48;
   bool pretty_;
   size_t depth_;
   size_t one_line_from_;
   // The text between the values, in order: the piece before value i is
   // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece, after the last value, ends at
-  // ends_[kValues], the text's end.
+  // ends_[kValues], the text's end; kPieceCopy bytes of room follow.
   std::string text_;
   std::array<size_t, kValues + 1> ends_{};
 };
