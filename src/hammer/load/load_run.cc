@@ -154,8 +154,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   if (metrics != nullptr) metrics->BeginRun(start);
   const int signal = DriveWorkers(loops, workers, shared, input, progress, monitor, metrics);
   loops.Join();
-  const MonoNanos end = MonoNow();
-  const int64_t wall_end_us = WallNowMicros();
+  // The run ends at its last response (the last worker's end), not after the workers' own
+  // ending work or the join: "seconds" and ended_at are the traffic's.
+  MonoNanos end = start;
+  for (const auto& worker : workers)
+    end = std::max(end, worker->finished_at() != 0 ? worker->finished_at() : MonoNow());
+  const int64_t wall_end_us = wall_start_us + (end - start) / kMicrosecond;
   if (metrics != nullptr) metrics->EndRun(end, monitor);
   progress.End();
 

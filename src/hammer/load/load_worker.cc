@@ -384,6 +384,7 @@ void LoadWorker::MaybeFinish() {
   if (recording_done_) no_more = true;
   if (!no_more) return;
   finished_ = true;
+  finished_at_ = MonoNow();
   if (pacer_ && !feed_.exhausted()) {
     // Due before the end but never sent (all slots busy until then): reported, not hidden.
     MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();

@@ -59,6 +59,10 @@ class LoadWorker final : public RequestSlot::Owner {
 
   // Valid after the loop has returned.
   WorkerResult& result() { return result_; }
+  // When the worker found it had nothing left to send or wait for: its last response (or the
+  // stop, or the abort). What it does after (records flushed, connections closed, keys sorted)
+  // is not part of the run's measured time. Valid after the loop has returned.
+  MonoNanos finished_at() const { return finished_at_; }
 
  private:
   void Begin();
@@ -117,6 +121,7 @@ class LoadWorker final : public RequestSlot::Owner {
   bool recording_done_ = false;  // --har-timing: the next entry is due after the end
   bool stop_requested_ = false;
   bool finished_ = false;
+  MonoNanos finished_at_ = 0;
 
   std::string records_;
   IntervalSnapshot interval_;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/clock.h"
 #include "hammer/load/body_matcher.h"
 #include "hammer/net/socket.h"
 #include "hammer/serve/serve_group.h"
@@ -203,6 +204,26 @@ TEST_F(LoadRunTest, TwoThreadsGiveTheSameTotals) {
   Result<LoadSummary> summary = RunLoad(Options(2, 4), Lines(MixedInput(), {}), records.fd(), {});
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   ExpectMixedTotals(*summary, records);
+}
+
+// The summary's clock: started_at, then ended_at (the last worker's last response), both within
+// the call, and the seconds between them, over 2,000 keys whose workers sort them as they end.
+TEST_F(LoadRunTest, TheRunIsTimedFromItsStartToItsLastResponse) {
+  std::string input;
+  for (int i = 0; i < 2000; ++i)
+    input += Url("/item/" + std::to_string(i)) + "\n";
+  RecordsFile records;
+  const int64_t before = WallNowMicros();
+  Result<LoadSummary> summary = RunLoad(Options(2, 20), Lines(input, {}), records.fd(), {});
+  const int64_t after = WallNowMicros();
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->requests(), 2000u);
+  EXPECT_EQ(summary->keys.size(), 2000u);
+  EXPECT_LE(before, summary->wall_start_us);
+  EXPECT_LT(summary->wall_start_us, summary->wall_end_us);
+  EXPECT_LE(summary->wall_end_us, after);
+  EXPECT_NEAR(static_cast<double>(summary->wall_end_us - summary->wall_start_us),
+              summary->seconds * 1e6, 1.0);
 }
 
 TEST_F(LoadRunTest, FailureExamplesNameKeyAndReason) {
