@@ -356,13 +356,18 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
 }
 
 void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
-                         std::vector<std::string_view>* keys) {
+                         std::vector<std::string_view>* keys, std::span<const void* const> listed) {
   // The nodes are spread over the heap (and were written by other threads, for a load's
-  // tables): each is asked for while the one before it is taken out, and each key for
-  // SortedKeyOrder, which reads them next.
-  while (!rows.empty()) {
+  // tables): each is asked for kRowsAhead rows before it is taken out when their addresses
+  // are listed, else while the one before it is (a list is read a node at a time); and each
+  // key for SortedKeyOrder, which reads them next.
+  constexpr size_t kRowsAhead = 16;
+  if (listed.size() != rows.size()) listed = {};
+  for (size_t n = 0; !rows.empty(); ++n) {
     const auto first = rows.begin();
-    if (const auto next = std::next(first); next != rows.end()) {
+    if (!listed.empty()) {
+      if (n + kRowsAhead < listed.size()) PrefetchRow<Rows::value_type>(listed[n + kRowsAhead]);
+    } else if (const auto next = std::next(first); next != rows.end()) {
       PrefetchRow<Rows::value_type>(&*next);
     }
     nodes.push_back(rows.extract(first));
@@ -397,7 +402,7 @@ void KeyTable::SortKeys() {
   std::vector<std::string_view> keys;
   keys.reserve(rows_.size());
   order.listed.reserve(rows_.size());
-  for (auto& row : rows_) {
+  for (const auto& row : rows_) {
     keys.push_back(row.first);
     order.listed.push_back(&row);
     order.bytes += RowBytes(row.first, row.second);
@@ -538,25 +543,19 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   const bool sorted = std::all_of(tables.begin(), tables.end(),
                                   [](const KeyTable& table) { return table.HasKeyOrder(); });
   std::vector<std::string_view> keys;
-  std::vector<Rows::value_type*> listed;  // every row, table after table, in iteration order
   uint64_t bytes = 0;
   size_t count = 0;
   for (const KeyTable& table : tables) {
     count += table.rows_.size();
     if (sorted) bytes += table.key_order_.bytes;
   }
-  listed.reserve(count);
-  if (sorted) {
-    for (const KeyTable& table : tables)
-      listed.insert(listed.end(), table.key_order_.listed.begin(), table.key_order_.listed.end());
-  } else {
+  if (!sorted) {
     keys.reserve(count);
-    for (KeyTable& table : tables) {
+    for (const KeyTable& table : tables) {
       for (auto row = table.rows_.begin(); row != table.rows_.end(); ++row) {
         if (const auto next = std::next(row); next != table.rows_.end()) {
           PrefetchRow<Rows::value_type>(&*next);  // as TakeNodes
         }
-        listed.push_back(&*row);
         keys.push_back(row->first);
         __builtin_prefetch(row->first.data());
         if (max_bytes > 0) bytes += RowBytes(row->first, row->second);
@@ -572,34 +571,26 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   const std::vector<size_t> order =
       sorted ? MergedKeyOrder(tables, &distinct) : SortedKeyOrder(keys, &distinct);
   if (!distinct) return false;
+  // Only moves left: the nodes in the order their keys were listed in.
   KeyFolding result;
   result.max_keys = max_keys;
   result.max_bytes = max_bytes;
-  for (const KeyTable& table : tables) {
+  std::vector<Rows::node_type> nodes;
+  nodes.reserve(count);
+  for (KeyTable& table : tables) {
     if (table.other_ != nullptr) result.other_requests = table.other_->total();
     result.shed = result.shed || table.shed_;
     result.lost_requests += table.lost_requests_;
+    TakeNodes(table.rows_, nodes, nullptr,
+              table.HasKeyOrder() ? std::span<const void* const>(table.key_order_.listed)
+                                  : std::span<const void* const>());
+    table = KeyTable(table.max_keys_, table.max_bytes_);
   }
   result.rows = keyed;
   result.distinct_keys = keyed;
   *folding = result;
   prefault.Wait();
-  // Only moves left, in key order: each row's figures move out of its hash node and its key is
-  // copied. A node's key can only be moved once the node is taken out of its table, which
-  // updates the table's buckets at each node (10,000 rows: about 1.7 ms, against under half a
-  // millisecond for the copies). The rows are read all over the heap: each is asked for
-  // kRowsAhead rows before it is moved, so that the misses overlap.
-  constexpr size_t kRowsAhead = 8;
-  for (size_t n = 0; n < order.size(); ++n) {
-    if (n + kRowsAhead < order.size()) PrefetchRow<Rows::value_type>(listed[order[n + kRowsAhead]]);
-    Rows::value_type* row = listed[order[n]];
-    rows->emplace_back(row->first, std::move(row->second));
-  }
-  // The tables, their keys and emptied figures, are freed on another thread while the caller
-  // goes on (the summary is printed next): 20,000 free() calls at 10,000 rows, into the malloc
-  // arenas of the threads that made them.
-  ReleaseInBackground(std::move(tables));
-  tables.clear();
+  MoveRows(std::move(nodes), order, *rows);
   return true;
 }
 

@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -175,13 +176,13 @@ class KeyTable {
     KeyOrder(KeyOrder&&) = default;  // a moved table keeps its nodes, and their order
     KeyOrder& operator=(KeyOrder&&) = default;
 
-    bool valid = false;                     // cleared by whatever adds or removes a row
-    std::vector<Rows::value_type*> listed;  // the rows, in rows_' iteration
-    std::vector<size_t> places;             // the rows' places in rows_' iteration, in key order
-    std::vector<std::string_view> keys;     // their keys, in key order
-    std::vector<uint64_t> words;            // KeyWordAt(key, common), in key order
-    size_t common = 0;                      // the bytes that all the keys share
-    uint64_t bytes = 0;                     // the rows' RowBytes
+    bool valid = false;                  // cleared by whatever adds or removes a row
+    std::vector<const void*> listed;     // the rows, in rows_' iteration (to prefetch them)
+    std::vector<size_t> places;          // the rows' places in rows_' iteration, in key order
+    std::vector<std::string_view> keys;  // their keys, in key order
+    std::vector<uint64_t> words;         // KeyWordAt(key, common), in key order
+    size_t common = 0;                   // the bytes that all the keys share
+    uint64_t bytes = 0;                  // the rows' RowBytes
   };
 
   void Fold(bool for_memory);
@@ -214,8 +215,11 @@ class KeyTable {
   // is in two of them.
   static std::vector<size_t> MergedKeyOrder(const std::vector<KeyTable>& tables, bool* distinct);
   // Takes every node out of `rows` into `nodes` (and their keys into *keys), in rows' order.
+  // `listed`: the rows' addresses in that order (KeyOrder::listed), fetched well ahead; else
+  // each is fetched while the one before it is taken.
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
-                        std::vector<std::string_view>* keys);
+                        std::vector<std::string_view>* keys,
+                        std::span<const void* const> listed = {});
   // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes); the
   // emptied nodes are then freed in the background (ReleaseInBackground).
   static void MoveRows(std::vector<Rows::node_type> nodes, const std::vector<size_t>& order,
