@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "hammer/base/background_release.h"
 #include "hammer/base/byte_size.h"
 #include "hammer/base/prefault.h"
 #include "hammer/stats/key_template.h"
@@ -346,7 +345,7 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
   keys.reserve(rows_.size());
   TakeNodes(rows_, nodes, &keys);
   std::vector<std::pair<std::string, KeyStats>> rows;
-  MoveRows(std::move(nodes), SortedKeyOrder(keys), rows);
+  MoveRows(nodes, SortedKeyOrder(keys), rows);
   key_order_.valid = false;
   last_ = nullptr;
   other_ = nullptr;
@@ -378,7 +377,7 @@ void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
   }
 }
 
-void KeyTable::MoveRows(std::vector<Rows::node_type> nodes, const std::vector<size_t>& order,
+void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
                         std::vector<std::pair<std::string, KeyStats>>& rows) {
   rows.reserve(rows.size() + order.size());
   // The rows are read in key order, all over the heap: each is asked for kRowsAhead rows before
@@ -388,12 +387,9 @@ void KeyTable::MoveRows(std::vector<Rows::node_type> nodes, const std::vector<si
     if (n + kRowsAhead < order.size()) {
       PrefetchRow<Rows::value_type>(&nodes[order[n + kRowsAhead]].key());  // the row's first
     }
-    Rows::node_type& node = nodes[order[n]];
+    Rows::node_type node = std::move(nodes[order[n]]);  // freed here, while its memory is cached
     rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
   }
-  // The emptied nodes are freed on another thread while the caller goes on (the summary is
-  // printed next): 10,000 free() calls into the arenas of the threads that made them.
-  ReleaseInBackground(std::move(nodes));
 }
 
 void KeyTable::SortKeys() {
@@ -590,7 +586,7 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   result.distinct_keys = keyed;
   *folding = result;
   prefault.Wait();
-  MoveRows(std::move(nodes), order, *rows);
+  MoveRows(nodes, order, *rows);
   return true;
 }
 

@@ -220,9 +220,9 @@ class KeyTable {
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
                         std::vector<std::string_view>* keys,
                         std::span<const void* const> listed = {});
-  // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes); the
-  // emptied nodes are then freed in the background (ReleaseInBackground).
-  static void MoveRows(std::vector<Rows::node_type> nodes, const std::vector<size_t>& order,
+  // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes), each node
+  // freed once its row is moved.
+  static void MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
                        std::vector<std::pair<std::string, KeyStats>>& rows);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
