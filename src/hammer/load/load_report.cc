@@ -306,7 +306,7 @@ Status WriteLoadSummaryJson(const LoadSummary& s, std::string_view command,
   // The key rows (up to --max-keys of them) are written as text, not built as a tree: the
   // header as nlohmann prints it, without its closing "\n}", then the rows in the same layout
   // but one row to a line (grep finds a URL's row whole; 10,000 rows take 2.4 MB instead of
-  // 3.5 MB, and less time to print and write).
+  // 3.5 MB).
   std::string out = stats::DumpJson(j, /*pretty=*/true);
   out.resize(out.size() - 2);
   stats::JsonWriter writer(&out, /*pretty=*/true, /*depth=*/1, /*continuing=*/true);

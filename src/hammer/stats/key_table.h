@@ -176,7 +176,7 @@ class KeyTable {
     KeyOrder(KeyOrder&&) = default;  // a moved table keeps its nodes, and their order
     KeyOrder& operator=(KeyOrder&&) = default;
 
-    bool valid = false;                  // cleared by whatever adds or removes a row
+    bool valid = false;                  // cleared by whatever may add, remove or grow a row
     std::vector<const void*> listed;     // the rows, in rows_' iteration (to prefetch them)
     std::vector<size_t> places;          // the rows' places in rows_' iteration, in key order
     std::vector<std::string_view> keys;  // their keys, in key order
