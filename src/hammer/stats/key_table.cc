@@ -393,7 +393,7 @@ void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<s
 }
 
 void KeyTable::SortKeys() {
-  if (folded_) return;
+  if (folded_ || max_keys_ == 0) return;
   KeyOrder order;
   std::vector<std::string_view> keys;
   keys.reserve(rows_.size());

@@ -141,7 +141,10 @@ class KeyTable {
   // budget counts them) is dropped by anything that may add, remove or grow a row (StatsFor,
   // Add, Merge, folding), though not by figures recorded through a StatsFor pointer taken
   // before. A copy of the table has no order. Nothing is done for a folded table
-  // (TakeMergedRows merges those row by row).
+  // (TakeMergedRows merges those row by row), nor for one whose keys have no bound (max_keys
+  // 0): its order could take as much memory as its rows' keys, and a list cycled over (every
+  // key in every table) would waste the sort of millions of keys; TakeMergedRows sorts those
+  // itself when it needs to.
   void SortKeys();
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>

@@ -101,7 +101,8 @@ TEST(KeyTableMergeTest, DisjointTablesSortedTogether) {
   ExpectSameAsMerged(Workers(2, 3000), 10000, kDefaultMaxKeyBytes);
   ExpectSameAsMerged(Workers(3, 100), 10000, kDefaultMaxKeyBytes);
   ExpectSameAsMerged(Workers(1, 50), 10000, kDefaultMaxKeyBytes);
-  ExpectSameAsMerged(Workers(2, 3000), 0, 0);  // no bound
+  ExpectSameAsMerged(Workers(2, 3000), 0, 0);                 // no bound
+  ExpectSameAsMerged(Workers(2, 3000, nullptr, 0, 0), 0, 0);  // nor in the tables: not sorted
   const Taken taken = TakenTogether(Workers(2, 3000), 10000, kDefaultMaxKeyBytes);
   ASSERT_EQ(taken.rows.size(), 3000u);
   for (size_t i = 1; i < taken.rows.size(); ++i)
