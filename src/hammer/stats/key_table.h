@@ -143,8 +143,9 @@ class KeyTable {
   // before. A copy of the table has no order. Nothing is done for a folded table
   // (TakeMergedRows merges those row by row), nor for one whose keys have no bound (max_keys
   // 0): its order could take as much memory as its rows' keys, and a list cycled over (every
-  // key in every table) would waste the sort of millions of keys; TakeMergedRows sorts those
-  // itself when it needs to.
+  // key in every table) would waste the sort of millions of keys; nor for one whose keys were
+  // requested more than twice each on average (such a list, most likely). TakeMergedRows sorts
+  // those itself when it needs to.
   void SortKeys();
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>

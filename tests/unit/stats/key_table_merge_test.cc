@@ -103,6 +103,18 @@ TEST(KeyTableMergeTest, DisjointTablesSortedTogether) {
   ExpectSameAsMerged(Workers(1, 50), 10000, kDefaultMaxKeyBytes);
   ExpectSameAsMerged(Workers(2, 3000), 0, 0);                 // no bound
   ExpectSameAsMerged(Workers(2, 3000, nullptr, 0, 0), 0, 0);  // nor in the tables: not sorted
+  // Each key requested three times (as a list cycled over would be): SortKeys leaves the
+  // tables unsorted, and they are taken all the same.
+  ExpectSameAsMerged(
+      [] {
+        std::vector<KeyTable> tables = Workers(2, 3000)();
+        for (int i = 0; i < 3000; ++i) {
+          for (int again = 0; again < 2; ++again)
+            tables[static_cast<size_t>(i % 2)].StatsFor(Url(i))->RecordSuccess(300);
+        }
+        return tables;
+      },
+      10000, kDefaultMaxKeyBytes);
   const Taken taken = TakenTogether(Workers(2, 3000), 10000, kDefaultMaxKeyBytes);
   ASSERT_EQ(taken.rows.size(), 3000u);
   for (size_t i = 1; i < taken.rows.size(); ++i)
