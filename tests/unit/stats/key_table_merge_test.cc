@@ -215,10 +215,11 @@ TEST(KeyTableMergeTest, OtherRowAndLostRequestsCarryOver) {
 // on those words across tables.
 TEST(KeyTableMergeTest, SortedTablesOfOtherPrefixesMergeInOrder) {
   const std::vector<std::vector<std::string>> cases[] = {
-      {{"http://a/item/10", "http://a/item/11", "http://a/item/12"},
-       {"http://a/item/2", "http://a/x", "http://b/"}},
-      {{"http://a/very/long/shared/path/1", "http://a/very/long/shared/path/2"},
-       {"http://a/", "http://a/v", "http://a/very/long/shared/path/15", "http://c"}},
+      {{"http://127.0.0.1/item/10", "http://127.0.0.1/item/11", "http://127.0.0.1/item/12"},
+       {"http://127.0.0.1/item/2", "http://127.0.0.1/x", "http://127.0.0.2/"}},
+      {{"http://127.0.0.1/very/long/shared/path/1", "http://127.0.0.1/very/long/shared/path/2"},
+       {"http://127.0.0.1/", "http://127.0.0.1/v", "http://127.0.0.1/very/long/shared/path/15",
+        "http://127.0.0.3"}},
       {{"", "a", "ab", "abcdefghij1"}, {"abcdefghij0", "abcdefghij2", "abcdefghik"}},
       {{"/same/eight/1", "/same/eight/3"}, {"/same/eight/2", "/same/eight/4", "/same/eight/"}},
       {{"x"}, {}, {"w", "y"}},
