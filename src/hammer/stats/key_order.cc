@@ -79,21 +79,8 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
   }
   const std::string_view first = keys[run.front().index];
   size_t common = first.size();
-  for (const Entry& entry : run.subspan(1)) {
-    const std::string_view key = keys[entry.index];
-    const size_t n = std::min(common, key.size());
-    size_t i = offset;
-    while (i + 8 <= n && std::memcmp(first.data() + i, key.data() + i, 8) == 0)
-      i += 8;
-    if (i + 8 <= n) {
-      // The words differ: the first byte that does is the highest one in big-endian.
-      i += std::countl_zero(BigEndianWord(first.data() + i) ^ BigEndianWord(key.data() + i)) / 8;
-    } else {
-      while (i < n && first[i] == key[i])
-        ++i;
-    }
-    common = i;
-  }
+  for (const Entry& entry : run.subspan(1))
+    common = SharedPrefixLength(first, keys[entry.index], offset, common);
   for (Entry& entry : run)
     entry.word = KeyWordAt(keys[entry.index], common);
   SortByWord(run);
@@ -117,6 +104,20 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
 }
 
 }  // namespace
+
+size_t SharedPrefixLength(std::string_view a, std::string_view b, size_t from, size_t limit) {
+  const size_t n = std::min({limit, a.size(), b.size()});
+  size_t i = from;
+  while (i + 8 <= n && std::memcmp(a.data() + i, b.data() + i, 8) == 0)
+    i += 8;
+  if (i + 8 <= n) {
+    // The words differ: the first byte that does is the highest one in big-endian.
+    return i + std::countl_zero(BigEndianWord(a.data() + i) ^ BigEndianWord(b.data() + i)) / 8;
+  }
+  while (i < n && a[i] == b[i])
+    ++i;
+  return i;
+}
 
 uint64_t KeyWordAt(std::string_view key, size_t offset) {
   if (key.size() - offset >= 8) return BigEndianWord(key.data() + offset);

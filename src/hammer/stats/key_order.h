@@ -25,6 +25,11 @@ namespace hammer::stats {
 std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys,
                                    bool* distinct = nullptr);
 
+// How many first bytes `a` and `b` share, at most `limit`, eight at a time; the bytes before
+// `from` (at most the shorter's size and `limit`) are taken as shared, not compared.
+size_t SharedPrefixLength(std::string_view a, std::string_view b, size_t from = 0,
+                          size_t limit = std::string_view::npos);
+
 // The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
 // key's end. Two keys that share their first `offset` bytes compare as their words do when the
 // words differ: the first byte that differs decides both (as unsigned), and a key that ends

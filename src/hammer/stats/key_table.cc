@@ -413,16 +413,8 @@ void KeyTable::SortKeys() {
   order.keys.reserve(keys.size());
   for (size_t place : order.places)
     order.keys.push_back(keys[place]);
-  if (!order.keys.empty()) {
-    // Sorted keys share what the first and the last share.
-    const std::string_view first = order.keys.front();
-    const std::string_view last = order.keys.back();
-    const size_t n = std::min(first.size(), last.size());
-    order.common = static_cast<size_t>(
-        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(n), last.begin())
-            .first -
-        first.begin());
-  }
+  // Sorted keys share what the first and the last share.
+  if (!order.keys.empty()) order.common = SharedPrefixLength(order.keys.front(), order.keys.back());
   order.words.reserve(keys.size());
   for (std::string_view key : order.keys)
     order.words.push_back(KeyWordAt(key, order.common));
@@ -450,14 +442,9 @@ std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables
   if (runs.empty()) return merged;
   const std::string_view first = runs.front().order->keys.front();
   size_t common = first.size();
-  for (const Run& run : runs) {
-    const std::string_view key = run.order->keys.front();
-    const size_t n = std::min({common, key.size(), run.order->common});
-    common = static_cast<size_t>(
-        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(n), key.begin())
-            .first -
-        first.begin());
-  }
+  for (const Run& run : runs)
+    common =
+        SharedPrefixLength(first, run.order->keys.front(), 0, std::min(common, run.order->common));
   // A table whose keys share more than `common` bytes has its words from further on: its words
   // at `common` are those shared bytes followed by the start of its own words (all its keys are
   // longer than their common prefix, or equal to it, with zeros past their end either way).
