@@ -355,7 +355,8 @@ std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
 }
 
 void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
-                         std::vector<std::string_view>* keys, std::span<const void* const> listed) {
+                         std::vector<std::string_view>* keys,
+                         std::span<const Rows::value_type* const> listed) {
   // The nodes are spread over the heap (and were written by other threads, for a load's
   // tables): each is asked for kRowsAhead rows before it is taken out when their addresses
   // are listed, else while the one before it is (a list is read a node at a time); and each
@@ -410,14 +411,11 @@ void KeyTable::SortKeys() {
   // be wasted (10,000 keys: about 2 ms).
   if (requests > 2 * keys.size()) return;
   order.places = SortedKeyOrder(keys);
-  order.keys.reserve(keys.size());
-  for (size_t place : order.places)
-    order.keys.push_back(keys[place]);
   // Sorted keys share what the first and the last share.
-  if (!order.keys.empty()) order.common = SharedPrefixLength(order.keys.front(), order.keys.back());
+  if (!keys.empty()) order.common = SharedPrefixLength(order.Key(0), order.Key(keys.size() - 1));
   order.words.reserve(keys.size());
-  for (std::string_view key : order.keys)
-    order.words.push_back(KeyWordAt(key, order.common));
+  for (size_t place : order.places)
+    order.words.push_back(KeyWordAt(keys[place], order.common));
   order.valid = true;
   key_order_ = std::move(order);
 }
@@ -434,17 +432,16 @@ std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables
   std::vector<Run> runs;
   size_t rows = 0;
   for (const KeyTable& table : tables) {
-    if (!table.key_order_.keys.empty()) runs.push_back({&table.key_order_, rows, 0, {}});
+    if (!table.key_order_.places.empty()) runs.push_back({&table.key_order_, rows, 0, {}});
     rows += table.rows_.size();
   }
   std::vector<size_t> merged;
   merged.reserve(rows);
   if (runs.empty()) return merged;
-  const std::string_view first = runs.front().order->keys.front();
+  const std::string_view first = runs.front().order->Key(0);
   size_t common = first.size();
   for (const Run& run : runs)
-    common =
-        SharedPrefixLength(first, run.order->keys.front(), 0, std::min(common, run.order->common));
+    common = SharedPrefixLength(first, run.order->Key(0), 0, std::min(common, run.order->common));
   // A table whose keys share more than `common` bytes has its words from further on: its words
   // at `common` are those shared bytes followed by the start of its own words (all its keys are
   // longer than their common prefix, or equal to it, with zeros past their end either way).
@@ -452,7 +449,7 @@ std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables
     const KeyOrder& order = *run.order;
     const size_t shift = 8 * (order.common - common);
     if (shift == 0) continue;
-    const uint64_t shared = KeyWordAt(order.keys.front(), common);
+    const uint64_t shared = KeyWordAt(order.Key(0), common);
     run.words.reserve(order.words.size());
     for (uint64_t word : order.words)
       run.words.push_back(shift >= 64 ? shared
@@ -465,7 +462,7 @@ std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables
   while (merged.size() < rows) {
     Run* least = nullptr;
     for (Run& run : runs) {
-      if (run.next == run.order->keys.size()) continue;
+      if (run.next == run.order->places.size()) continue;
       if (least == nullptr) {
         least = &run;
         continue;
@@ -474,8 +471,8 @@ std::vector<size_t> KeyTable::MergedKeyOrder(const std::vector<KeyTable>& tables
       const uint64_t b = word(*least);
       if (a > b) continue;
       if (a == b) {
-        const std::string_view key = run.order->keys[run.next];
-        const std::string_view least_key = least->order->keys[least->next];
+        const std::string_view key = run.order->Key(run.next);
+        const std::string_view least_key = least->order->Key(least->next);
         if (key == least_key) {
           *distinct = false;
           return merged;
@@ -571,8 +568,9 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
     result.shed = result.shed || table.shed_;
     result.lost_requests += table.lost_requests_;
     TakeNodes(table.rows_, nodes, nullptr,
-              table.HasKeyOrder() ? std::span<const void* const>(table.key_order_.listed)
-                                  : std::span<const void* const>());
+              table.HasKeyOrder()
+                  ? std::span<const Rows::value_type* const>(table.key_order_.listed)
+                  : std::span<const Rows::value_type* const>());
     table = KeyTable(table.max_keys_, table.max_bytes_);
   }
   result.rows = keyed;

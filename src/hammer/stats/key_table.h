@@ -180,13 +180,15 @@ class KeyTable {
     KeyOrder(KeyOrder&&) = default;  // a moved table keeps its nodes, and their order
     KeyOrder& operator=(KeyOrder&&) = default;
 
-    bool valid = false;                  // cleared by whatever may add, remove or grow a row
-    std::vector<const void*> listed;     // the rows, in rows_' iteration (to prefetch them)
-    std::vector<size_t> places;          // the rows' places in rows_' iteration, in key order
-    std::vector<std::string_view> keys;  // their keys, in key order
-    std::vector<uint64_t> words;         // KeyWordAt(key, common), in key order
-    size_t common = 0;                   // the bytes that all the keys share
-    uint64_t bytes = 0;                  // the rows' RowBytes
+    bool valid = false;  // cleared by whatever may add, remove or grow a row
+    std::vector<const Rows::value_type*> listed;  // the rows, in rows_' iteration
+    std::vector<size_t> places;   // the rows' places in rows_' iteration, in key order
+    std::vector<uint64_t> words;  // KeyWordAt(Key(i), common), in key order
+    size_t common = 0;            // the bytes that all the keys share
+    uint64_t bytes = 0;           // the rows' RowBytes
+
+    // The i-th key in key order.
+    std::string_view Key(size_t i) const { return listed[places[i]]->first; }
   };
 
   void Fold(bool for_memory);
@@ -213,7 +215,7 @@ class KeyTable {
   static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
                                std::vector<std::pair<std::string, KeyStats>>* rows,
                                KeyFolding* folding);
-  bool HasKeyOrder() const { return key_order_.valid && key_order_.keys.size() == rows_.size(); }
+  bool HasKeyOrder() const { return key_order_.valid && key_order_.places.size() == rows_.size(); }
   // The key orders of `tables` (each HasKeyOrder) merged: indices into their rows, listed table
   // after table in iteration order; *distinct cleared (and the order left incomplete) when a key
   // is in two of them.
@@ -223,7 +225,7 @@ class KeyTable {
   // each is fetched while the one before it is taken.
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
                         std::vector<std::string_view>* keys,
-                        std::span<const void* const> listed = {});
+                        std::span<const Rows::value_type* const> listed = {});
   // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes), each node
   // freed once its row is moved.
   static void MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
