@@ -1,5 +1,6 @@
 // LoadSummaryJson prints its key rows as text (written on a second thread while the next rows
-// are printed, from kRowsForTwoThreads rows up):
+// are printed, from kRowsForTwoThreads rows up; the last rows printed on a third meanwhile, from
+// kRowsForTwoPrinters up):
 // the document is what nlohmann prints for the same values (but each key row on one line), with
 // every row, in order, whatever the number of rows.
 #include "hammer/load/load_report.h"
@@ -45,7 +46,7 @@ LoadSummary SummaryWithRows(size_t n) {
 }
 
 TEST(LoadReportTest, KeyRowsAreWhatNlohmannPrintsAtEveryCount) {
-  for (size_t n : {0, 1, 2, 1999, 2000, 2001, 5003}) {
+  for (size_t n : {0, 1, 2, 1999, 2000, 2001, 3999, 4000, 4001, 5003, 8193}) {
     const LoadSummary summary = SummaryWithRows(n);
     const std::string text = LoadSummaryJson(summary);
     ASSERT_TRUE(Json::accept(text)) << n << " rows";
@@ -90,7 +91,9 @@ TEST(LoadReportTest, PiecesMakeTheSameDocumentAndAFailureEndsIt) {
   ASSERT_TRUE(written.ok());
   EXPECT_EQ(joined, LoadSummaryJson(summary));
   EXPECT_GE(pieces, 40);  // 39 pieces of 128 rows (the first with the header), the rest and the end
-  for (int fail_at : {1, 3, pieces}) {
+  // In the rows printed here, in the first piece printed on the second printer (the first
+  // 2501 rows: 20 pieces, the last of 69 rows) and in a later one, at the end.
+  for (int fail_at : {1, 3, 21, 30, pieces}) {
     int handed_before = 0;  // pieces in the calls before the failed one
     int calls_after = 0;
     bool failed = false;
