@@ -119,7 +119,7 @@ TEST(LoadReportTest, PiecesMakeTheSameDocumentAndAFailureEndsIt) {
   EXPECT_EQ(joined, LoadSummaryJson(summary));
   EXPECT_GE(pieces, 40);  // 39 pieces of 128 rows (the first with the header), the rest and the end
   // In the rows printed here, in the first piece printed on the second printer (the first
-  // 2501 rows: 20 pieces, the last of 69 rows) and in a later one, at the end.
+  // 2502 rows: 20 pieces, the last of 70 rows) and in a later one, at the end.
   for (int fail_at : {1, 3, 21, 30, pieces}) {
     int handed_before = 0;  // pieces in the calls before the failed one
     int calls_after = 0;
