@@ -39,6 +39,12 @@ class Resolver {
   // Blocking lookup (getaddrinfo); used by worker threads and by start-up code.
   static Result<AddressList> LookupNow(const std::string& host);
 
+  // The threads started so far: none before the first Lookup.
+  size_t started_threads() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
  private:
   struct Job {
     std::string host;
@@ -48,7 +54,7 @@ class Resolver {
   void WorkerMain();
 
   const size_t threads_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> jobs_;
   bool stopping_ = false;
