@@ -164,21 +164,34 @@ void PrefetchKeyAhead(KeyRows rows, size_t i) {
   if (i + kKeysAhead < rows.size()) __builtin_prefetch(rows[i + kKeysAhead].first.data());
 }
 
-// The rows as `writer` would print them after other rows of the "keys" array (each from a
+// Prints `rows` through `writer` (its text in `out`) and hands the text on every kRowsPerPiece
+// rows, and after the last row when `end_piece`; stops when `hand_on` returns false (a write
+// failed) and says so.
+template <typename HandOn>
+bool PrintRows(const stats::KeyRowWriter& row_writer, stats::JsonWriter& writer, std::string& out,
+               KeyRows rows, bool end_piece, HandOn hand_on) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PrefetchKeyAhead(rows, i);
+    row_writer.Write(writer, rows[i].first, rows[i].second);
+    if ((i + 1) % kRowsPerPiece != 0 && !(end_piece && i + 1 == rows.size())) continue;
+    writer.Finish();  // `out` holds the text so far
+    if (!hand_on(out)) return false;
+  }
+  return true;
+}
+
+// The rows as the "keys" array's writer would print them after other rows of it (each from a
 // separator: a comma, a newline, the indentation), in pieces of kRowsPerPiece rows.
 std::vector<std::string> PrintLaterRows(const stats::KeyRowWriter& row_writer, KeyRows rows) {
   std::vector<std::string> pieces;
   std::string out;
   stats::JsonWriter writer(&out, /*pretty=*/true, /*depth=*/2, /*continuing=*/true);
   writer.OneLineFrom(2);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    PrefetchKeyAhead(rows, i);
-    row_writer.Write(writer, rows[i].first, rows[i].second);
-    if ((i + 1) % kRowsPerPiece != 0 && i + 1 != rows.size()) continue;
-    writer.Finish();
-    pieces.push_back(std::move(out));
-    out.clear();
-  }
+  PrintRows(row_writer, writer, out, rows, /*end_piece=*/true, [&pieces](std::string& text) {
+    pieces.push_back(std::move(text));
+    text.clear();
+    return true;
+  });
   return pieces;
 }
 
@@ -201,21 +214,14 @@ Status WriteKeyRows(stats::JsonWriter& writer, std::string& out, KeyRows rows,
         [&printed, &row_writer, later] { printed = PrintLaterRows(row_writer, later); });
   }
   Status written;
-  bool handed = true;  // no write has failed
-  for (size_t i = 0; i < here && written.ok() && handed; ++i) {
-    PrefetchKeyAhead(rows, i);
-    row_writer.Write(writer, rows[i].first, rows[i].second);
-    // Before the printer's rows, the rows here are handed on whole.
-    const bool before_printed = i + 1 == here && here < rows.size();
-    if ((i + 1) % kRowsPerPiece != 0 && !before_printed) continue;
-    writer.Finish();  // `out` holds the text so far
-    if (two_threads) {
-      handed = pieces.HandOn(out);
-    } else {
-      written = write(out);
-      out.clear();
-    }
-  }
+  // Before the printer's rows, the rows here are handed on whole.
+  const bool handed = PrintRows(row_writer, writer, out, rows.first(here), printer.has_value(),
+                                [&](std::string& text) {
+                                  if (two_threads) return pieces.HandOn(text);
+                                  written = write(text);
+                                  text.clear();
+                                  return written.ok();
+                                });
   if (printer) {
     printer->Wait();
     if (handed) pieces.HandOnAll(std::move(printed));
