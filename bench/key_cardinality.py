@@ -16,7 +16,8 @@ clock: merging the workers' statistics, the summary, exit; not the exit of /usr/
 wraps it for its peak RSS; start-up is not in it, except for a
 --baseline binary without ended_at, whose whole run minus requests phase is taken), and req/s
 (requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second
-or less) take --short-rounds rounds.
+or less) take --short-rounds rounds, each with a control: a second single run, whose req/s over
+the first one's shows how far the shared machine alone moves a pair of such runs.
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
 makes a 10,000-URL run last 0.1 s, where a single URL's own exit is 2 % of its run; a URL
@@ -297,13 +298,17 @@ def main() -> None:
         cases = [(n, 0) for n in sizes] + [(n, args.cycled_requests) for n in sizes
                                            if 0 < n < args.cycled_requests]
         for n, requests in cases:
-            rounds = {"distinct": [], "single": []}
+            rounds = {"distinct": [], "single": [], "control": []}
             length = requests or n
-            count = (max(args.rounds, args.short_rounds) if length <= 100_000
+            short = length <= 100_000
+            count = (max(args.rounds, args.short_rounds) if short
                      else args.rounds if length <= 1_000_000 else 1)
             for _ in range(count):
-                for kind in ("distinct", "single"):
-                    run = load_run(hammer, kind, n, port, requests=requests)
+                # Short runs also take a second single run, the control: the same binary and
+                # input twice, whose ratio shows how far the machine alone moves a pair.
+                for kind in ("distinct", "single", "control") if short else ("distinct", "single"):
+                    run = load_run(hammer, "single" if kind == "control" else kind, n, port,
+                                   requests=requests)
                     print(f"{kind} {n} ({length} requests): {run['peak_rss_mb']:.0f} MB, "
                           f"{run['requests_s']:.3f} s + {run['end_of_run_s']:.3f} s, "
                           f"{run['rps']:.0f} req/s, {run['cpu_us_per_request']:.1f} µs "
@@ -315,6 +320,8 @@ def main() -> None:
             # shared machine moves both.
             runs["load"][-2]["pairwise"] = [d["rps"] / s["rps"] for d, s in
                                             zip(rounds["distinct"], rounds["single"])]
+            runs["load"][-2]["control"] = [c["rps"] / s["rps"] for c, s in
+                                           zip(rounds["control"], rounds["single"])]
         if args.mapper_size > 0:
             runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
@@ -338,8 +345,18 @@ def main() -> None:
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
              "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work (after the last response) | "
              "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
-             "(median, min–max) | CPU/request | CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "(median, min–max; middle half) | control: single over single | CPU/request | "
+             "CPU vs single URL |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def spread(ratios: list[float]) -> str:
+        """Median, min–max and the middle half (quartiles) of pairwise ratios."""
+        if not ratios:
+            return ""
+        r = sorted(ratios)
+        q = len(r) // 4
+        return (f"{r[len(r) // 2]:.2f} ({r[0]:.2f}–{r[-1]:.2f}; "
+                f"{r[q]:.2f}–{r[len(r) - 1 - q]:.2f})")
 
     def row(binary: str, r: dict) -> str:
         case = (r["n"], r["requests"])
@@ -354,13 +371,12 @@ def main() -> None:
                           f"({100 * s1['end_of_run_s'] / s1['process_s']:.0f} %)")
         else:
             single_end = ""
-        pairs = sorted(r.get("pairwise", [])) if paired else []
-        pairwise = (f"{pairs[len(pairs) // 2]:.2f} ({pairs[0]:.2f}–{pairs[-1]:.2f})"
-                    if pairs else "")
+        pairwise = spread(r.get("pairwise", [])) if paired else ""
+        control = spread(r.get("control", [])) if paired else ""
         return (f"| {binary} | {r['n']:,} | {r['requests']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "
-                f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | "
+                f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | {control} | "
                 f"{r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
     for r in runs["load"]:
         if r["kind"] == "distinct":
