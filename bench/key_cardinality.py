@@ -16,8 +16,9 @@ clock: merging the workers' statistics, the summary, exit; not the exit of /usr/
 wraps it for its peak RSS; start-up is not in it, except for a
 --baseline binary without ended_at, whose whole run minus requests phase is taken), and req/s
 (requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second
-or less) take --short-rounds rounds, each with a control: a second single run, whose req/s over
-the first one's shows how far the shared machine alone moves a pair of such runs.
+or less) take --short-rounds rounds, each with a control: a second single run right after the
+first, whose req/s over the first one's shows how far the shared machine alone moves a pair of
+such runs.
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
 makes a 10,000-URL run last 0.1 s, where a single URL's own exit is 2 % of its run; a URL
