@@ -18,7 +18,9 @@ wraps it for its peak RSS; start-up is not in it, except for a
 (requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second
 or less) take --short-rounds rounds, each with a control: a second single run right after the
 first, whose req/s over the first one's shows how far the shared machine alone moves a pair of
-such runs.
+such runs; and with a grouped run: the distinct list again with --max-keys 100, so that its
+keys fold into one template row, whose req/s over the single run's is what the distinct
+requests cost without a row each (the rest of the distinct list's gap is its rows).
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
 makes a 10,000-URL run last 0.1 s, where a single URL's own exit is 2 % of its run; a URL
@@ -173,12 +175,13 @@ def exit_watch(wrapper_pid: int) -> int | None:
 
 
 def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False,
-             requests: int = 0) -> dict:
-    """One `hammer load` over the N URLs of KIND, cycled to REQUESTS requests (default N)."""
+             requests: int = 0, flags: tuple[str, ...] = ()) -> dict:
+    """One `hammer load` over the N URLs of KIND, cycled to REQUESTS requests (default N), with
+    FLAGS added."""
     expected = requests or n
     with tempfile.NamedTemporaryFile("r", suffix=".json") as summary:
         run = timed_load(generator(kind, n, port, expected),
-                         [hammer, "load", "-c", "50", "--no-table", "--summary-json",
+                         [hammer, "load", "-c", "50", "--no-table", *flags, "--summary-json",
                           summary.name, "-"], HADOOP_ENV if hadoop else None)
         s = json.load(summary)
     requests = s["requests"]
@@ -299,17 +302,21 @@ def main() -> None:
         cases = [(n, 0) for n in sizes] + [(n, args.cycled_requests) for n in sizes
                                            if 0 < n < args.cycled_requests]
         for n, requests in cases:
-            rounds = {"distinct": [], "single": [], "control": []}
+            rounds = {"distinct": [], "single": [], "control": [], "grouped": []}
             length = requests or n
             short = length <= 100_000
             count = (max(args.rounds, args.short_rounds) if short
                      else args.rounds if length <= 1_000_000 else 1)
             for _ in range(count):
                 # Short runs also take a second single run, the control: the same binary and
-                # input twice, whose ratio shows how far the machine alone moves a pair.
-                for kind in ("distinct", "single", "control") if short else ("distinct", "single"):
-                    run = load_run(hammer, "single" if kind == "control" else kind, n, port,
-                                   requests=requests)
+                # input twice, whose ratio shows how far the machine alone moves a pair; and the
+                # distinct list grouped into one row (--max-keys 100), without a row per key.
+                kinds = ("distinct", "single", "control", "grouped") if short else ("distinct",
+                                                                                    "single")
+                for kind in kinds:
+                    run = load_run(hammer, {"control": "single", "grouped": "distinct"}.get(
+                                       kind, kind), n, port, requests=requests,
+                                   flags=("--max-keys", "100") if kind == "grouped" else ())
                     print(f"{kind} {n} ({length} requests): {run['peak_rss_mb']:.0f} MB, "
                           f"{run['requests_s']:.3f} s + {run['end_of_run_s']:.3f} s, "
                           f"{run['rps']:.0f} req/s, {run['cpu_us_per_request']:.1f} µs "
@@ -323,6 +330,11 @@ def main() -> None:
                                             zip(rounds["distinct"], rounds["single"])]
             runs["load"][-2]["control"] = [c["rps"] / s["rps"] for c, s in
                                            zip(rounds["control"], rounds["single"])]
+            runs["load"][-2]["grouped"] = [g["rps"] / s["rps"] for g, s in
+                                           zip(rounds["grouped"], rounds["single"])]
+            if rounds["grouped"]:
+                runs["load"][-2]["grouped_cpu"] = (median_run(rounds["grouped"])
+                                                   ["cpu_us_per_request"])
         if args.mapper_size > 0:
             runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
@@ -346,9 +358,9 @@ def main() -> None:
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
              "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work (after the last response) | "
              "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
-             "(median, min–max; middle half) | control: single over single | CPU/request | "
-             "CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "(median, min–max; middle half) | control: single over single | grouped "
+             "(--max-keys 100) over single: req/s; CPU | CPU/request | CPU vs single URL |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def spread(ratios: list[float]) -> str:
         """Median, min–max and the middle half (quartiles) of pairwise ratios."""
@@ -374,11 +386,14 @@ def main() -> None:
             single_end = ""
         pairwise = spread(r.get("pairwise", [])) if paired else ""
         control = spread(r.get("control", [])) if paired else ""
+        grouped = spread(r.get("grouped", [])) if paired else ""
+        if grouped and "grouped_cpu" in r:
+            grouped += f"; {r['grouped_cpu'] / single[case]['cpu_us_per_request']:.2f}"
         return (f"| {binary} | {r['n']:,} | {r['requests']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "
                 f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | {control} | "
-                f"{r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
+                f"{grouped} | {r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
     for r in runs["load"]:
         if r["kind"] == "distinct":
             lines.append(row("hammer", r))
