@@ -174,6 +174,12 @@ def exit_watch(wrapper_pid: int) -> int | None:
     return None
 
 
+# What each run of a round is: the generator's kind and the flags added. The control repeats the
+# single run; the grouped run folds the distinct list's keys into one template row.
+RUN_KINDS = {"distinct": ("distinct", ()), "single": ("single", ()),
+             "control": ("single", ()), "grouped": ("distinct", ("--max-keys", "100"))}
+
+
 def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False,
              requests: int = 0, flags: tuple[str, ...] = ()) -> dict:
     """One `hammer load` over the N URLs of KIND, cycled to REQUESTS requests (default N), with
@@ -302,7 +308,7 @@ def main() -> None:
         cases = [(n, 0) for n in sizes] + [(n, args.cycled_requests) for n in sizes
                                            if 0 < n < args.cycled_requests]
         for n, requests in cases:
-            rounds = {"distinct": [], "single": [], "control": [], "grouped": []}
+            rounds = {kind: [] for kind in RUN_KINDS}
             length = requests or n
             short = length <= 100_000
             count = (max(args.rounds, args.short_rounds) if short
@@ -314,9 +320,8 @@ def main() -> None:
                 kinds = ("distinct", "single", "control", "grouped") if short else ("distinct",
                                                                                     "single")
                 for kind in kinds:
-                    run = load_run(hammer, {"control": "single", "grouped": "distinct"}.get(
-                                       kind, kind), n, port, requests=requests,
-                                   flags=("--max-keys", "100") if kind == "grouped" else ())
+                    generated, flags = RUN_KINDS[kind]
+                    run = load_run(hammer, generated, n, port, requests=requests, flags=flags)
                     print(f"{kind} {n} ({length} requests): {run['peak_rss_mb']:.0f} MB, "
                           f"{run['requests_s']:.3f} s + {run['end_of_run_s']:.3f} s, "
                           f"{run['rps']:.0f} req/s, {run['cpu_us_per_request']:.1f} µs "
@@ -324,14 +329,12 @@ def main() -> None:
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
                 runs["load"].append(median_run(rounds[kind]))
-            # Each round's distinct run over the single run right after it: a slow drift of the
-            # shared machine moves both.
-            runs["load"][-2]["pairwise"] = [d["rps"] / s["rps"] for d, s in
-                                            zip(rounds["distinct"], rounds["single"])]
-            runs["load"][-2]["control"] = [c["rps"] / s["rps"] for c, s in
-                                           zip(rounds["control"], rounds["single"])]
-            runs["load"][-2]["grouped"] = [g["rps"] / s["rps"] for g, s in
-                                           zip(rounds["grouped"], rounds["single"])]
+            # Each round's distinct, control and grouped runs over its single run: a slow drift
+            # of the shared machine moves all of them.
+            for field, kind in (("pairwise", "distinct"), ("control", "control"),
+                                ("grouped", "grouped")):
+                runs["load"][-2][field] = [r["rps"] / s["rps"] for r, s in
+                                           zip(rounds[kind], rounds["single"])]
             if rounds["grouped"]:
                 runs["load"][-2]["grouped_cpu"] = (median_run(rounds["grouped"])
                                                    ["cpu_us_per_request"])
