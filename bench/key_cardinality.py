@@ -18,9 +18,10 @@ wraps it for its peak RSS; start-up is not in it, except for a
 (requests / requests phase) of distinct over single. Runs of up to 100,000 requests (a second
 or less) take --short-rounds rounds, each with a control: a second single run right after the
 first, whose req/s over the first one's shows how far the shared machine alone moves a pair of
-such runs; and with a grouped run: the distinct list again with --max-keys 100, so that its
-keys fold into one template row, whose req/s over the single run's is what the distinct
-requests cost without a row each (the rest of the distinct list's gap is its rows).
+such runs; and with two runs of the distinct list without a row per key: grouped, with
+--max-keys 100, so that its keys fold into one template row (each new URL also templated), and
+one_row, with --key host (one row, nothing templated). Their req/s over the single run's is what
+the distinct requests cost without a row each (the rest of the distinct list's gap is its rows).
 Sizes below --cycled-requests (default 1,000,000) also run cycled: the N distinct URLs
 printed over and over to 1,000,000 requests, against one URL 1,000,000 times. Each URL once
 makes a 10,000-URL run last 0.1 s, where a single URL's own exit is 2 % of its run; a URL
@@ -175,9 +176,13 @@ def exit_watch(wrapper_pid: int) -> int | None:
 
 
 # What each run of a round is: the generator's kind and the flags added. The control repeats the
-# single run; the grouped run folds the distinct list's keys into one template row.
+# single run; the grouped run folds the distinct list's keys into one template row; the one_row
+# run keys the distinct list by host (--key host): one row, and no key templated.
 RUN_KINDS = {"distinct": ("distinct", ()), "single": ("single", ()),
-             "control": ("single", ()), "grouped": ("distinct", ("--max-keys", "100"))}
+             "control": ("single", ()), "grouped": ("distinct", ("--max-keys", "100")),
+             "one_row": ("distinct", ("--key", "host"))}
+# The runs of a short round that are the distinct list without a row per key.
+ROWLESS_KINDS = ("grouped", "one_row")
 
 
 def load_run(hammer: str, kind: str, n: int, port: int, hadoop: bool = False,
@@ -316,9 +321,9 @@ def main() -> None:
             for _ in range(count):
                 # Short runs also take a second single run, the control: the same binary and
                 # input twice, whose ratio shows how far the machine alone moves a pair; and the
-                # distinct list grouped into one row (--max-keys 100), without a row per key.
-                kinds = ("distinct", "single", "control", "grouped") if short else ("distinct",
-                                                                                    "single")
+                # distinct list without a row per key (ROWLESS_KINDS).
+                kinds = (("distinct", "single", "control", *ROWLESS_KINDS) if short
+                         else ("distinct", "single"))
                 for kind in kinds:
                     generated, flags = RUN_KINDS[kind]
                     run = load_run(hammer, generated, n, port, requests=requests, flags=flags)
@@ -329,15 +334,16 @@ def main() -> None:
                     rounds[kind].append(run)
             for kind in ("distinct", "single"):
                 runs["load"].append(median_run(rounds[kind]))
-            # Each round's distinct, control and grouped runs over its single run: a slow drift
+            # Each round's distinct, control and rowless runs over its single run: a slow drift
             # of the shared machine moves all of them.
             for field, kind in (("pairwise", "distinct"), ("control", "control"),
-                                ("grouped", "grouped")):
+                                *((kind, kind) for kind in ROWLESS_KINDS)):
                 runs["load"][-2][field] = [r["rps"] / s["rps"] for r, s in
                                            zip(rounds[kind], rounds["single"])]
-            if rounds["grouped"]:
-                runs["load"][-2]["grouped_cpu"] = (median_run(rounds["grouped"])
-                                                   ["cpu_us_per_request"])
+            for kind in ROWLESS_KINDS:
+                if rounds[kind]:
+                    runs["load"][-2][f"{kind}_cpu"] = (median_run(rounds[kind])
+                                                       ["cpu_us_per_request"])
         if args.mapper_size > 0:
             runs["mapper"] = load_run(hammer, "distinct", args.mapper_size, port, hadoop=True)
         if args.baseline:
@@ -362,8 +368,9 @@ def main() -> None:
              "| binary | distinct URLs | requests | rounds | requests phase | whole run | end-of-run work (after the last response) | "
              "single URL's end-of-run | peak RSS | req/s | req/s vs single URL | pairwise "
              "(median, min–max; middle half) | control: single over single | grouped "
-             "(--max-keys 100) over single: req/s; CPU | CPU/request | CPU vs single URL |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "(--max-keys 100) over single: req/s; CPU | one row (--key host) over single: "
+             "req/s; CPU | CPU/request | CPU vs single URL |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def spread(ratios: list[float]) -> str:
         """Median, min–max and the middle half (quartiles) of pairwise ratios."""
@@ -389,14 +396,16 @@ def main() -> None:
             single_end = ""
         pairwise = spread(r.get("pairwise", [])) if paired else ""
         control = spread(r.get("control", [])) if paired else ""
-        grouped = spread(r.get("grouped", [])) if paired else ""
-        if grouped and "grouped_cpu" in r:
-            grouped += f"; {r['grouped_cpu'] / single[case]['cpu_us_per_request']:.2f}"
+        rowless = []
+        for kind in ROWLESS_KINDS:
+            rowless.append(spread(r.get(kind, [])) if paired else "")
+            if rowless[-1] and f"{kind}_cpu" in r:
+                rowless[-1] += (f"; {r[f'{kind}_cpu'] / single[case]['cpu_us_per_request']:.2f}")
         return (f"| {binary} | {r['n']:,} | {r['requests']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "
                 f"{r['peak_rss_mb']:.0f} MB | {r['rps']:,.0f} | {ratio} | {pairwise} | {control} | "
-                f"{grouped} | {r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
+                f"{' | '.join(rowless)} | {r['cpu_us_per_request']:.1f} µs | {cpu_ratio} |")
     for r in runs["load"]:
         if r["kind"] == "distinct":
             lines.append(row("hammer", r))
