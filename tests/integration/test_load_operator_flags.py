@@ -1,5 +1,6 @@
 """`hammer load`'s operator flags: --dry-run, --verbose (secrets redacted), --start-at,
---key-pattern, --max-keys, --max-key-memory (and hammer stats --max-key-memory)."""
+--key-pattern, --max-keys, --max-key-memory (and hammer stats --max-key-memory), and the hint to
+group keys that had one request each."""
 import collections
 import json
 import time
@@ -116,6 +117,30 @@ def test_max_keys_groups_urls_by_template_and_records_keep_every_url(serve, tmp_
     folding = s["key_folding"]
     assert folding["max_keys"] == 20 and folding["rows"] == len(rows) - 1
     assert "exceeded --max-keys 20" in r.stderr and "(other)" in r.stderr, r.stderr
+
+
+def test_a_list_of_urls_each_sent_once_is_told_how_to_group_them(serve, tmp_path):
+    # 150 distinct URLs each sent once, over two threads: 150 rows of one request, so the summary
+    # and the HTML report say how to group them; the same list sent twice, or folded by
+    # --max-keys, gets no such sentence.
+    urls = tmp_path / "urls.txt"
+    urls.write_text(url_lines(*[serve.url(f"/item/{i}?ref=r{i * 7}") for i in range(150)]))
+    hint = ("each of the 150 keys had one request: group them into fewer rows with --key-pattern "
+            "REGEX=NAME, or by path template with --max-keys below 150")
+    html = tmp_path / "r.html"
+    r = run_hammer(["load", str(urls), "-c", "4", "-t", "2", "--html", str(html)])
+    assert r.returncode == 0, r.stderr
+    assert len(r.records) == 150
+    assert "  keys         " + hint + "\n" in r.stderr, r.stderr
+    assert "Each of the 150 keys had one request" in html.read_text()
+    r = run_hammer(["load", str(urls), "--loop", "-n", "300", "-c", "4", "-t", "2"])
+    assert r.returncode == 0, r.stderr
+    assert len(r.records) == 300
+    assert "had one request" not in r.stderr, r.stderr
+    r = run_hammer(["load", str(urls), "-c", "4", "-t", "2", "--max-keys", "100"])
+    assert r.returncode == 0, r.stderr
+    assert "had one request" not in r.stderr, r.stderr
+    assert "exceeded --max-keys 100: grouped by path template into 1 row" in r.stderr, r.stderr
 
 
 def test_max_key_memory_folds_a_replayed_list_and_the_rows_add_up(serve, tmp_path):

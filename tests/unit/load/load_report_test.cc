@@ -45,6 +45,36 @@ LoadSummary SummaryWithRows(size_t n) {
   return summary;
 }
 
+TEST(LoadReportTest, SaysWhenMostKeysHadOneRequestUnlessTheyWereFolded) {
+  LoadSummary summary;
+  for (int i = 0; i < 150; ++i) {
+    stats::KeyStats stats;
+    stats.RecordSuccess(100 + i);
+    summary.total.Merge(stats);
+    summary.keys.emplace_back("http://127.0.0.1:8080/item/" + std::to_string(i), stats);
+  }
+  summary.succeeded = summary.total.count;
+  summary.seconds = 1.5;
+  const std::string hint =
+      "  keys         each of the 150 keys had one request: group them into fewer rows with "
+      "--key-pattern REGEX=NAME, or by path template with --max-keys below 150\n";
+  EXPECT_NE(FormatLoadSummary(summary, false, 10).find(hint), std::string::npos)
+      << FormatLoadSummary(summary, false, 10);
+  // Rows that are templates already (a folded table) get the folding's sentence instead.
+  summary.key_folding.folded = true;
+  summary.key_folding.max_keys = 100;
+  summary.key_folding.distinct_keys = 200;
+  summary.key_folding.rows = 150;
+  const std::string folded = FormatLoadSummary(summary, false, 10);
+  EXPECT_EQ(folded.find("had one request"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("exceeded --max-keys 100"), std::string::npos) << folded;
+  // Two requests a key: nothing to say.
+  summary.key_folding = stats::KeyFolding();
+  for (auto& [key, stats] : summary.keys)
+    stats.RecordSuccess(200);
+  EXPECT_EQ(FormatLoadSummary(summary, false, 10).find("  keys "), std::string::npos);
+}
+
 TEST(LoadReportTest, KeyRowsAreWhatNlohmannPrintsAtEveryCount) {
   for (size_t n : {0, 1, 2, 1999, 2000, 2001, 3999, 4000, 5003}) {
     const LoadSummary summary = SummaryWithRows(n);
