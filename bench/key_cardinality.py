@@ -400,7 +400,7 @@ def main() -> None:
         for kind in ROWLESS_KINDS:
             rowless.append(spread(r.get(kind, [])) if paired else "")
             if rowless[-1] and f"{kind}_cpu" in r:
-                rowless[-1] += (f"; {r[f'{kind}_cpu'] / single[case]['cpu_us_per_request']:.2f}")
+                rowless[-1] += f"; {r[f'{kind}_cpu'] / single[case]['cpu_us_per_request']:.2f}"
         return (f"| {binary} | {r['n']:,} | {r['requests']:,} | {r.get('rounds', 1)} | {r['requests_s']:.3f} s | "
                 f"{r['process_s']:.3f} s | {r['end_of_run_s']:.3f} s ({share:.0f} %) | "
                 f"{single_end} | "

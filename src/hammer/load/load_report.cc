@@ -338,11 +338,10 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out += fmt::format("  skipped      {} request-file entries: {}\n", n, reason);
   }
   if (!s.source_warning.empty()) out += "  warning: " + s.source_warning + "\n";
-  if (s.key_folding.folded) out += "  keys         " + s.key_folding.Describe() + "\n";
-  if (!s.key_folding.folded) {
-    if (std::string hint = stats::OneRequestRowsHint(s.keys); !hint.empty()) {
-      out += "  keys         " + hint + "\n";
-    }
+  if (s.key_folding.folded) {
+    out += "  keys         " + s.key_folding.Describe() + "\n";
+  } else if (std::string hint = stats::OneRequestRowsHint(s.keys); !hint.empty()) {
+    out += "  keys         " + hint + "\n";
   }
   if (with_table && !s.keys.empty()) out += "\n" + stats::FormatKeyTable(s.keys, max_rows);
   return out;
@@ -458,12 +457,9 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
     input.notes.push_back(sentence + " (raise " + std::string(s.key_folding.Limit()) +
                           " for more rows).");
-  }
-  if (!s.key_folding.folded) {
-    if (std::string hint = stats::OneRequestRowsHint(s.keys); !hint.empty()) {
-      hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
-      input.notes.push_back(hint + ".");
-    }
+  } else if (std::string hint = stats::OneRequestRowsHint(s.keys); !hint.empty()) {
+    hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
+    input.notes.push_back(hint + ".");
   }
   input.keys = s.keys;
   input.total = s.total;

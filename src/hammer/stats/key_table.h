@@ -85,9 +85,9 @@ struct KeyFolding {
 // sent once took 1.22-1.25x the CPU of one URL with a row each, 1.04-1.08x with one row for
 // all), so the sentence says how to group them, e.g. "9990 of the 10000 keys had one request
 // each: group them into fewer rows with --key-pattern REGEX=NAME, or by path template with
-// --max-keys below 10000" ("each of the 10000 keys had one request: ..." when all did). Empty
-// otherwise. "(other)" is not counted. For an unfolded table's
-// rows: a folded one's are templates already.
+// --max-keys below 10000" ("each of the 10000 keys had one request: ..." when all did); empty
+// otherwise. "(other)" is not counted. Meant for an unfolded table's rows: a folded table's rows
+// are templates already, and its summary says so (KeyFolding::Describe).
 inline constexpr size_t kOneRequestHintRows = 100;
 std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>> rows);
 
