@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hammer/base/side_task.h"
+#include "hammer/stats/one_request_hint.h"
 #include "hammer/stats/report/html.h"
 #include "hammer/stats/report/json.h"
 #include "hammer/stats/report/json_writer.h"

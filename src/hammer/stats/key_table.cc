@@ -50,24 +50,6 @@ std::string KeyFolding::Describe() const {
   return text;
 }
 
-std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>> rows) {
-  uint64_t keys = 0;
-  uint64_t one_request = 0;
-  for (const auto& [key, stats] : rows) {
-    if (key == kOtherKey) continue;
-    ++keys;
-    if (stats.total() == 1) ++one_request;
-  }
-  if (one_request < kOneRequestHintRows || one_request * 10 < keys * 9) return "";
-  const std::string count = std::to_string(keys);
-  std::string text = one_request == keys ? "each of the " + count + " keys had one request"
-                                         : std::to_string(one_request) + " of the " + count +
-                                               " keys had one request each";
-  text += ": group them into fewer rows with --key-pattern REGEX=NAME, or by path template with ";
-  text += "--max-keys below " + count;
-  return text;
-}
-
 KeyStats* KeyTable::StatsFor(std::string_view key) {
   key_order_.valid = false;  // the row may grow (SortKeys counted its bytes)
   return RowFor(key, /*new_key=*/true);

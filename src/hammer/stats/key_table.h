@@ -79,18 +79,6 @@ struct KeyFolding {
   std::string_view Limit() const { return for_memory ? "--max-key-memory" : "--max-keys"; }
 };
 
-// A sentence for summaries when at least kOneRequestHintRows rows, and 9 in 10 of them, hold one
-// request each, most often a URL list where each URL is sent once: a row of one sample has no
-// percentiles worth reading, and each row costs CPU and memory (`hammer load` over 10,000 URLs
-// sent once took 1.22-1.25x the CPU of one URL with a row each, 1.04-1.08x with one row for
-// all), so the sentence says how to group them, e.g. "9990 of the 10000 keys had one request
-// each: group them into fewer rows with --key-pattern REGEX=NAME, or by path template with
-// --max-keys below 10000" ("each of the 10000 keys had one request: ..." when all did); empty
-// otherwise. "(other)" is not counted. Meant for an unfolded table's rows: a folded table's rows
-// are templates already, and its summary says so (KeyFolding::Describe).
-inline constexpr size_t kOneRequestHintRows = 100;
-std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>> rows);
-
 class KeyTable {
  public:
   explicit KeyTable(size_t max_keys = 0, uint64_t max_bytes = 0)
