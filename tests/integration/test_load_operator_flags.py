@@ -194,3 +194,34 @@ def test_stats_max_key_memory_folds_and_says_so(tmp_path):
     s = json.loads(r.stdout)
     assert {k["key"]: k["requests"] for k in s["keys"]} == {"http://127.0.0.1:9/item/{id}": 3000}
     assert s["requests"] == 3000
+
+
+def test_stats_tells_how_to_group_keys_of_one_record_each(tmp_path):
+    # hammer stats' report modes say the same as hammer load of 150 keys with one record each:
+    # after the table, on stderr for the others, as a note in the HTML report; not when the
+    # keys are grouped (--key-pattern, --max-keys), nor in --reducer's exact lines.
+    src = tmp_path / "records.tsv"
+    src.write_text("".join(f"http://127.0.0.1:9/item/{i}?ref=r{i * 7}\t0.{100 + i % 50:06d}\n"
+                           for i in range(150)))
+    hint = ("each of the 150 keys had one request: group them into fewer rows with --key-pattern "
+            "REGEX=NAME, or by path template with --max-keys below 150")
+    r = run_hammer(["stats", "--table", str(src)])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith(hint + "\n"), r.stdout
+    html = tmp_path / "r.html"
+    r = run_hammer(["stats", "--json", "--html", str(html), str(src)])
+    assert r.returncode == 0, r.stderr
+    assert "hammer stats: " + hint + "\n" in r.stderr, r.stderr
+    assert json.loads(r.stdout)["requests"] == 150
+    assert "Each of the 150 keys had one request" in html.read_text()
+    r = run_hammer(["stats", "--table", "--key-pattern", "/item/[0-9]+=/item/:id", str(src)])
+    assert r.returncode == 0, r.stderr
+    assert "had one request" not in r.stdout + r.stderr
+    assert "/item/:id    150" in r.stdout, r.stdout
+    r = run_hammer(["stats", "--table", "--max-keys", "100", str(src)])
+    assert r.returncode == 0, r.stderr
+    assert "had one request" not in r.stdout + r.stderr
+    assert "exceeded --max-keys 100: grouped by path template into 1 row" in r.stdout, r.stdout
+    r = run_hammer(["stats", "--reducer", str(src)])
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 150 and "had one request" not in r.stderr

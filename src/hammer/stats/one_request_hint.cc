@@ -14,6 +14,10 @@ std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>>
     ++keys;
     if (stats.total() == 1) ++one_request;
   }
+  return OneRequestRowsHint(keys, one_request);
+}
+
+std::string OneRequestRowsHint(uint64_t keys, uint64_t one_request) {
   if (one_request < kOneRequestHintRows || one_request * 10 < keys * 9) return "";
   const std::string count = std::to_string(keys);
   std::string text = one_request == keys ? "each of the " + count + " keys had one request"

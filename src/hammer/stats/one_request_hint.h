@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <utility>
@@ -21,5 +22,8 @@ namespace hammer::stats {
 // are templates already, and its summary says so (KeyFolding::Describe).
 inline constexpr size_t kOneRequestHintRows = 100;
 std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>> rows);
+// The same from counts, for callers that see the rows one at a time (`hammer stats` streams
+// them): `keys` rows besides "(other)", `one_request` of which hold one request.
+std::string OneRequestRowsHint(uint64_t keys, uint64_t one_request);
 
 }  // namespace hammer::stats

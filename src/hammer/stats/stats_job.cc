@@ -18,6 +18,7 @@
 #include "hammer/base/line_reader.h"
 #include "hammer/base/output_file.h"
 #include "hammer/base/write_all.h"
+#include "hammer/stats/one_request_hint.h"
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
 #include "hammer/stats/report/csv.h"
@@ -157,6 +158,10 @@ class OutputSink : public KeySink {
   void OnKey(std::string_view key, const KeyStats& stats) override {
     if (options_.only_key && key != *options_.only_key) return;
     ++keys_;
+    if (key != kOtherKey) {
+      ++keyed_rows_;
+      if (stats.total() == 1) ++one_request_rows_;
+    }
     if (report_keys_ != nullptr) report_keys_->Add(key, stats);
     if (encoder_ != nullptr) {
       encoder_->Add(key, stats);
@@ -194,6 +199,8 @@ class OutputSink : public KeySink {
   }
 
   uint64_t keys() const { return keys_; }
+  // OneRequestRowsHint of the keys written.
+  std::string OneRequestHint() const { return OneRequestRowsHint(keyed_rows_, one_request_rows_); }
   const std::vector<std::pair<std::string, KeyStats>>& rows() const { return rows_; }
 
  private:
@@ -201,6 +208,8 @@ class OutputSink : public KeySink {
   FdWriter* writer_;
   TopKeys* report_keys_;
   uint64_t keys_ = 0;
+  uint64_t keyed_rows_ = 0;  // keys besides "(other)"
+  uint64_t one_request_rows_ = 0;
   std::vector<std::pair<std::string, KeyStats>> rows_;
   std::unique_ptr<LineEncoder> encoder_;
 };
@@ -294,6 +303,9 @@ std::string StatsJobSummary::StderrText() const {
   if (key_folding.folded && mode != StatsMode::kTable) {  // the table says it itself
     text += "hammer stats: " + key_folding.Describe() + "\n";
   }
+  if (!one_request_hint.empty() && mode != StatsMode::kTable) {  // as the folding sentence
+    text += "hammer stats: " + one_request_hint + "\n";
+  }
   if (hdr_log_written && timestamped == 0) {
     text += "hammer stats: no record carries a timestamp; the HdrHistogram log has no intervals\n";
   }
@@ -386,6 +398,8 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.timestamped = timeline.requests();
   summary.hdr_log_written = options_.hdr_log_path.has_value();
   summary.key_folding = reducer.key_folding();
+  // Exact lines (--reducer, --combine) are per key by contract: no --max-keys to suggest.
+  if (!exact_lines && !summary.key_folding.folded) summary.one_request_hint = sink.OneRequestHint();
 
   std::string& out = writer.buffer();
   switch (options_.mode) {
@@ -395,6 +409,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
     case StatsMode::kTable:
       out += FormatKeyTable(sink.rows(), options_.table_rows);
       if (summary.key_folding.folded) out += summary.key_folding.Describe() + "\n";
+      if (!summary.one_request_hint.empty()) out += summary.one_request_hint + "\n";
       if (summary.malformed > 0) {
         out += std::to_string(summary.malformed) +
                (summary.malformed == 1 ? " malformed input line" : " malformed input lines") +
@@ -452,6 +467,9 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
     input.notes.push_back(sentence + " (raise " + std::string(summary.key_folding.Limit()) +
                           " for more rows).");
+  } else if (std::string hint = summary.one_request_hint; !hint.empty()) {
+    hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
+    input.notes.push_back(hint + ".");
   }
   if (timeline.empty()) {
     input.notes.push_back(

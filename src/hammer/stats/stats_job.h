@@ -67,6 +67,9 @@ struct StatsJobSummary {
   uint64_t timestamped = 0;     // records with a timestamp (counted when a file output wants them)
   bool hdr_log_written = false;
   KeyFolding key_folding;  // what --max-keys or --max-key-memory folded (folded == false: nothing)
+  // OneRequestRowsHint of the rows when nothing was folded (report modes and --html), else
+  // empty: printed after the table (--table), else on stderr, and a note in the HTML report.
+  std::string one_request_hint;
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.

@@ -48,5 +48,18 @@ TEST(OneRequestRowsHintTest, SaysSoWhenNineInTenOfAtLeastAHundredRowsHaveOneRequ
   EXPECT_EQ(OneRequestRowsHint(Rows()), "");
 }
 
+TEST(OneRequestRowsHintTest, CountsGiveWhatTheRowsGive) {
+  for (auto [keys, one_request] : {std::pair<size_t, size_t>{100, 100},
+                                   {1000, 900},
+                                   {1000, 899},
+                                   {99, 99},
+                                   {200, 0},
+                                   {0, 0}}) {
+    EXPECT_EQ(OneRequestRowsHint(keys, one_request),
+              OneRequestRowsHint(RowsOfRequests(keys, one_request)))
+        << keys << " keys, " << one_request << " of one request";
+  }
+}
+
 }  // namespace
 }  // namespace hammer::stats
