@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <condition_variable>
 #include <csignal>
 #include <ctime>
@@ -453,14 +452,10 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
                                 s.target_rate));
   }
   if (!s.source_warning.empty()) input.notes.push_back(s.source_warning);
-  if (s.key_folding.folded) {
-    std::string sentence = s.key_folding.Describe();
-    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-    input.notes.push_back(sentence + " (raise " + std::string(s.key_folding.Limit()) +
-                          " for more rows).");
-  } else if (std::string hint = stats::OneRequestRowsHint(s.keys); !hint.empty()) {
-    hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
-    input.notes.push_back(hint + ".");
+  if (std::string note = stats::KeyRowsNote(
+          s.key_folding, s.key_folding.folded ? "" : stats::OneRequestRowsHint(s.keys));
+      !note.empty()) {
+    input.notes.push_back(std::move(note));
   }
   input.keys = s.keys;
   input.total = s.total;

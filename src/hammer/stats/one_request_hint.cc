@@ -1,5 +1,6 @@
 #include "hammer/stats/one_request_hint.h"
 
+#include <cctype>
 #include <cstdint>
 
 #include "hammer/stats/key_table.h"
@@ -26,6 +27,17 @@ std::string OneRequestRowsHint(uint64_t keys, uint64_t one_request) {
   text += ": group them into fewer rows with --key-pattern REGEX=NAME, or by path template with ";
   text += "--max-keys below " + count;
   return text;
+}
+
+std::string KeyRowsNote(const KeyFolding& folding, std::string_view one_request_hint) {
+  std::string note;
+  if (folding.folded) {
+    note = folding.Describe() + " (raise " + std::string(folding.Limit()) + " for more rows).";
+  } else if (!one_request_hint.empty()) {
+    note = std::string(one_request_hint) + ".";
+  }
+  if (!note.empty()) note[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(note[0])));
+  return note;
 }
 
 }  // namespace hammer::stats

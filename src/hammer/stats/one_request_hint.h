@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "hammer/stats/key_stats.h"
@@ -25,5 +26,11 @@ std::string OneRequestRowsHint(std::span<const std::pair<std::string, KeyStats>>
 // The same from counts, for callers that see the rows one at a time (`hammer stats` streams
 // them): `keys` rows besides "(other)", `one_request` of which hold one request.
 std::string OneRequestRowsHint(uint64_t keys, uint64_t one_request);
+
+struct KeyFolding;
+// The HTML report's note on the key rows: the folding sentence when `folding` folded, e.g.
+// "About 1000000 distinct keys exceeded ... (raise --max-keys for more rows).", else
+// `one_request_hint` as a sentence; empty when neither has anything to say.
+std::string KeyRowsNote(const KeyFolding& folding, std::string_view one_request_hint);
 
 }  // namespace hammer::stats

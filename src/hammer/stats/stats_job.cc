@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <condition_variable>
 #include <ctime>
@@ -462,14 +461,9 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
     input.notes.push_back("The input stopped being sorted by key at " + summary.late_unsorted +
                           "; a key may be listed twice (use --unsorted).");
   }
-  if (summary.key_folding.folded) {
-    std::string sentence = summary.key_folding.Describe();
-    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-    input.notes.push_back(sentence + " (raise " + std::string(summary.key_folding.Limit()) +
-                          " for more rows).");
-  } else if (std::string hint = summary.one_request_hint; !hint.empty()) {
-    hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
-    input.notes.push_back(hint + ".");
+  if (std::string note = KeyRowsNote(summary.key_folding, summary.one_request_hint);
+      !note.empty()) {
+    input.notes.push_back(std::move(note));
   }
   if (timeline.empty()) {
     input.notes.push_back(
