@@ -181,8 +181,17 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
   return WallNowMicros() / 1000;
 }
 
-stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
+bool LoadWorker::RecordedOnce(const PreparedRequest& request, bool success, int64_t micros,
+                              Failure failure) {
   result_.keys.Recorded();  // may fold or shed rows: a new generation
+  // A request with no row yet (a new URL, most often sent once): its key's first record needs
+  // none.
+  if (request.stats_generation != PreparedRequest::kUnresolved) return false;
+  return success ? result_.keys.RecordOnceSuccess(request.key, micros)
+                 : result_.keys.RecordOnceFailure(request.key, failure);
+}
+
+stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
   // A cached request keeps its row until the table folds; records always carry the real key.
   if (request.stats_generation != result_.keys.generation()) {
     request.stats = result_.keys.StatsFor(request.key);
@@ -231,7 +240,7 @@ void LoadWorker::StartAfterThinking(RequestSlot* slot) {
 
 void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
                                int64_t uncorrected_micros) {
-  StatsOf(target)->RecordSuccess(micros);
+  if (!RecordedOnce(target, true, micros, Failure::kOther)) StatsOf(target)->RecordSuccess(micros);
   if (scheduled()) result_.uncorrected.Record(uncorrected_micros);
   ++interval_.succeeded;
   interval_.latency.Record(micros);
@@ -248,7 +257,7 @@ void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
     ++result_.warmup;  // a bad line read during --warmup
     return;
   }
-  StatsOf(target)->RecordFailure(failure);
+  if (!RecordedOnce(target, false, 0, failure)) StatsOf(target)->RecordFailure(failure);
   result_.failures.Add(failure);
   ++interval_.failed;
   interval_.failures.Add(failure);

@@ -27,6 +27,14 @@
 // they are counted again only when that bound passes the budget); Add and Merge check it
 // themselves. It holds between checks up to what those records allocated (8 KiB a page).
 //
+// Keys with one record each need no row (a URL log sends most of its URLs once): a caller that
+// records a request of a key it has no StatsFor pointer for (a load worker, a new URL) calls
+// RecordOnceSuccess / RecordOnceFailure first, and they keep the key as its bytes and that
+// record (once_keys.h). The key's row is made when it comes again (StatsFor), or when the table
+// needs its rows: folding, the memory budget, Merge and TakeRows make every such key a row,
+// and the table keeps no more keys so; TakeMergedRows and SortKeys take them as they are.
+// Every figure, row and sentence is the same as if each record had gone through StatsFor.
+//
 // Callers that keep pointers from StatsFor (a load worker caches one per prepared request)
 // must look again when generation() has changed: folding, CheckMemory and Merge move rows.
 // max_keys 0 means no bound (the Hadoop reducer's exact output), and then no memory bound
@@ -37,6 +45,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +58,7 @@
 #include "hammer/stats/key_order.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_template.h"
+#include "hammer/stats/once_keys.h"
 
 namespace hammer::stats {
 
@@ -87,6 +97,17 @@ class KeyTable {
   // The row that `key`'s figures go to (created empty if needed). Valid until generation()
   // changes.
   KeyStats* StatsFor(std::string_view key);
+  // StatsFor(key)->RecordSuccess(micros) / RecordFailure(type) for a key that has no row nor any
+  // record yet, kept without a row (above): true. False, recording nothing, when the key has
+  // had a record (or a row), when the table is folded, has no bound (max_keys 0), has an
+  // "(other)" row, or made its rows once already (folding, Merge...), or when a new key would
+  // pass max_keys: the caller records through StatsFor(key) instead. Drops the key order.
+  bool RecordOnceSuccess(std::string_view key, int64_t micros) {
+    return micros >= 0 && RecordOnce(key, micros);
+  }
+  bool RecordOnceFailure(std::string_view key, std::optional<Failure> type) {
+    return RecordOnce(key, OnceKeys::FailureRecord(type));
+  }
   // StatsFor(key)->Merge(stats); when that would overflow a counter of the row (hostile input
   // only), into "(other)" instead, or else counted in KeyFolding::lost_requests.
   void Add(std::string_view key, const KeyStats& stats);
@@ -119,7 +140,8 @@ class KeyTable {
   uint64_t MemoryBytes() const;
 
   uint64_t generation() const { return generation_; }
-  size_t size() const { return rows_.size(); }
+  // The rows, counting each key kept with one record as one.
+  size_t size() const { return rows_.size() + once_.once(); }
   bool folded() const { return folded_; }
   KeyFolding Folding() const;
 
@@ -152,11 +174,19 @@ class KeyTable {
   void ForEachSorted(F&& f) const {
     std::vector<std::string_view> keys;
     std::vector<const KeyStats*> stats;
-    keys.reserve(rows_.size());
-    stats.reserve(rows_.size());
+    keys.reserve(size());
+    stats.reserve(size());
     for (const auto& row : rows_) {
       keys.push_back(row.first);
       stats.push_back(&row.second);
+    }
+    std::vector<KeyStats> once(once_.once());  // the keys kept with one record, as rows
+    for (const OnceKeys::Entry& entry : once_.entries()) {
+      if (entry.record == OnceKeys::kRow) continue;
+      KeyStats& row = once[keys.size() - rows_.size()];
+      OnceKeys::RecordInto(entry.record, row);
+      keys.push_back(once_.Key(entry));
+      stats.push_back(&row);
     }
     for (size_t i : SortedKeyOrder(keys))
       f(keys[i], *stats[i]);
@@ -182,15 +212,36 @@ class KeyTable {
 
     bool valid = false;  // cleared by whatever may add, remove or grow a row
     std::vector<const Rows::value_type*> listed;  // the rows, in rows_' iteration
-    std::vector<size_t> places;   // the rows' places in rows_' iteration, in key order
+    // The keys as ListKeys lists them: the rows' (as `listed`), then those kept once.
+    std::vector<std::string_view> keys;
+    std::vector<size_t> places;   // the keys' places in `keys`, in key order
     std::vector<uint64_t> words;  // KeyWordAt(Key(i), common), in key order
     size_t common = 0;            // the bytes that all the keys share
-    uint64_t bytes = 0;           // the rows' RowBytes
+    uint64_t bytes = 0;           // the rows' RowBytes and the kept keys' EntryBytes
 
     // The i-th key in key order.
-    std::string_view Key(size_t i) const { return listed[places[i]]->first; }
+    std::string_view Key(size_t i) const { return keys[places[i]]; }
   };
 
+  // A key kept with one record (RecordOnceSuccess), taken out of its table for TakeMergedRows.
+  struct OnceRow {
+    std::string_view key;
+    int64_t record = OnceKeys::kRow;  // kRow: not a kept key (a row's node)
+  };
+  bool RecordOnce(std::string_view key, int64_t record);
+  // Starts keeping keys once: marks the rows' keys in once_.
+  void StartOnce();
+  // Makes a row of every key kept once, and keeps no more (before anything that moves rows).
+  void EndOnce();
+  // RowFor while keys are kept once: finds the key in once_, and makes a row of a kept key.
+  KeyStats* OnceRowFor(std::string_view key, bool new_key);
+  // Calls f(key, record) for each key kept once (not kRow), in the order they were added.
+  template <typename F>
+  void ForEachOnce(F&& f) const {
+    for (const OnceKeys::Entry& entry : once_.entries()) {
+      if (entry.record != OnceKeys::kRow) f(once_.Key(entry), entry.record);
+    }
+  }
   void Fold(bool for_memory);
   // CheckMemory's slow path: counts the rows' bytes, then folds and sheds if they are over.
   void FitMemory();
@@ -200,6 +251,9 @@ class KeyTable {
   void Recount();
   // A row's bytes as the budget counts them.
   static uint64_t RowBytes(std::string_view key, const KeyStats& stats);
+  static uint64_t RowBytes(std::string_view key, bool failure_counts, uint64_t histogram_bytes);
+  // The bytes of the row a key kept once with `record` becomes.
+  static uint64_t OnceRowBytes(std::string_view key, int64_t record);
   // Merge's loop; erases each row of `other` from `erase_from` (its rows, or null) once merged.
   void MergeRows(const KeyTable& other, Rows* erase_from);
   // StatsFor; `new_key`: a key of the input (counted as distinct), not a row of another table.
@@ -215,7 +269,11 @@ class KeyTable {
   static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
                                std::vector<std::pair<std::string, KeyStats>>* rows,
                                KeyFolding* folding);
-  bool HasKeyOrder() const { return key_order_.valid && key_order_.places.size() == rows_.size(); }
+  bool HasKeyOrder() const { return key_order_.valid && key_order_.places.size() == size(); }
+  // Whether `key` has a row or is kept once.
+  bool HasKey(std::string_view key) const {
+    return rows_.contains(key) || (once_on_ && once_.Find(key, HashKey(key)) != nullptr);
+  }
   // The key orders of `tables` (each HasKeyOrder) merged: indices into their rows, listed table
   // after table in iteration order; *distinct cleared (and the order left incomplete) when a key
   // is in two of them.
@@ -228,7 +286,9 @@ class KeyTable {
                         std::span<const Rows::value_type* const> listed = {});
   // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes), each node
   // freed once its row is moved.
-  static void MoveRows(std::vector<Rows::node_type>& nodes, const std::vector<size_t>& order,
+  // An index `i` of `order` with no node (nodes[i] empty) is once_rows[i]: a row made from it.
+  static void MoveRows(std::vector<Rows::node_type>& nodes, std::span<const OnceRow> once_rows,
+                       const std::vector<size_t>& order,
                        std::vector<std::pair<std::string, KeyStats>>& rows);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
@@ -238,7 +298,8 @@ class KeyTable {
   // (key, figures and histogram: nothing allocated or copied) unless its key has a row here,
   // until CheckMemory folds the table, if it does; the nodes left stay in `from`.
   void MoveNodes(Rows* from);
-  size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0); }
+  // The rows besides "(other)", and the keys kept once.
+  size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0) + once_.once(); }
 
   size_t max_keys_;
   uint64_t max_bytes_;                // 0: no memory bound (always so when max_keys_ is 0)
@@ -260,6 +321,11 @@ class KeyTable {
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
   KeyOrder key_order_;
+  // The keys kept with one record, and every row's key (kRow) while once_on_.
+  OnceKeys once_;
+  bool once_on_ = false;
+  bool once_ended_ = false;  // EndOnce ran: no key is kept once any more
+  static constexpr size_t kMaxOnceEntries = size_t{1} << 30;  // OnceKeys' 4-byte slots
   // TemplateRow's and Fold's: a buffer and a cache, not part of the value.
   KeyTemplater templater_;
   std::string template_scratch_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,20 +78,36 @@ std::string Url(int i) {
   return "http://127.0.0.1:18090/item/" + std::to_string(i) + "?ref=" + std::to_string(i * 7);
 }
 
+// How Workers records: every record through StatsFor, or as a load worker does, a key's first
+// record kept without a row when the table takes it (RecordOnceSuccess, RecordOnceFailure).
+enum class Recording { kRows, kOnce };
+
 // `workers` tables; key i goes to table i % workers, or to every table when `shared(i)`.
 MakeTables Workers(int workers, int keys, std::function<bool(int)> shared = nullptr,
-                   size_t max_keys = 10000, uint64_t max_bytes = kDefaultMaxKeyBytes) {
+                   size_t max_keys = 10000, uint64_t max_bytes = kDefaultMaxKeyBytes,
+                   Recording recording = Recording::kRows) {
   return [=] {
     std::vector<KeyTable> tables;
     for (int w = 0; w < workers; ++w)
       tables.emplace_back(max_keys, max_bytes);
+    const bool once = recording == Recording::kOnce;
     for (int i = 0; i < keys; ++i) {
       for (int w = 0; w < workers; ++w) {
         if (i % workers != w && !(shared && shared(i))) continue;
-        KeyStats* row = tables[w].StatsFor(Url(i));
-        row->RecordSuccess(100 + i % 37 + w);
-        if (i % 5 == 0) row->RecordFailure(Failure::kTimeout);
-        tables[w].Recorded();
+        KeyTable& table = tables[w];
+        const std::string key = Url(i);
+        // Some keys' first record is a failure, untyped (a seed record) or not.
+        if (i % 7 == 3 && !(once && table.RecordOnceFailure(key, std::nullopt))) {
+          table.StatsFor(key)->RecordFailure(std::nullopt);
+        }
+        const int64_t micros = 100 + i % 37 + w;
+        if (!(once && table.RecordOnceSuccess(key, micros))) {
+          table.StatsFor(key)->RecordSuccess(micros);
+        }
+        if (i % 5 == 0 && !(once && table.RecordOnceFailure(key, Failure::kTimeout))) {
+          table.StatsFor(key)->RecordFailure(Failure::kTimeout);
+        }
+        table.Recorded();
       }
     }
     return tables;
@@ -245,6 +262,51 @@ TEST(KeyTableMergeTest, SortedTablesOfOtherPrefixesMergeInOrder) {
     ASSERT_EQ(taken.rows.size(), keys);
     for (size_t i = 1; i < taken.rows.size(); ++i)
       EXPECT_LT(taken.rows[i - 1].first, taken.rows[i].first);
+  }
+}
+
+// Tables filled as a load worker fills them (Recording::kOnce) are taken as the same tables
+// filled through StatsFor: whether their keys fit or fold (for max_keys or for memory), are
+// shared between tables or not, sorted beforehand or not.
+TEST(KeyTableMergeTest, KeysKeptOnceAreTakenAsRows) {
+  struct Case {
+    int workers;
+    int keys;
+    std::function<bool(int)> shared;
+    size_t max_keys;
+    uint64_t table_bytes;  // the tables' budget
+    uint64_t max_bytes;    // the union's
+  };
+  const uint64_t budget = 256 * 1024;
+  const Case cases[] = {
+      {2, 3000, nullptr, 10000, kDefaultMaxKeyBytes, kDefaultMaxKeyBytes},
+      {1, 50, nullptr, 10000, kDefaultMaxKeyBytes, kDefaultMaxKeyBytes},
+      {3, 2000, [](int i) { return i % 500 == 7; }, 10000, kDefaultMaxKeyBytes,
+       kDefaultMaxKeyBytes},
+      {2, 2000, [](int) { return true; }, 10000, kDefaultMaxKeyBytes, kDefaultMaxKeyBytes},
+      {2, 1500, nullptr, 1000, kDefaultMaxKeyBytes, kDefaultMaxKeyBytes},  // the union folds
+      {2, 600, nullptr, 200, kDefaultMaxKeyBytes, kDefaultMaxKeyBytes},    // the tables fold
+      {2, 2000, nullptr, 10000, 0, budget},       // the union folds for memory
+      {2, 6000, nullptr, 10000, 0, 64 * budget},  // within it
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.workers) + " workers, " + std::to_string(c.keys) + " keys");
+    const MakeTables once =
+        Workers(c.workers, c.keys, c.shared, c.max_keys, c.table_bytes, Recording::kOnce);
+    ExpectSameAsMerged(once, c.max_keys, c.max_bytes);
+    const Taken expected = TakenTogether(
+        Workers(c.workers, c.keys, c.shared, c.max_keys, c.table_bytes), c.max_keys, c.max_bytes);
+    for (Sorted sorted : {Sorted::kNone, Sorted::kAll}) {
+      const Taken taken = TakenTogether(once, c.max_keys, c.max_bytes, sorted);
+      ASSERT_EQ(taken.rows.size(), expected.rows.size());
+      for (size_t i = 0; i < taken.rows.size(); ++i) {
+        EXPECT_EQ(taken.rows[i].first, expected.rows[i].first) << i;
+        EXPECT_EQ(taken.rows[i].second, expected.rows[i].second) << taken.rows[i].first;
+      }
+      EXPECT_EQ(taken.folding.Describe(), expected.folding.Describe());
+      EXPECT_EQ(taken.folding.rows, expected.folding.rows);
+      EXPECT_EQ(taken.folding.distinct_keys, expected.folding.distinct_keys);
+    }
   }
 }
 
