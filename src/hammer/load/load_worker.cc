@@ -181,14 +181,18 @@ std::optional<int64_t> LoadWorker::RecordTimestamp() const {
   return WallNowMicros() / 1000;
 }
 
-bool LoadWorker::RecordedOnce(const PreparedRequest& request, bool success, int64_t micros,
-                              Failure failure) {
+// A request with no row pointer yet (a new URL, most often sent once): its key's first record
+// needs no row.
+bool LoadWorker::RecordedOnce(const PreparedRequest& request, int64_t micros) {
   result_.keys.Recorded();  // may fold or shed rows: a new generation
-  // A request with no row yet (a new URL, most often sent once): its key's first record needs
-  // none.
-  if (request.stats_generation != PreparedRequest::kUnresolved) return false;
-  return success ? result_.keys.RecordOnceSuccess(request.key, micros)
-                 : result_.keys.RecordOnceFailure(request.key, failure);
+  return request.stats_generation == PreparedRequest::kUnresolved &&
+         result_.keys.RecordOnceSuccess(request.key, micros);
+}
+
+bool LoadWorker::RecordedOnce(const PreparedRequest& request, Failure failure) {
+  result_.keys.Recorded();
+  return request.stats_generation == PreparedRequest::kUnresolved &&
+         result_.keys.RecordOnceFailure(request.key, failure);
 }
 
 stats::KeyStats* LoadWorker::StatsOf(const PreparedRequest& request) {
@@ -240,7 +244,7 @@ void LoadWorker::StartAfterThinking(RequestSlot* slot) {
 
 void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
                                int64_t uncorrected_micros) {
-  if (!RecordedOnce(target, true, micros, Failure::kOther)) StatsOf(target)->RecordSuccess(micros);
+  if (!RecordedOnce(target, micros)) StatsOf(target)->RecordSuccess(micros);
   if (scheduled()) result_.uncorrected.Record(uncorrected_micros);
   ++interval_.succeeded;
   interval_.latency.Record(micros);
@@ -257,7 +261,7 @@ void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
     ++result_.warmup;  // a bad line read during --warmup
     return;
   }
-  if (!RecordedOnce(target, false, 0, failure)) StatsOf(target)->RecordFailure(failure);
+  if (!RecordedOnce(target, failure)) StatsOf(target)->RecordFailure(failure);
   result_.failures.Add(failure);
   ++interval_.failed;
   interval_.failures.Add(failure);

@@ -88,7 +88,8 @@ class LoadWorker final : public RequestSlot::Owner {
   // without a row (KeyTable::RecordOnceSuccess): false when the request has a row pointer, or
   // its key a record or a row already, and the caller records into StatsOf(request). Checks the
   // table's memory budget (KeyTable::Recorded) either way.
-  bool RecordedOnce(const PreparedRequest& request, bool success, int64_t micros, Failure failure);
+  bool RecordedOnce(const PreparedRequest& request, int64_t micros);
+  bool RecordedOnce(const PreparedRequest& request, Failure failure);
   // The row of `request`'s key in result_.keys (see PreparedRequest::stats).
   stats::KeyStats* StatsOf(const PreparedRequest& request);
   // --timestamps: the record's third field, when the request ended (Unix ms).
