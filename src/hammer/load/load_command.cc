@@ -272,6 +272,7 @@ Status LoadCommand::CheckReportFlags() {
     metrics_linger_ = *linger;
   }
   options_.live_key_metrics = !flags_.metrics_listen.empty();
+  options_.leave_workers_for_exit = true;
   if (!options_.tls.ca_file.empty()) {
     // A bad --cacert is a usage error now, not a failure of every https request later.
     Result<std::unique_ptr<http::TlsClientContext>> tls =
