@@ -94,7 +94,7 @@ void KeyTable::EndOnce() {
   key_order_.valid = false;
   const OnceKeys once = std::move(once_);
   once_.Clear();
-  bytes_ -= once.MemoryBytes();  // what StartOnce and RecordOnce added
+  bytes_ -= once.MemoryBytes();  // every entry's EntryBytes, added with it
   for (const OnceKeys::Entry& entry : once.entries()) {
     if (entry.record != OnceKeys::kRow)
       OnceKeys::RecordInto(entry.record, *Insert(once.Key(entry)));
@@ -104,17 +104,20 @@ void KeyTable::EndOnce() {
 KeyStats* KeyTable::OnceRowFor(std::string_view key, bool new_key) {
   const uint64_t hash = HashKey(key);
   if (OnceKeys::Entry* entry = once_.Find(key, hash)) {
-    if (entry->record == OnceKeys::kRow) {
-      const auto it = rows_.find(key);
+    if (entry->record != OnceKeys::kRow) {
+      // The key's second record: its row now, with the first.
+      const int64_t record = entry->record;
+      once_.MarkRow(entry);
+      KeyStats* row = Insert(key);
+      OnceKeys::RecordInto(record, *row);
+      return row;
+    }
+    // A row's key. (Rows leave the table only after EndOnce, so it is there.)
+    if (const auto it = rows_.find(key); it != rows_.end()) {
       last_ = &*it;
       return &it->second;
     }
-    // The key's second record: its row now, with the first.
-    const int64_t record = entry->record;
-    once_.MarkRow(entry);
-    KeyStats* row = Insert(key);
-    OnceKeys::RecordInto(record, *row);
-    return row;
+    return Insert(key);
   }
   if (key == kOtherKey) return Other();
   KeyStats* row = NewRow(key, new_key);

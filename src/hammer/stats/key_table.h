@@ -33,7 +33,9 @@
 // record (once_keys.h). The key's row is made when it comes again (StatsFor), or when the table
 // needs its rows: folding, the memory budget, Merge and TakeRows make every such key a row,
 // and the table keeps no more keys so; TakeMergedRows and SortKeys take them as they are.
-// Every figure, row and sentence is the same as if each record had gone through StatsFor.
+// Every figure, row and sentence is the same as if each record had gone through StatsFor, but
+// for the memory budget: a kept key counts its own bytes (OnceKeys::EntryBytes, about 80 for a
+// URL), not a row's (about 300), so a table may fold for memory later than rows alone would.
 //
 // Callers that keep pointers from StatsFor (a load worker caches one per prepared request)
 // must look again when generation() has changed: folding, CheckMemory and Merge move rows.
@@ -97,11 +99,12 @@ class KeyTable {
   // The row that `key`'s figures go to (created empty if needed). Valid until generation()
   // changes.
   KeyStats* StatsFor(std::string_view key);
-  // StatsFor(key)->RecordSuccess(micros) / RecordFailure(type) for a key that has no row nor any
-  // record yet, kept without a row (above): true. False, recording nothing, when the key has
-  // had a record (or a row), when the table is folded, has no bound (max_keys 0), has an
-  // "(other)" row, or made its rows once already (folding, Merge...), or when a new key would
-  // pass max_keys: the caller records through StatsFor(key) instead. Drops the key order.
+  // Records a success of `micros` (>= 0) / a failure of `key` as StatsFor(key)->RecordSuccess /
+  // RecordFailure would, keeping the key without a row (above), and returns true, when the key
+  // has had no record. Returns false, recording nothing, when it has had one (or has a row),
+  // when the table is folded, has no bound (max_keys 0) or an "(other)" row, has made its kept
+  // keys rows (folding, Merge...), or when a new key would pass max_keys: the caller then records
+  // through StatsFor(key). Drops the key order.
   bool RecordOnceSuccess(std::string_view key, int64_t micros) {
     return micros >= 0 && RecordOnce(key, micros);
   }
@@ -212,12 +215,12 @@ class KeyTable {
 
     bool valid = false;  // cleared by whatever may add, remove or grow a row
     std::vector<const Rows::value_type*> listed;  // the rows, in rows_' iteration
-    // The keys as ListKeys lists them: the rows' (as `listed`), then those kept once.
+    // The keys: the rows' (in `listed`'s order), then those kept once (in ForEachOnce's).
     std::vector<std::string_view> keys;
     std::vector<size_t> places;   // the keys' places in `keys`, in key order
     std::vector<uint64_t> words;  // KeyWordAt(Key(i), common), in key order
     size_t common = 0;            // the bytes that all the keys share
-    uint64_t bytes = 0;           // the rows' RowBytes and the kept keys' EntryBytes
+    uint64_t bytes = 0;           // the rows' RowBytes, and the kept keys' as rows (OnceRowBytes)
 
     // The i-th key in key order.
     std::string_view Key(size_t i) const { return keys[places[i]]; }
