@@ -25,8 +25,11 @@ DistinctCounter& DistinctCounter::operator=(const DistinctCounter& other) {
 }
 
 void DistinctCounter::Add(std::string_view key) {
+  AddHash(HashKey(key));
+}
+
+void DistinctCounter::AddHash(uint64_t hash) {
   if (!registers_) registers_ = std::make_unique<uint8_t[]>(kRegisters);  // zeroed
-  const uint64_t hash = HashKey(key);
   size_t index = hash >> (64 - kPrecision);
   // The rank of the first 1 bit in the remaining 50 bits (1-based; 51 when they are all 0).
   uint64_t rest = (hash << kPrecision) | (uint64_t{1} << (kPrecision - 1));

@@ -28,6 +28,8 @@ class DistinctCounter {
   DistinctCounter& operator=(DistinctCounter&&) noexcept = default;
 
   void Add(std::string_view key);
+  // Add for a key whose HashKey is `hash` (a caller that has it already).
+  void AddHash(uint64_t hash);
   void Merge(const DistinctCounter& other);
   // The estimated number of distinct keys added (0 when none).
   uint64_t Estimate() const;

@@ -73,7 +73,7 @@ bool KeyTable::RecordOnce(std::string_view key, int64_t record) {
     return false;
   }
   key_order_.valid = false;
-  distinct_.Add(key);  // as NewRow
+  distinct_.AddHash(hash);  // as NewRow
   once_.Add(key, hash, record);
   bytes_ += OnceKeys::EntryBytes(key);
   return true;
@@ -269,7 +269,6 @@ void KeyTable::Recount() {
 void KeyTable::FitMemory() {
   Recount();
   if (bytes_ <= max_bytes_) return;
-  EndOnce();
   if (!folded_) {
     Fold(/*for_memory=*/true);
     if (bytes_ <= max_bytes_) return;

@@ -184,13 +184,12 @@ class KeyTable {
       stats.push_back(&row.second);
     }
     std::vector<KeyStats> once(once_.once());  // the keys kept with one record, as rows
-    for (const OnceKeys::Entry& entry : once_.entries()) {
-      if (entry.record == OnceKeys::kRow) continue;
+    ForEachOnce([&](std::string_view key, int64_t record) {
       KeyStats& row = once[keys.size() - rows_.size()];
-      OnceKeys::RecordInto(entry.record, row);
-      keys.push_back(once_.Key(entry));
+      OnceKeys::RecordInto(record, row);
+      keys.push_back(key);
       stats.push_back(&row);
-    }
+    });
     for (size_t i : SortedKeyOrder(keys))
       f(keys[i], *stats[i]);
   }
