@@ -104,7 +104,7 @@ void HttpClient::StartOnNewConnection(const ClientRequest& request, ResponseHand
 
 void HttpClient::ReturnToPool(ClientConnection* connection) {
   Pool& pool = pools_[connection->origin()];
-  if (pool.idle.size() >= options_.max_idle_per_origin) {
+  if (reuse_stopped_ || pool.idle.size() >= options_.max_idle_per_origin) {
     connection->Close();
     return;
   }
@@ -206,6 +206,12 @@ size_t HttpClient::CancelAll() {
   for (H2ClientConnection* connection : open_h2)
     abandoned += connection->Abandon();
   return abandoned;
+}
+
+void HttpClient::StopReuse() {
+  if (reuse_stopped_) return;
+  reuse_stopped_ = true;
+  CloseIdle();
 }
 
 void HttpClient::CloseIdle() {

@@ -216,6 +216,11 @@ class HttpClient {
 
   // Closes idle connections (at shutdown).
   void CloseIdle();
+  // For an owner that has nothing more to send: closes the idle connections, and from now on
+  // closes each HTTP/1.1 connection as its exchange ends instead of keeping it for another (a
+  // load whose input has run out: its connections close as their last responses come, not all
+  // after the last one). Exchanges still sent get a connection of their own. Idempotent.
+  void StopReuse();
   // Abandons every exchange in progress: the connections carrying them are closed, and neither
   // their handlers nor completions already queued for a handler are ever called. Idle pooled
   // connections are closed too. Returns how many exchanges were abandoned; their handlers may
@@ -261,6 +266,7 @@ class HttpClient {
   ClientOptions options_;
   ClientCounters counters_;
   int send_depth_ = 0;
+  bool reuse_stopped_ = false;  // StopReuse
   // Completions posted to the loop (see Complete) and not yet run; CancelAll replaces the
   // token, so the posted tasks find theirs expired and do nothing (as after destruction).
   size_t posted_completions_ = 0;

@@ -162,6 +162,43 @@ TEST_F(ClientServerTest, KeepAliveConnectionIsReused) {
   EXPECT_EQ(client_->open_connections(), 0u);
 }
 
+// After StopReuse the idle connection is closed, and a later exchange's connection is closed as
+// the exchange ends instead of being pooled.
+TEST_F(ClientServerTest, StopReuseClosesConnectionsAsTheirExchangesEnd) {
+  auto first = Make("GET", "/");
+  auto second = Make("GET", "/bytes/3");
+  auto third = Make("GET", "/bytes/4");
+  size_t pooled = 0;
+  size_t after_stop = 0;
+  size_t after_second = 0;
+  first->then = [&] {
+    pooled = client_->open_connections();  // idle in the pool
+    client_->StopReuse();
+    after_stop = client_->open_connections();
+    second->Send();
+  };
+  // When the second ends, its connection is already gone: the third opens one of its own.
+  second->then = [&] {
+    after_second = client_->open_connections();
+    third->Send();
+  };
+  third->then = [&] { loop_.Stop(); };
+  first->Send();
+  ASSERT_TRUE(RunLoop());
+  EXPECT_EQ(pooled, 1u);
+  EXPECT_EQ(after_stop, 0u);
+  EXPECT_EQ(after_second, 0u);
+  EXPECT_FALSE(first->result.failure) << first->result.detail;
+  EXPECT_EQ(second->body, "xxx");
+  EXPECT_EQ(third->body, "xxxx");
+  EXPECT_FALSE(third->result.reused_connection);
+  EXPECT_EQ(client_->counters().connections_opened, 3u);
+  EXPECT_EQ(client_->counters().connections_reused, 0u);
+  EXPECT_EQ(client_->open_connections(), 0u);
+  client_->StopReuse();  // idempotent
+  EXPECT_EQ(client_->open_connections(), 0u);
+}
+
 TEST_F(ClientServerTest, ServerErrorStatusIsNotAFailure) {
   auto get = Make("GET", "/status/503");
   ASSERT_TRUE(RunInOrder({get.get()}));

@@ -6,12 +6,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hammer/base/clock.h"
@@ -235,6 +238,32 @@ TEST_F(LoadRunTest, TheRunIsTimedFromItsStartToItsLastResponse) {
   EXPECT_LE(summary->wall_end_us, after);
   EXPECT_NEAR(static_cast<double>(summary->wall_end_us - summary->wall_start_us),
               summary->seconds * 1e6, 1.0);
+}
+
+// Once the input has run out, a connection is closed as its last response comes, not with the
+// others after the run's last response: while the slow request is still being answered, the
+// server holds only its connection.
+TEST_F(LoadRunTest, ConnectionsCloseAsTheInputRunsOut) {
+  const std::string input =
+      Url("/delay/2000") + "\n" + Url("/") + "\n" + Url("/") + "\n" + Url("/") + "\n";
+  RecordsFile records;
+  std::optional<Result<LoadSummary>> summary;
+  std::thread run(
+      [&] { summary.emplace(RunLoad(Options(1, 4), Lines(input, {}), records.fd(), {})); });
+  // Polled until the slow answer is due at the earliest (it keeps its connection until then).
+  const MonoNanos deadline = MonoNow() + 1500 * kMillisecond;
+  size_t open = 0;
+  while (MonoNow() < deadline) {
+    open = server_->resources().open_connections();
+    if (server_->counts().requests() == 4 && open == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  run.join();
+  EXPECT_EQ(open, 1u);
+  ASSERT_TRUE(summary.has_value() && summary->ok()) << summary->status().message();
+  EXPECT_EQ((*summary)->succeeded, 4u);
+  EXPECT_EQ((*summary)->client.connections_opened, 4u);  // one each, none opened again
+  EXPECT_EQ(records.Lines().size(), 4u);
 }
 
 TEST_F(LoadRunTest, FailureExamplesNameKeyAndReason) {
