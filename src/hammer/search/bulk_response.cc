@@ -26,7 +26,7 @@ void AppendTypeAndReason(std::string* out, std::string_view type, std::string_vi
 void ReadError(element error, BulkItemResult* result) {
   std::string_view text;
   if (error.get_string().get(text) == simdjson::SUCCESS) {
-    result->reason = std::string(text);
+    result->reason = text.empty() ? "error without a reason" : std::string(text);
     return;
   }
   object fields;

@@ -46,6 +46,21 @@ TEST(BulkResponseTest, ItemErrorsWithTypeReasonAndCause) {
   EXPECT_TRUE(response.items[3].ok());
 }
 
+// An error given as an empty string or an empty object still names itself (found by
+// bulk_response_fuzz: an empty string gave an error item without a reason).
+TEST(BulkResponseTest, EmptyErrorsStillHaveAReason) {
+  BulkResponseParser parser;
+  BulkResponse response;
+  ASSERT_TRUE(parser
+                  .Parse(R"({"errors":true,"items":[{"create":{"status":429,"error":""}},)"
+                         R"({"index":{"status":400,"error":{}}}]})",
+                         2, &response)
+                  .ok());
+  ASSERT_EQ(response.items.size(), 2u);
+  EXPECT_EQ(response.items[0].reason, "error without a reason");
+  EXPECT_EQ(response.items[1].reason, "error without a reason");
+}
+
 TEST(BulkResponseTest, MalformedAnswersAreErrors) {
   BulkResponseParser parser;
   BulkResponse response;
