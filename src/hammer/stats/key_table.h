@@ -225,10 +225,24 @@ class KeyTable {
     std::string_view Key(size_t i) const { return keys[places[i]]; }
   };
 
-  // A key kept with one record (RecordOnceSuccess), taken out of its table for TakeMergedRows.
-  struct OnceRow {
-    std::string_view key;
-    int64_t record = OnceKeys::kRow;  // kRow: not a kept key (a row's node)
+  // One table's keys as TakeDisjointRows takes them out. The places of TakeMergedRows' order
+  // list its tables' keys table after table, each table's rows (as TakeNodes takes them) before
+  // its kept keys (as ForEachOnce lists them): here places [begin, end), of which the first
+  // `rows` are the nodes from `first_node` on, the others the keys kept in `once`.
+  struct TakenKeys {
+    size_t begin = 0;
+    size_t end = 0;
+    size_t rows = 0;
+    size_t first_node = 0;
+    OnceKeys once;
+    // The kept keys' entries in `once` when some of its entries are rows' keys (kRow); empty
+    // when every entry is a kept key.
+    std::vector<uint32_t> kept;
+
+    // The j-th kept key's entry.
+    const OnceKeys::Entry* Kept(size_t j) const {
+      return &once.entries()[kept.empty() ? j : kept[j]];
+    }
   };
   bool RecordOnce(std::string_view key, int64_t record);
   // Starts keeping keys once: marks the rows' keys in once_.
@@ -286,10 +300,10 @@ class KeyTable {
   static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
                         std::vector<std::string_view>* keys,
                         std::span<const Rows::value_type* const> listed = {});
-  // The rows of `nodes` moved onto the end of `rows` in `order` (indices into nodes), each node
-  // freed once its row is moved.
-  // An index `i` of `order` with no node (nodes[i] empty) is once_rows[i]: a row made from it.
-  static void MoveRows(std::vector<Rows::node_type>& nodes, std::span<const OnceRow> once_rows,
+  // The rows of `nodes` moved onto the end of `rows` in `order`, each node freed once its row
+  // is moved. Without `taken`, `order` holds indices into nodes; with it, places of its tables'
+  // keys (TakenKeys), a kept key's row made from its entry.
+  static void MoveRows(std::vector<Rows::node_type>& nodes, std::span<const TakenKeys> taken,
                        const std::vector<size_t>& order,
                        std::vector<std::pair<std::string, KeyStats>>& rows);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.

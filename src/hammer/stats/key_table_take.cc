@@ -64,29 +64,50 @@ void KeyTable::TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
   }
 }
 
-void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, std::span<const OnceRow> once_rows,
+void KeyTable::MoveRows(std::vector<Rows::node_type>& nodes, std::span<const TakenKeys> taken,
                         const std::vector<size_t>& order,
                         std::vector<std::pair<std::string, KeyStats>>& rows) {
   rows.reserve(rows.size() + order.size());
+  // A place's row: its node's index, or its table and kept key's entry.
+  struct Place {
+    size_t node = 0;
+    const TakenKeys* table = nullptr;
+    const OnceKeys::Entry* kept = nullptr;  // null: a node
+  };
+  auto locate = [&nodes, taken](size_t place) {
+    if (taken.empty()) return Place{place};
+    const TakenKeys* table = taken.data();
+    while (place >= table->end)  // few tables: one per load thread
+      ++table;
+    const size_t at = place - table->begin;
+    if (at < table->rows) return Place{table->first_node + at};
+    return Place{nodes.size(), table, table->Kept(at - table->rows)};
+  };
   // The rows are read in key order, all over the heap: each is asked for kRowsAhead rows before
-  // it is moved, so that the misses overlap.
+  // it is moved (a kept key's entry twice as far ahead, its bytes then), so that the misses
+  // overlap.
   constexpr size_t kRowsAhead = 8;
   for (size_t n = 0; n < order.size(); ++n) {
-    if (n + kRowsAhead < order.size()) {
-      const size_t ahead = order[n + kRowsAhead];
-      if (!nodes[ahead].empty()) {
-        PrefetchRow<Rows::value_type>(&nodes[ahead].key());  // the row's first
-      } else {
-        __builtin_prefetch(once_rows[ahead].key.data());
+    if (n + 2 * kRowsAhead < order.size()) {
+      if (const Place ahead = locate(order[n + 2 * kRowsAhead]); ahead.kept != nullptr) {
+        __builtin_prefetch(ahead.kept);
       }
     }
-    const size_t i = order[n];
-    if (nodes[i].empty()) {  // a key kept once: its row now
-      rows.emplace_back(std::string(once_rows[i].key), KeyStats());
-      OnceKeys::RecordInto(once_rows[i].record, rows.back().second);
+    if (n + kRowsAhead < order.size()) {
+      const Place ahead = locate(order[n + kRowsAhead]);
+      if (ahead.kept == nullptr) {
+        PrefetchRow<Rows::value_type>(&nodes[ahead.node].key());  // the row's first
+      } else {
+        __builtin_prefetch(ahead.table->once.Key(*ahead.kept).data());
+      }
+    }
+    const Place place = locate(order[n]);
+    if (place.kept != nullptr) {  // a key kept once: its row now
+      rows.emplace_back(std::string(place.table->once.Key(*place.kept)), KeyStats());
+      OnceKeys::RecordInto(place.kept->record, rows.back().second);
       continue;
     }
-    Rows::node_type node = std::move(nodes[i]);  // freed here, while its memory is cached
+    Rows::node_type node = std::move(nodes[place.node]);  // freed here, while its memory is cached
     rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
   }
 }
@@ -274,35 +295,45 @@ bool KeyTable::TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, 
   KeyFolding result;
   result.max_keys = max_keys;
   result.max_bytes = max_bytes;
+  // The rows' nodes, and where each table's keys are (its kept keys stay in its OnceKeys).
   std::vector<Rows::node_type> nodes;
-  nodes.reserve(count);
-  // The keys kept once, at their places in `order` (after their table's rows), and their
-  // tables' OnceKeys, which hold their bytes until they are moved.
-  std::vector<OnceRow> once_rows;
-  std::vector<OnceKeys> once_keys;
-  for (KeyTable& table : tables) {
+  size_t row_count = 0;
+  for (const KeyTable& table : tables)
+    row_count += table.rows_.size();
+  nodes.reserve(row_count);
+  std::vector<TakenKeys> taken(tables.size());
+  size_t places = 0;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    KeyTable& table = tables[t];
     if (table.other_ != nullptr) result.other_requests = table.other_->total();
     result.shed = result.shed || table.shed_;
     result.lost_requests += table.lost_requests_;
+    TakenKeys& table_keys = taken[t];
+    table_keys.begin = places;
+    places += table.size();
+    table_keys.end = places;
+    table_keys.rows = table.rows_.size();
+    table_keys.first_node = nodes.size();
     TakeNodes(table.rows_, nodes, nullptr,
               table.HasKeyOrder()
                   ? std::span<const Rows::value_type* const>(table.key_order_.listed)
                   : std::span<const Rows::value_type* const>());
-    if (table.once_.once() > 0) {
-      once_rows.resize(count);
-      table.ForEachOnce([&](std::string_view key, int64_t record) {
-        once_rows[nodes.size()] = {key, record};
-        nodes.emplace_back();
-      });
-      once_keys.push_back(std::move(table.once_));
+    const std::vector<OnceKeys::Entry>& entries = table.once_.entries();
+    if (table.once_.once() > 0 && table.once_.once() < entries.size()) {
+      table_keys.kept.reserve(table.once_.once());
+      for (size_t e = 0; e < entries.size(); ++e) {
+        if (entries[e].record != OnceKeys::kRow)
+          table_keys.kept.push_back(static_cast<uint32_t>(e));
+      }
     }
+    table_keys.once = std::move(table.once_);
     table = KeyTable(table.max_keys_, table.max_bytes_);
   }
   result.rows = keyed;
   result.distinct_keys = keyed;
   *folding = result;
   prefault.Wait();
-  MoveRows(nodes, once_rows, order, *rows);
+  MoveRows(nodes, taken, order, *rows);
   return true;
 }
 
