@@ -63,11 +63,11 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-// Ends the process once a command has returned `status`: its output flushed, then the exit
-// without static destructors and the libraries' finalizers, which would release only what the
-// kernel releases anyway. They were 0.36 ms after a load's summary here (medians of 40
-// alternated runs), most of it their code's first touches; a command's own objects are gone by
-// then, and with them every file it wrote.
+// Ends the process once a command has returned `status`: stdio flushed, then the exit without
+// static destructors and the libraries' finalizers, which would release only what the kernel
+// releases anyway (0.36 ms after a load's summary here, medians of 40 alternated runs, most of
+// it the first touch of their code). The command's own objects are destroyed by then, so the
+// files it wrote are closed.
 [[noreturn]] void EndProcess(int status) {
   if (kSanitized) std::exit(status);
   std::fflush(nullptr);
