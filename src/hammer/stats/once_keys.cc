@@ -32,9 +32,7 @@ OnceKeys::Entry* OnceKeys::Find(std::string_view key, uint64_t hash) {
 
 void OnceKeys::Add(std::string_view key, uint64_t hash, int64_t record) {
   if (2 * (entries_.size() + 1) > slots_.size()) Grow();
-  size_t slot = Slot(hash);
-  while (slots_[slot] != 0)
-    slot = (slot + 1) & (slots_.size() - 1);
+  const size_t slot = FreeSlot(hash);
   entries_.push_back({hash, bytes_.size(), static_cast<uint32_t>(key.size()), record});
   slots_[slot] = static_cast<uint32_t>(entries_.size());
   bytes_.insert(bytes_.end(), key.begin(), key.end());
@@ -43,12 +41,15 @@ void OnceKeys::Add(std::string_view key, uint64_t hash, int64_t record) {
 
 void OnceKeys::Grow() {
   slots_.assign(slots_.empty() ? kFirstSlots : 2 * slots_.size(), 0);
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    size_t slot = Slot(entries_[i].hash);
-    while (slots_[slot] != 0)
-      slot = (slot + 1) & (slots_.size() - 1);
-    slots_[slot] = static_cast<uint32_t>(i + 1);
-  }
+  for (size_t i = 0; i < entries_.size(); ++i)
+    slots_[FreeSlot(entries_[i].hash)] = static_cast<uint32_t>(i + 1);
+}
+
+size_t OnceKeys::FreeSlot(uint64_t hash) const {
+  size_t slot = Slot(hash);
+  while (slots_[slot] != 0)
+    slot = (slot + 1) & (slots_.size() - 1);
+  return slot;
 }
 
 }  // namespace hammer::stats

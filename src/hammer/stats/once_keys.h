@@ -81,6 +81,8 @@ class OnceKeys {
   // Doubles the index, placing each entry again by its hash.
   void Grow();
   size_t Slot(uint64_t hash) const { return hash & (slots_.size() - 1); }
+  // The first empty slot of `hash`'s probe (Add and Grow: at most half the slots are taken).
+  size_t FreeSlot(uint64_t hash) const;
 
   std::vector<Entry> entries_;
   std::vector<uint32_t> slots_;  // an entry's index + 1, or 0 (empty); a power of two of them
