@@ -7,7 +7,7 @@ namespace hammer::cli {
 namespace {
 
 constexpr Command kCommands[] = {
-    {"serve", ServeMain, "embedded HTTP/1.1 target server for demos, tests, calibration"},
+    {"serve", ServeMain, "embedded target server (HTTP/1.1 and HTTP/2, TLS) for demos, tests"},
     {"load", LoadMain, "send requests from a URL list and record every latency"},
     {"stats", StatsMain, "aggregate records per key: reducer, combiner, reports"},
     {"dark", DarkMain, "dark-canary proxy: serve from regular, fork copies to dark"},

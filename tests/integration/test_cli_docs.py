@@ -61,7 +61,13 @@ def test_version_names_version_commit_build_type_and_features():
     assert commit.group(1) == head, "hammer was built from another commit: rebuild it"
     build = re.fullmatch(r"build:    (\w+), (GNU|Clang) [0-9.]+(, sanitizers: .*)?", lines[2])
     assert build and build.group(1) == cache_value("CMAKE_BUILD_TYPE"), lines[2]
-    assert lines[3].startswith("features: ") and {"tls", "zookeeper"} <= set(lines[3][10:].split())
+    assert lines[3].startswith("features: ")
+    assert {"tls", "http2", "zookeeper"} <= set(lines[3][10:].split()), lines[3]
+
+
+def test_top_level_help_says_what_serve_speaks():
+    serve = next(line for line in hammer("--help").splitlines() if line.startswith("  serve "))
+    assert "HTTP/1.1" in serve and "HTTP/2" in serve and "TLS" in serve, serve
 
 
 def test_every_command_prints_the_same_version():
