@@ -8,7 +8,8 @@
 #                             and its sanitizer runtimes, GoogleTest, clang-format, ccache, the
 #                             servers and clients of the integration tests (nginx, ZooKeeper,
 #                             JDK 17 + Maven, Chromium, Node.js + npm, Python + pip/venv,
-#                             Prometheus, nghttp2), and the shells whose completions are tested
+#                             Prometheus, nghttp2), Go (for the Go test tools), GNU time, and
+#                             the shells whose completions are tested
 #   scripts/deps.sh bench     build + the benchmarks' peers (wrk, ab, h2load, hey, ...)
 #
 # Nothing is installed when everything is present (and nothing is printed). Otherwise the
@@ -23,8 +24,8 @@
 set -euo pipefail
 
 # package|probe   probe: cmd:NAME (on PATH or in /usr/sbin), pc:MODULE (pkg-config),
-#                 hdr:HEADER (the C++ compiler finds it), py:MODULE (python3 imports it);
-#                 no probe: dpkg only.
+#                 hdr:HEADER (the C++ compiler finds it), py:MODULE (python3 imports it),
+#                 exe:PATH (an executable file there); no probe: dpkg only.
 build_needs=(
   "g++|cmd:c++" "make|cmd:make" "cmake|cmd:cmake" "ninja-build|cmd:ninja"
   "pkg-config|cmd:pkg-config"
@@ -45,6 +46,8 @@ test_needs=(
   "prometheus|cmd:prometheus" "nghttp2-client|cmd:nghttp" "curl|cmd:curl"
   # the installed package: man pages and the completions of each shell
   "man-db|cmd:man" "zsh|cmd:zsh" "fish|cmd:fish"
+  # Go builds the Go test tools (scripts/go-deps.sh: h2spec); GNU time reads peak RSS
+  "golang-go|cmd:go" "time|exe:/usr/bin/time"
 )
 bench_needs=(
   "libbenchmark-dev|pc:benchmark" "wrk|cmd:wrk" "apache2-utils|cmd:ab" "nghttp2-client|cmd:h2load"
@@ -66,10 +69,13 @@ command -v dpkg-query >/dev/null 2>&1 && has_dpkg=true
 probe() {
   local kind=${1%%:*} arg=${1#*:}
   case $kind in
-    cmd) command -v "$arg" >/dev/null 2>&1 || [ -x "/usr/sbin/$arg" ] || [ -x "/sbin/$arg" ] ;;
+    # /usr/local/go/bin: where Go's own release archive installs (scripts/go-deps.sh looks too)
+    cmd) command -v "$arg" >/dev/null 2>&1 || [ -x "/usr/sbin/$arg" ] || [ -x "/sbin/$arg" ] ||
+      [ -x "/usr/local/go/bin/$arg" ] ;;
     pc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$arg" ;;
     hdr) echo "#include <$arg>" | "${CXX:-c++}" -x c++ -fsyntax-only - >/dev/null 2>&1 ;;
     py) command -v python3 >/dev/null 2>&1 && python3 -c "import $arg" >/dev/null 2>&1 ;;
+    exe) [ -x "$arg" ] ;;
     *) return 1 ;;
   esac
 }
@@ -81,6 +87,7 @@ describe() {
     pc) echo "pkg-config module $arg" ;;
     hdr) echo "header <$arg>" ;;
     py) echo "python3 module $arg" ;;
+    exe) echo "executable $arg" ;;
   esac
 }
 

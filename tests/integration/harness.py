@@ -20,10 +20,49 @@ HAMMER = os.environ.get("HAMMER", str(ROOT / "build" / "release" / "hammer"))
 ARTIFACTS = ROOT / "tests" / "integration" / ".artifacts"
 
 
+# Ports handed to servers the tests start come from below the kernel's ephemeral range, so no
+# connect() or port-0 bind anywhere on the machine is given one of them, and each is reserved
+# for this process's lifetime by a lock on a file of its own (flock: released by the kernel
+# when the process ends, however it ends), so two test processes never hand out the same port.
+_PORT_LOCKS = Path(tempfile.gettempdir()) / "hammer-test-ports"
+_PORTS_FIRST = 20000
+_held_ports = {}  # port -> the open lock file that reserves it
+
+
+def _ephemeral_low():
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback TCP port that nothing listens on and that no other caller of free_port(), in
+    this process or another, gets until this process ends."""
+    import fcntl
+    _PORT_LOCKS.mkdir(exist_ok=True)
+    last = _ephemeral_low() - 1
+    start = _PORTS_FIRST + (os.getpid() * 37) % max(1, last - _PORTS_FIRST)
+    span = last - _PORTS_FIRST + 1
+    for i in range(span):
+        port = _PORTS_FIRST + (start - _PORTS_FIRST + i) % span
+        if port in _held_ports:
+            continue
+        lock = open(_PORT_LOCKS / str(port), "a")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                lock.close()
+                continue
+        _held_ports[port] = lock
+        return port
+    raise RuntimeError(f"no free port in {_PORTS_FIRST}-{last}")
 
 
 def wait_for_port(port, timeout=10.0, host="127.0.0.1"):

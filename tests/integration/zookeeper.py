@@ -74,10 +74,7 @@ def require():
                           "make deps-test (scripts/deps.sh test)")
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from harness import free_port  # noqa: E402  (reserved ports, harness.py)
 
 
 try:
