@@ -9,8 +9,8 @@ namespace hammer::dark {
 namespace {
 
 constexpr std::string_view kHopByHop[] = {
-    "connection", "keep-alive",         "proxy-connection",   "te", "trailer", "transfer-encoding",
-    "upgrade",    "proxy-authenticate", "proxy-authorization"};
+    "connection",        "keep-alive", "proxy-connection",   "te",
+    "transfer-encoding", "upgrade",    "proxy-authenticate", "proxy-authorization"};
 
 void AppendNumber(std::string& out, uint64_t n) {
   char buf[24];
@@ -69,10 +69,23 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   std::string out;
   out.reserve(256 + head.target.size());
   out.append(head.method).append(" ").append(head.target).append(" HTTP/1.1\r\n");
-  // Repeated X-Forwarded-For / Forwarded lines form one list each (RFC 9110 §5.3).
-  std::string forwarded_for, forwarded;
+  // Repeated X-Forwarded-For / Forwarded lines form one list each (RFC 9110 §5.3); cookie
+  // crumbs (an HTTP/2 client sends each cookie as its own field, RFC 9113 §8.2.3) form one
+  // Cookie line joined with "; " for an HTTP/1.1 upstream.
+  std::string forwarded_for, forwarded, cookie;
   bool host_written = false;
+  bool te_trailers = false;
   for (const http::Header& h : head.headers) {
+    // TE is hop-by-hop, but its one value "trailers" says the client takes trailer fields,
+    // which gRPC servers require (RFC 9110 §10.1.4; gRPC over HTTP/2): it is passed on.
+    if (http::EqualsIgnoreCase(h.name, "TE")) {
+      te_trailers |= http::ListHasToken(h.value, "trailers");
+      continue;
+    }
+    if (http::EqualsIgnoreCase(h.name, "Cookie")) {
+      if (!h.value.empty()) cookie.append(cookie.empty() ? "" : "; ").append(h.value);
+      continue;
+    }
     if (IsHopByHop(h.name, connection) || http::EqualsIgnoreCase(h.name, "Content-Length") ||
         http::EqualsIgnoreCase(h.name, kDarkHeader)) {
       continue;
@@ -91,6 +104,10 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
     out.append(h.name).append(": ").append(h.value).append("\r\n");
   }
   if (!host_written) out.append("Host: ").append(upstream.HostHeader()).append("\r\n");
+  if (!cookie.empty()) out.append("Cookie: ").append(cookie).append("\r\n");
+  // A sender of TE names it in Connection (RFC 9110 §10.1.4); an HTTP/2 upstream gets
+  // "te: trailers" alone (h2_fields.cc drops Connection).
+  if (te_trailers) out.append("TE: trailers\r\nConnection: TE\r\n");
   if (!options.client_ip.empty()) {
     forwarded_for.append(forwarded_for.empty() ? "" : ", ").append(options.client_ip);
     if (!forwarded.empty()) AppendForwardedFor(forwarded.append(", "), options.client_ip);

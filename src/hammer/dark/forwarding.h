@@ -1,7 +1,9 @@
 // What a reverse proxy changes when it passes a message on (RFC 9110 §7.6): hop-by-hop
-// headers (Connection and the fields it names, Keep-Alive, Proxy-Connection, TE, Trailer,
-// Transfer-Encoding, Upgrade) are dropped, framing is re-done with Content-Length, and the
-// Host sent upstream is the upstream's own unless the original is to be preserved.
+// headers (Connection and the fields it names, Keep-Alive, Proxy-Connection, TE,
+// Transfer-Encoding, Upgrade) are dropped (Trailer is end-to-end and passes), except "TE:
+// trailers", which is passed on (gRPC needs it); framing is re-done with Content-Length; cookie
+// crumbs become one Cookie line; and the Host sent upstream is the upstream's own unless the
+// original is to be preserved.
 //
 // Trust boundary: the client never chooses what the proxy asserts. The request-target is
 // sent in origin-form (an absolute-form target's scheme and authority are dropped, so they

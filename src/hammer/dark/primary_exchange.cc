@@ -35,11 +35,41 @@ void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
   const std::string_view extra[] = {head.reason};
   headers_.Assign(head.headers, extra);
-  if (holding_.stream_threshold != 0 && !head_request_ && !ResponseHasNoBody(head.status) &&
-      head.framing == http::BodyFraming::kContentLength &&
-      head.content_length > holding_.stream_threshold) {
-    StartStreaming(head.content_length);
+  if (holding_.stream_threshold == 0 || head_request_ || ResponseHasNoBody(head.status)) return;
+  if (head.framing == http::BodyFraming::kContentLength) length_ = head.content_length;
+  if (length_ && *length_ > holding_.stream_threshold) {
+    StartStreaming(length_);
+    return;
   }
+  if (!length_ && !client_takes_chunked_) return;  // an HTTP/1.0 client gets it whole
+  // A body that is not whole by the end of this loop pass (an event stream, a long poll, a
+  // slow upstream) is streamed from what has come: the client never waits for its end.
+  holding_.loop->Defer([this, alive = std::weak_ptr<bool>(alive_)] {
+    if (!alive.expired() && response_stream_ == nullptr && !complete_ && !too_large_)
+      SpillIntoStream();
+  });
+}
+
+// What was kept so far goes first into a stream the rest of the body follows.
+void PrimaryExchange::SpillIntoStream() {
+  std::string kept = std::move(response_body_);
+  response_body_.clear();
+  StartStreaming(length_);
+  Capture(kept);
+  response_stream_->Append(kept);
+  if (response_stream_->full()) flow_.Pause();
+}
+
+void PrimaryExchange::OnResponseTrailers(std::span<const http::Header> trailers) {
+  // Fields that frame or route a message have no place after it (RFC 9110 §6.5.1).
+  std::vector<http::Header> kept;
+  for (const http::Header& h : trailers) {
+    if (!IsHopByHop(h.name, {}) && !IsProxyAsserted(h.name) &&
+        !http::EqualsIgnoreCase(h.name, "trailer")) {
+      kept.push_back(h);
+    }
+  }
+  trailers_.Assign(kept);
 }
 
 // The head goes to the client now; the body follows through the stream.
@@ -71,12 +101,7 @@ void PrimaryExchange::OnResponseBody(std::string_view data) {
   }
   if (holding_.stream_threshold != 0 && client_takes_chunked_ &&
       response_body_.size() + data.size() > holding_.stream_threshold) {
-    // A body of unknown length grew past the threshold: what was kept goes first.
-    std::string kept = std::move(response_body_);
-    response_body_.clear();
-    StartStreaming(std::nullopt);
-    Capture(kept);
-    response_stream_->Append(kept);
+    SpillIntoStream();  // a body of unknown length grew past the threshold
     OnResponseBody(data);
     return;
   }
@@ -104,6 +129,15 @@ void PrimaryExchange::OnBodyStreamDrained() {
 }
 
 void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
+  complete_ = true;
+  // Trailers go after a body, so an answer that has them is sent as a stream (chunked to an
+  // HTTP/1.1 client, a last HEADERS frame to an HTTP/2 one).
+  if (!result.failure && !too_large_ && response_stream_ == nullptr &&
+      !trailers_.headers().empty() && !head_request_ && client_takes_chunked_ &&
+      !ResponseHasNoBody(status_)) {
+    length_.reset();
+    SpillIntoStream();
+  }
   const bool client_left = (request_stream_ != nullptr && request_stream_->failed()) ||
                            (response_stream_ != nullptr && response_stream_->cancelled());
   if (client_left) {
@@ -117,6 +151,7 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
       response_stream_->Fail();
       if (join_) join_->PrimaryFailed();
     } else {
+      response_stream_->SetTrailers(trailers_.headers());
       response_stream_->End();
       if (join_) {
         join_->SetPrimary(status_, headers_.headers(), response_body_,

@@ -76,10 +76,12 @@ class PrimaryExchange final : public http::ResponseHandler,
 
   void OnResponseHead(const http::ResponseHead& head) override;
   void OnResponseBody(std::string_view data) override;
+  void OnResponseTrailers(std::span<const http::Header> trailers) override;
   void OnResponseComplete(const http::ExchangeResult& result) override;
 
  private:
   void StartStreaming(std::optional<uint64_t> length);
+  void SpillIntoStream();
   void OnBodyStreamDrained() override;
   void Capture(std::string_view data);
 
@@ -95,7 +97,12 @@ class PrimaryExchange final : public http::ResponseHandler,
   std::string head_;
   std::string body_;
   int status_ = 0;
+  std::optional<uint64_t> length_;  // the response's Content-Length, when it has one
   bool too_large_ = false;
+  bool complete_ = false;  // OnResponseComplete has run
+  // Held for the deferred check of OnResponseHead, which must not outlive the exchange.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  http::OwnedHeaders trailers_;
   http::OwnedHeaders headers_;  // Extra(0) = reason phrase
   std::string response_body_;   // kept whole, or the comparison's capture of a streamed one
   http::BufferCharge response_charge_;

@@ -93,4 +93,11 @@ void AppendChunk(std::string& out, std::string_view data) {
   out.append(size, end).append("\r\n").append(data).append("\r\n");
 }
 
+void AppendLastChunk(std::string& out, std::span<const Header> trailers) {
+  out.append("0\r\n");
+  for (const Header& h : trailers)
+    out.append(h.name).append(": ").append(h.value).append("\r\n");
+  out.append("\r\n");
+}
+
 }  // namespace hammer::http

@@ -29,10 +29,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "hammer/http/buffer_budget.h"
+#include "hammer/http/owned_headers.h"
 #include "hammer/net/event_loop.h"
 
 namespace hammer::http {
@@ -66,6 +68,10 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   void Consume(size_t bytes);
   // Every byte has been appended (End) and consumed.
   bool finished() const { return ended_ && start_ == data_.size(); }
+  // Trailer fields to send after the body (gRPC's grpc-status, an HTTP/1.1 chunked trailer);
+  // complete once ended(). An HTTP/1.1 consumer of a body with a known length cannot send
+  // them and drops them.
+  std::span<const Header> trailers() const { return trailers_.headers(); }
   // The producer gave up: nothing more comes.
   bool failed() const { return failed_; }
   // The consumer gave up: nothing more is taken.
@@ -75,6 +81,8 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
 
   // --- Producer side.
   void Append(std::string_view data);
+  // Before End: the fields that follow the body (copied).
+  void SetTrailers(std::span<const Header> trailers) { trailers_.Assign(trailers); }
   void End();
   void Fail();
   // At or over the window: the producer stops until OnBodyStreamDrained.
@@ -107,6 +115,7 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   bool producer_wake_pending_ = false;
   Consumer* consumer_ = nullptr;
   Producer* producer_ = nullptr;
+  OwnedHeaders trailers_;
   BufferCharge charge_;
 };
 
@@ -115,5 +124,8 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
 // end the body: kLastChunk does that).
 void AppendChunk(std::string& out, std::string_view data);
 inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+// The last chunk with `trailers` as its trailer section (RFC 9112 §7.1.2): kLastChunk when
+// there are none.
+void AppendLastChunk(std::string& out, std::span<const Header> trailers);
 
 }  // namespace hammer::http

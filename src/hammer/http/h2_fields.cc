@@ -105,8 +105,13 @@ Status H2RequestFields::Assign(std::string_view head, bool tls) {
       }
       continue;
     }
+    // "te: trailers" is the one TE allowed (RFC 9113 §8.2.2), kept even when Connection
+    // names TE as an HTTP/1.1 sender of TE must.
+    if (EqualsIgnoreCase(name, "te")) {
+      if (EqualsIgnoreCase(value, "trailers")) Add(name, value);
+      continue;
+    }
     if (IsConnectionSpecific(name) || ListHasToken(connection, name)) continue;
-    if (EqualsIgnoreCase(name, "te") && !EqualsIgnoreCase(value, "trailers")) continue;
     Add(name, value);
   }
   if (!has_authority) return Status::Error("request head without Host");

@@ -244,6 +244,9 @@ struct H2ServerCallbacks {
     body.Consume(n);
     if (body.finished()) {
       *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      if (!body.trailers().empty() && Self(user_data)->SubmitTrailers(stream_id, body.trailers())) {
+        *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;  // the trailers end the stream
+      }
       // The answer is whole: a request body still arriving is not wanted any more.
       Stream* stream = Self(user_data)->Find(stream_id);
       if (stream != nullptr && stream->streamed_request) stream->streamed_request->Discard();
@@ -306,6 +309,32 @@ bool H2ServerSession::RespondStream(int32_t stream_id, int status, std::span<con
     return false;
   }
   return true;
+}
+
+bool H2ServerSession::SubmitTrailers(int32_t stream_id, std::span<const Header> trailers) {
+  std::string bytes;
+  size_t total = 0;
+  for (const Header& h : trailers)
+    total += h.name.size() + h.value.size();
+  bytes.reserve(total);  // the views below point into it: no reallocation after this
+  std::vector<nghttp2_nv> fields;
+  for (const Header& h : trailers) {
+    if (LeftOutOfResponse(h.name) || h.name.empty() || h.name[0] == ':') continue;
+    size_t name_at = bytes.size();
+    for (char c : h.name)
+      bytes.push_back(AsciiToLower(c));
+    size_t value_at = bytes.size();
+    bytes.append(h.value);
+    nghttp2_nv nv;
+    nv.name = reinterpret_cast<uint8_t*>(bytes.data() + name_at);
+    nv.namelen = h.name.size();
+    nv.value = reinterpret_cast<uint8_t*>(bytes.data() + value_at);
+    nv.valuelen = h.value.size();
+    nv.flags = NGHTTP2_NV_FLAG_NONE;  // nghttp2 copies them
+    fields.push_back(nv);
+  }
+  if (fields.empty()) return false;
+  return nghttp2_submit_trailer(session_, stream_id, fields.data(), fields.size()) == 0;
 }
 
 Status H2ServerSession::Init() {

@@ -180,6 +180,10 @@ class H2ServerSession final : public H2Session {
               std::string_view content_type = {});
   // Fills response_fields_: :status, content-type, `headers` (connection-specific ones left
   // out) and content-length (`body_length`, or the handler's own for a HEAD request).
+  // Sends `trailers` (lower-cased, connection-specific ones left out) as the stream's last
+  // HEADERS frame; called from the DATA source once the body is whole. False when nghttp2
+  // refused them.
+  bool SubmitTrailers(int32_t stream_id, std::span<const Header> trailers);
   void BuildFields(const Stream& stream, int status, std::span<const Header> headers,
                    std::string_view content_type, std::optional<uint64_t> body_length);
   void OnStreamedAnswerReady(StreamedAnswer* answer);

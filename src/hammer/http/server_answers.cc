@@ -177,7 +177,7 @@ void ServerConnection::PumpResponse() {
       continue;
     }
     if (stream.finished()) {
-      if (!stream.length()) out_.append(kLastChunk);
+      if (!stream.length()) AppendLastChunk(out_, stream.trailers());
       pumping_ = false;
       FinishResponseStream();
       return;

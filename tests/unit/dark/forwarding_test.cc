@@ -112,5 +112,26 @@ TEST(ForwardRequestHeadTest, OneHostLineWhateverHappens) {
   EXPECT_NE(out.find("Host: 127.0.0.1:9001\r\n"), std::string::npos) << out;
 }
 
+TEST(ForwardRequestHeadTest, TeTrailersIsTheOneTePassedOn) {
+  std::string out = Forward("POST", "/svc.Greeter/Hello", {{"Host", "a"}, {"te", "trailers"}});
+  EXPECT_NE(out.find("TE: trailers\r\nConnection: TE\r\n"), std::string::npos) << out;
+  out = Forward("GET", "/", {{"Host", "a"}, {"TE", "gzip;q=0.5, trailers"}});
+  EXPECT_EQ(Count(out, "TE: trailers\r\n"), 1u) << out;
+  EXPECT_EQ(out.find("gzip"), std::string::npos) << out;
+  out = Forward("GET", "/", {{"Host", "a"}, {"TE", "gzip"}, {"Connection", "TE"}});
+  EXPECT_EQ(out.find("TE"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Connection"), std::string::npos) << out;
+}
+
+TEST(ForwardRequestHeadTest, CookieCrumbsBecomeOneLine) {
+  // RFC 9113 §8.2.3: an HTTP/2 client may split its cookies into several fields.
+  std::string out =
+      Forward("GET", "/", {{"Host", "a"}, {"cookie", "a=1"}, {"x", "y"}, {"cookie", "b=2; c=3"}});
+  EXPECT_EQ(Count(out, "Cookie:"), 1u) << out;
+  EXPECT_NE(out.find("Cookie: a=1; b=2; c=3\r\n"), std::string::npos) << out;
+  out = Forward("GET", "/", {{"Host", "a"}});
+  EXPECT_EQ(out.find("Cookie"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace hammer::dark

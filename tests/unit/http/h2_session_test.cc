@@ -114,6 +114,15 @@ TEST(H2RequestFieldsTest, TranslatesAnHttp11HeadIntoPseudoAndLowerCaseFields) {
       {"content-length", "3"}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(fields.method(), "POST");
+  // What the dark proxy writes for a gRPC client: "Connection: TE" does not take "te" away.
+  ASSERT_TRUE(fields
+                  .Assign("POST /s.G/M HTTP/1.1\r\nHost: h\r\nTE: trailers\r\n"
+                          "Connection: TE\r\n\r\n",
+                          false)
+                  .ok());
+  ASSERT_EQ(fields.fields().size(), 5u);
+  const nghttp2_nv& te = fields.fields()[4];
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(te.name), te.namelen), "te");
 }
 
 TEST(H2RequestFieldsTest, RefusesHeadsItCannotTranslate) {

@@ -1,0 +1,206 @@
+"""gRPC through `hammer dark --http2 --upstream-http2` (issue 45, item 2), real grpcio on both
+sides: a grpcio client calls the proxy, which forwards to a grpcio server (h2c, and TLS with
+ALPN h2 on both hops). What must hold is what the same client sees talking to the server
+directly: answers, streamed answers as they are produced, and the status, message and
+metadata the server puts in its trailers (`te: trailers` must reach the server, which refuses
+a call without it, and the trailing HEADERS frame must reach the client).
+
+Streamed answers (server-sent events over HTTP/1.1) are checked the same way with curl
+--no-buffer: each event reaches the client when the upstream sends it, not at the end.
+"""
+import socket
+import subprocess
+import threading
+import time
+from concurrent import futures
+
+import pytest
+
+from prerequisites import require_module
+
+SERVICE = "hammer.test.Dark"
+
+
+class GrpcUpstream:
+    """grpcio serving four methods of SERVICE with raw-bytes messages (generic handlers):
+    Get (unary: b"item " + request; b"fail" ends the call NOT_FOUND with trailing metadata),
+    Tick (server streaming: `n` messages 0.3 s apart for a request b"<n>"), Join (client
+    streaming: the requests joined with b"+")."""
+
+    def __init__(self, pki=None):
+        import grpc
+
+        def get(request, context):
+            if request == b"fail":
+                context.set_trailing_metadata(
+                    (("x-detail-bin", b"\x00\x01\xfe\xff"), ("x-why", "not in stock")))
+                context.abort(grpc.StatusCode.NOT_FOUND, "no such item")
+            return b"item " + request
+
+        def tick(request, context):
+            for i in range(int(request)):
+                if i:
+                    time.sleep(0.3)
+                yield b"tick %d" % i
+
+        def join(requests, context):
+            return b"+".join(requests)
+
+        handler = grpc.method_handlers_generic_handler(SERVICE, {
+            "Get": grpc.unary_unary_rpc_method_handler(get),
+            "Tick": grpc.unary_stream_rpc_method_handler(tick),
+            "Join": grpc.stream_unary_rpc_method_handler(join)})
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self.server.add_generic_rpc_handlers((handler,))
+        if pki is None:
+            self.port = self.server.add_insecure_port("127.0.0.1:0")
+            self.url = f"http://127.0.0.1:{self.port}"
+        else:
+            credentials = grpc.ssl_server_credentials(
+                [(pki.server_key.read_bytes(), pki.server_cert.read_bytes())])
+            self.port = self.server.add_secure_port("127.0.0.1:0", credentials)
+            self.url = f"https://localhost:{self.port}"
+        assert self.port != 0
+        self.server.start()
+
+    def stop(self):
+        self.server.stop(grace=None)
+
+
+@pytest.fixture
+def grpc_upstream():
+    require_module("grpc", "scripts/python-deps.sh (grpcio in tests/integration/requirements.txt)")
+    started = []
+
+    def start(pki=None):
+        started.append(GrpcUpstream(pki))
+        return started[-1]
+
+    yield start
+    for upstream in started:
+        upstream.stop()
+
+
+def channel(address, pki=None):
+    import grpc
+
+    if pki is None:
+        return grpc.insecure_channel(address)
+    credentials = grpc.ssl_channel_credentials(root_certificates=pki.ca.read_bytes())
+    return grpc.secure_channel(address.replace("127.0.0.1", "localhost"), credentials)
+
+
+def through_dark(proxies, upstream, pki=None):
+    args = ["--http2", "--upstream-http2", "--upstream", upstream.url]
+    if pki is not None:
+        args += ["--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key),
+                 "--cacert", str(pki.ca)]
+    return proxies(*args)
+
+
+def calls_of_every_kind(ch):
+    """What a client sees of each kind of call, as comparable values."""
+    import grpc
+
+    seen = {"unary": ch.unary_unary(f"/{SERVICE}/Get")(b"x", timeout=10)}
+    try:
+        ch.unary_unary(f"/{SERVICE}/Get")(b"fail", timeout=10)
+        seen["failing"] = "no error"
+    except grpc.RpcError as e:
+        metadata = {m.key: m.value for m in e.trailing_metadata() or ()
+                    if m.key in ("x-detail-bin", "x-why")}
+        seen["failing"] = (e.code(), e.details(), metadata)
+    seen["server_streaming"] = list(ch.unary_stream(f"/{SERVICE}/Tick")(b"3", timeout=10))
+    seen["client_streaming"] = ch.stream_unary(f"/{SERVICE}/Join")(iter([b"a", b"b", b"c"]),
+                                                                   timeout=10)
+    return seen
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["h2c", "tls"])
+def test_grpc_calls_through_dark_see_what_direct_calls_see(grpc_upstream, proxies, pki, tls):
+    import grpc
+
+    upstream = grpc_upstream(pki if tls else None)
+    proxy = through_dark(proxies, upstream, pki if tls else None)
+    direct = calls_of_every_kind(channel(f"127.0.0.1:{upstream.port}", pki if tls else None))
+    proxied = calls_of_every_kind(channel(proxy.address, pki if tls else None))
+    assert direct["unary"] == b"item x"
+    assert direct["failing"] == (grpc.StatusCode.NOT_FOUND, "no such item",
+                                 {"x-detail-bin": b"\x00\x01\xfe\xff", "x-why": "not in stock"})
+    assert direct["server_streaming"] == [b"tick 0", b"tick 1", b"tick 2"]
+    assert proxied == direct
+
+
+def test_server_streamed_messages_arrive_as_they_are_sent(grpc_upstream, proxies):
+    upstream = grpc_upstream()
+    proxy = through_dark(proxies, upstream)
+    ch = channel(proxy.address)
+    start = time.monotonic()
+    arrivals = [time.monotonic() - start
+                for _ in ch.unary_stream(f"/{SERVICE}/Tick")(b"5", timeout=20)]
+    assert len(arrivals) == 5
+    # The upstream sends one every 0.3 s; held whole, all would arrive after 1.2 s together.
+    assert arrivals[0] < 0.6, arrivals
+    for earlier, later in zip(arrivals, arrivals[1:]):
+        assert later - earlier > 0.15, arrivals
+
+
+class EventStreamUpstream:
+    """An HTTP/1.1 server sending a text/event-stream answer, chunked, one event every 0.3 s,
+    written on a raw socket so each event leaves in its own chunk at a known time."""
+
+    def __init__(self, events=6):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.events = events
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        self.listener.settimeout(30)
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(30)
+            request = b""
+            while b"\r\n\r\n" not in request:
+                piece = conn.recv(4096)
+                if not piece:
+                    return
+                request += piece
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                         b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for i in range(self.events):
+                if i:
+                    time.sleep(0.3)
+                event = b"data: event %d\n\n" % i
+                conn.sendall(b"%x\r\n%s\r\n" % (len(event), event))
+            conn.sendall(b"0\r\n\r\n")
+
+    def stop(self):
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+def test_an_event_stream_reaches_curl_event_by_event(proxies):
+    upstream = EventStreamUpstream()
+    try:
+        proxy = proxies("--upstream", f"http://{upstream.address}")
+        start = time.monotonic()
+        curl = subprocess.Popen(["curl", "-sS", "--no-buffer", "--max-time", "20",
+                                 proxy.url("/events")], stdout=subprocess.PIPE)
+        arrivals = []
+        for line in curl.stdout:
+            if line.startswith(b"data: "):
+                arrivals.append((time.monotonic() - start, line.strip()))
+        assert curl.wait(timeout=30) == 0
+    finally:
+        upstream.stop()
+    assert [event for _, event in arrivals] == [b"data: event %d" % i for i in range(6)]
+    times = [t for t, _ in arrivals]
+    # Sent 0.3 s apart over 1.5 s: each arrives in its turn, the first long before the last.
+    assert times[-1] - times[0] > 1.2, times
+    for earlier, later in zip(times, times[1:]):
+        assert later - earlier > 0.15, times
