@@ -180,6 +180,10 @@ class EventStreamUpstream:
             conn.sendall(b"0\r\n\r\n")
 
     def stop(self):
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        except OSError:
+            pass
         self.listener.close()
         self.thread.join(timeout=10)
 
@@ -204,3 +208,102 @@ def test_an_event_stream_reaches_curl_event_by_event(proxies):
     assert times[-1] - times[0] > 1.2, times
     for earlier, later in zip(times, times[1:]):
         assert later - earlier > 0.15, times
+
+
+class TrailerUpstream:
+    """An HTTP/1.1 server answering every request chunked with `Trailer: X-Checksum` and that
+    trailer field after the last chunk (closing after a request that says Connection: close),
+    and keeping each request head it received."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.heads = []
+        self.conns = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        self.listener.settimeout(30)
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            with conn:
+                conn.settimeout(30)
+                buffered = b""
+                while True:
+                    while b"\r\n\r\n" not in buffered:
+                        piece = conn.recv(4096)
+                        if not piece:
+                            break
+                        buffered += piece
+                    if b"\r\n\r\n" not in buffered:
+                        break
+                    head, buffered = buffered.split(b"\r\n\r\n", 1)
+                    self.heads.append(head.decode())
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                                 b"Trailer: X-Checksum\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                 b"5\r\nhello\r\n0\r\nX-Checksum: sha1=abc123\r\n\r\n")
+                    if "\r\nconnection: close" in head.decode().lower():
+                        break
+
+    def stop(self):
+        for conn in self.conns:  # wakes a read on a kept-alive connection
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        except OSError:
+            pass
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+def raw_get(address, path, extra=b""):
+    """One HTTP/1.1 request on a raw socket; the whole answer as sent (chunked framing and
+    trailer section included), read until the proxy's last chunk ends it."""
+    host, port = address.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: t\r\n" + extra +
+                  b"Connection: close\r\n\r\n")
+        answer = b""
+        while True:
+            piece = s.recv(65536)
+            if not piece:
+                return answer
+            answer += piece
+
+
+def test_an_http11_trailer_reaches_the_client(proxies):
+    upstream = TrailerUpstream()
+    try:
+        proxy = proxies("--upstream", f"http://{upstream.address}")
+        direct = raw_get(upstream.address, "/sum")
+        proxied = raw_get(proxy.address, "/sum")
+    finally:
+        upstream.stop()
+    assert direct.endswith(b"0\r\nX-Checksum: sha1=abc123\r\n\r\n")
+    head, body = proxied.split(b"\r\n\r\n", 1)
+    assert b"\r\nTrailer: X-Checksum" in head, proxied
+    assert b"Transfer-Encoding: chunked" in head, proxied
+    assert body == b"5\r\nhello\r\n0\r\nX-Checksum: sha1=abc123\r\n\r\n", proxied
+
+
+def test_an_http2_clients_cookie_crumbs_reach_an_http11_upstream_as_one_line(proxies):
+    upstream = TrailerUpstream()
+    try:
+        proxy = proxies("--http2", "--upstream", f"http://{upstream.address}")
+        # nghttp sends each -H as its own field: two cookie fields, as browsers do.
+        r = subprocess.run(["nghttp", "-n", "-H", "cookie: a=1", "-H", "cookie: b=2",
+                            proxy.url("/c")], capture_output=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+    finally:
+        upstream.stop()
+    cookies = [line for head in upstream.heads for line in head.split("\r\n")
+               if line.lower().startswith("cookie:")]
+    assert cookies == ["Cookie: a=1; b=2"], upstream.heads

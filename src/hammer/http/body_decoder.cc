@@ -131,17 +131,16 @@ BodyDecoder::Step BodyDecoder::Next(std::string_view input) {
         LineRead read = ReadLine(input.substr(offset), max_line_bytes_, &line_scanned_);
         if (read.too_long) return {offset, {}, ParseError::kChunkLineTooLong};
         if (read.length == 0) return {offset, {}, ParseError::kNone};
-        // Trailer fields are checked for syntax and dropped; nothing in hammer reads them.
-        Header trailer;
-        if (!read.line.empty() && !ParseFieldLine(read.line, &trailer)) {
-          return {offset, {}, ParseError::kBadHeader};
-        }
         offset += read.length;
         if (read.line.empty()) {
           phase_ = Phase::kDone;
           return {offset, {}, ParseError::kNone};
         }
-        break;
+        Step step{offset, {}, ParseError::kNone, {}};
+        if (!ParseFieldLine(read.line, &step.trailer)) {
+          return {offset - read.length, {}, ParseError::kBadHeader};
+        }
+        return step;
       }
     }
   }

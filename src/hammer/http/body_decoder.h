@@ -5,7 +5,8 @@
 // Internal to hammer/http. Zero-copy: body pieces are views into the input. A chunk-size line
 // or trailer line is consumed only once complete; until then Decode stops at its first byte
 // (the caller keeps it and appends more input) and remembers how far it has searched for the
-// line end. Errors: kBadChunk, kChunkLineTooLong, kBadHeader (malformed trailer field),
+// line end. Trailer fields go to the visitor's OnTrailer when it has one (views into the
+// input). Errors: kBadChunk, kChunkLineTooLong, kBadHeader (malformed trailer field),
 // kBodyTooLarge (more than Limits::max_body_bytes of body). Not thread-safe.
 #pragma once
 
@@ -34,6 +35,9 @@ class BodyDecoder {
       Step step = Next(input.substr(offset));
       offset += step.consumed;
       if (!step.data.empty()) visitor.OnBody(step.data);
+      if constexpr (requires { visitor.OnTrailer(step.trailer); }) {
+        if (!step.trailer.name.empty()) visitor.OnTrailer(step.trailer);
+      }
       if (step.error != ParseError::kNone) return {offset, Progress::State::kError, step.error};
       if (done()) return {offset, Progress::State::kComplete, ParseError::kNone};
       if (step.consumed == 0) return {offset, Progress::State::kNeedMore, ParseError::kNone};
@@ -59,6 +63,7 @@ class BodyDecoder {
     size_t consumed = 0;
     std::string_view data;  // body bytes found by this step; a view into the input
     ParseError error = ParseError::kNone;
+    Header trailer = {};  // a trailer field found by this step (empty name: none)
   };
   Step Next(std::string_view input);
   Step TakeData(std::string_view input, size_t offset);

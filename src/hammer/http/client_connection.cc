@@ -63,6 +63,7 @@ void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandl
   is_retry_ = false;
   write_offset_ = 0;
   response_keep_alive_ = true;
+  trailers_.clear();
   parser_.Reset(request.head_method);
   read_start_ = read_end_ = 0;
   reading_paused_ = false;
@@ -368,6 +369,13 @@ void ClientConnection::OnBody(std::string_view data) {
   handler_->OnResponseBody(data);
 }
 
+void ClientConnection::OnTrailer(const Header& trailer) {
+  constexpr size_t kMaxTrailers = 64;
+  if (handler_ != nullptr && trailers_.size() < kMaxTrailers) {
+    trailers_.emplace_back(trailer.name, trailer.value);
+  }
+}
+
 void ClientConnection::ArmTimer() {
   if (request_.deadline == 0) {
     timer_.Cancel();
@@ -391,6 +399,14 @@ void ClientConnection::OnTimer() {
 void ClientConnection::Finish() {
   timer_.Cancel();
   result_.end = loop_->now();
+  if (!trailers_.empty() && handler_ != nullptr) {
+    std::vector<Header> trailers;
+    trailers.reserve(trailers_.size());
+    for (const auto& [name, value] : trailers_)
+      trailers.push_back({name, value});
+    handler_->OnResponseTrailers(trailers);
+    trailers_.clear();
+  }
   ResponseHandler* handler = handler_;
   handler_ = nullptr;
   ExchangeResult result = std::move(result_);

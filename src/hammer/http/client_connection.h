@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hammer/http/client.h"
 #include "hammer/http/connector.h"
@@ -85,6 +87,7 @@ class ClientConnection final : public net::IoHandler,
   // ResponseParser::Visitor
   void OnHead(const ResponseHead& head) override;
   void OnBody(std::string_view data) override;
+  void OnTrailer(const Header& trailer) override;
   // BodyStream::Consumer
   void OnBodyStreamReady() override;
 
@@ -104,6 +107,9 @@ class ClientConnection final : public net::IoHandler,
   bool is_retry_ = false;
   size_t write_offset_ = 0;  // bytes of head+body already written
   bool response_keep_alive_ = true;
+  // Trailer fields of the response (chunked), handed over before it completes; at most
+  // kMaxTrailers are kept, each within the parser's line limit.
+  std::vector<std::pair<std::string, std::string>> trailers_;
   ResponseParser parser_;
   std::string read_buffer_;
   size_t read_start_ = 0;  // unconsumed bytes are read_buffer_[read_start_, read_end_)

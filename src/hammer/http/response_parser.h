@@ -17,9 +17,9 @@
 // scanned, so feeding a growing head byte by byte costs O(n) overall. Body bytes are consumed
 // (and passed to OnBody) as they arrive; chunked framing is removed, and a chunk-size or
 // trailer line is held back (not consumed) the same way until it is complete. Trailer fields
-// are checked for syntax and dropped. Interim 1xx responses (other than 101) are consumed and
-// skipped without OnHead. A 101 is final: no body, keep_alive false, and the bytes after its
-// head belong to the new protocol. Limits::max_body_bytes applies to responses too
+// are checked for syntax and passed to OnTrailer. Interim 1xx responses (other than 101) are
+// consumed and skipped without OnHead. A 101 is final: no body, keep_alive false, and the bytes
+// after its head belong to the new protocol. Limits::max_body_bytes applies to responses too
 // (kBodyTooLarge; unlimited by default). After kError every call reports the same error until
 // Reset. Not thread-safe; one parser per connection.
 #pragma once
@@ -38,6 +38,9 @@ class ResponseParser {
     virtual void OnHead(const ResponseHead& head) = 0;
     // A piece of the (de-chunked) body; a view into the input passed to Feed.
     virtual void OnBody(std::string_view data) = 0;
+    // A trailer field of a chunked body (RFC 9112 §7.1.2), checked for syntax; a view into
+    // the input passed to Feed.
+    virtual void OnTrailer(const Header& /*trailer*/) {}
   };
 
   explicit ResponseParser(Limits limits = {});

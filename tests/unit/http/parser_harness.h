@@ -41,7 +41,8 @@ struct RecordedHead {
 struct RecordedMessage {
   int heads = 0;  // OnHead calls (0 or 1)
   RecordedHead head;
-  std::string body;  // OnBody pieces concatenated
+  std::string body;                                           // OnBody pieces concatenated
+  std::vector<std::pair<std::string, std::string>> trailers;  // OnTrailer calls (responses)
   Progress::State state = Progress::State::kNeedMore;
   ParseError error = ParseError::kNone;
   size_t consumed = 0;  // stream bytes consumed for this message
@@ -113,6 +114,10 @@ class Recorder final : public Parser::Visitor {
     Record(head, &message.head);
   }
   void OnBody(std::string_view data) override { message.body.append(data); }
+  // Only ResponseParser::Visitor has OnTrailer; for requests this is a plain member.
+  void OnTrailer(const Header& trailer) {
+    message.trailers.emplace_back(std::string(trailer.name), std::string(trailer.value));
+  }
 
   RecordedMessage message;
 };

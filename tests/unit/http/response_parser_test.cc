@@ -62,6 +62,9 @@ TEST(ResponseParserTest, ChunkedWithExtensionsAndTrailers) {
   EXPECT_EQ(m.head.content_length, 0u);
   EXPECT_TRUE(m.head.keep_alive);
   EXPECT_EQ(m.body, "hello world0123456789");
+  std::vector<std::pair<std::string, std::string>> trailers = {{"X-Trailer", "yes"},
+                                                               {"X-Other", ""}};
+  EXPECT_EQ(m.trailers, trailers);
   EXPECT_EQ(m.consumed, kChunked.size());
   EXPECT_EQ(run.leftover, "");
 }
