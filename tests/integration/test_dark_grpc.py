@@ -8,6 +8,7 @@ a call without it, and the trailing HEADERS frame must reach the client).
 Streamed answers (server-sent events over HTTP/1.1) are checked the same way with curl
 --no-buffer: each event reaches the client when the upstream sends it, not at the end.
 """
+import queue
 import socket
 import subprocess
 import threading
@@ -25,7 +26,8 @@ class GrpcUpstream:
     """grpcio serving four methods of SERVICE with raw-bytes messages (generic handlers):
     Get (unary: b"item " + request; b"fail" ends the call NOT_FOUND with trailing metadata),
     Tick (server streaming: `n` messages 0.3 s apart for a request b"<n>"), Join (client
-    streaming: the requests joined with b"+")."""
+    streaming: the requests joined with b"+"), Echo (bidirectional: b"echo " + each request,
+    as it comes)."""
 
     def __init__(self, pki=None):
         import grpc
@@ -46,10 +48,15 @@ class GrpcUpstream:
         def join(requests, context):
             return b"+".join(requests)
 
+        def echo(requests, context):
+            for request in requests:
+                yield b"echo " + request
+
         handler = grpc.method_handlers_generic_handler(SERVICE, {
             "Get": grpc.unary_unary_rpc_method_handler(get),
             "Tick": grpc.unary_stream_rpc_method_handler(tick),
-            "Join": grpc.stream_unary_rpc_method_handler(join)})
+            "Join": grpc.stream_unary_rpc_method_handler(join),
+            "Echo": grpc.stream_stream_rpc_method_handler(echo)})
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         self.server.add_generic_rpc_handlers((handler,))
         if pki is None:
@@ -113,6 +120,16 @@ def calls_of_every_kind(ch):
     seen["server_streaming"] = list(ch.unary_stream(f"/{SERVICE}/Tick")(b"3", timeout=10))
     seen["client_streaming"] = ch.stream_unary(f"/{SERVICE}/Join")(iter([b"a", b"b", b"c"]),
                                                                    timeout=10)
+    # Ping-pong: each request is sent only once the answer to the one before has come, so the
+    # call hangs (and its deadline fails it) unless both directions flow while it is open.
+    requests = queue.Queue()
+    call = ch.stream_stream(f"/{SERVICE}/Echo")(iter(requests.get, None), timeout=10)
+    answers = []
+    for message in (b"1", b"2", b"3"):
+        requests.put(message)
+        answers.append(next(call))
+    requests.put(None)
+    seen["bidirectional"] = answers + list(call)
     return seen
 
 
@@ -128,6 +145,7 @@ def test_grpc_calls_through_dark_see_what_direct_calls_see(grpc_upstream, proxie
     assert direct["failing"] == (grpc.StatusCode.NOT_FOUND, "no such item",
                                  {"x-detail-bin": b"\x00\x01\xfe\xff", "x-why": "not in stock"})
     assert direct["server_streaming"] == [b"tick 0", b"tick 1", b"tick 2"]
+    assert direct["bidirectional"] == [b"echo 1", b"echo 2", b"echo 3"]
     assert proxied == direct
 
 
@@ -307,3 +325,16 @@ def test_an_http2_clients_cookie_crumbs_reach_an_http11_upstream_as_one_line(pro
     cookies = [line for head in upstream.heads for line in head.split("\r\n")
                if line.lower().startswith("cookie:")]
     assert cookies == ["Cookie: a=1; b=2"], upstream.heads
+
+
+def test_grpc_for_an_http11_upstream_fails_unavailable_saying_why(grpc_upstream, proxies):
+    import grpc
+
+    upstream = grpc_upstream()
+    proxy = proxies("--http2", "--upstream", upstream.url)  # no --upstream-http2
+    with pytest.raises(grpc.RpcError) as failed:
+        channel(proxy.address).unary_unary(f"/{SERVICE}/Get")(b"x", timeout=10)
+    assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "--upstream-http2" in failed.value.details()
+    proxy.stop()
+    assert "gRPC calls are answered UNAVAILABLE" in proxy.stderr

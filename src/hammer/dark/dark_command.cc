@@ -283,6 +283,11 @@ Result<DarkOutcome> DarkCommand::Run() {
     source = std::move(*started);
     WarnUnknownDarkHttp2(options_.dark_http2, *source->Current());
   }
+  if (options_.http2 && !options_.upstream_http2) {
+    std::fprintf(stderr,
+                 "hammer dark: warning: the regular upstreams are spoken to in HTTP/1.1, so "
+                 "gRPC calls are answered UNAVAILABLE; give --upstream-http2 to pass them\n");
+  }
   auto group = DarkProxyGroup::Start(options_, source.get());
   if (!group.ok()) return group.status();
   reservation->Release();

@@ -131,6 +131,16 @@ void DarkProxyHandler::SyncClusters() {
   }
 }
 
+namespace {
+
+bool IsGrpcRequest(const http::RequestHead& head) {
+  std::optional<std::string_view> type = http::FindHeader(head.headers, "content-type");
+  return type && type->size() >= 16 &&
+         http::EqualsIgnoreCase(type->substr(0, 16), "application/grpc");
+}
+
+}  // namespace
+
 void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Responder responder) {
   Bump(counters_->proxy.requests);
   const bool http2 = received.head.major_version == 2;
@@ -144,6 +154,17 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
     responder.Respond(400, "text/plain",
                       "hammer dark: the request-target must be origin-form (/path) or "
                       "absolute-form (http://host/path)\n");
+    return;
+  }
+  if (http2 && !options_->upstream_http2 && IsGrpcRequest(received.head)) {
+    // gRPC needs HTTP/2 end to end (trailers, streams in both directions): a Trailers-Only
+    // answer with status UNAVAILABLE (14) says why rather than a broken call.
+    Bump(counters_->proxy.responses);
+    const http::Header status[] = {{"grpc-status", "14"},
+                                   {"grpc-message",
+                                    "hammer dark: the upstream is spoken to in HTTP/1.1 "
+                                    "(start dark with --upstream-http2 to pass gRPC)"}};
+    responder.Respond(200, "application/grpc", "", status);
     return;
   }
   if (http::FindHeader(received.head.headers, kDarkHeader)) {

@@ -19,6 +19,12 @@ bool LeftOutOfResponse(std::string_view name) {
          EqualsIgnoreCase(name, "content-length");
 }
 
+// application/grpc, application/grpc+proto, application/grpc+json (gRPC over HTTP/2).
+bool IsGrpc(H2HeadBuilder& head) {
+  std::optional<std::string_view> type = FindHeader(head.headers(), "content-type");
+  return type && type->size() >= 16 && EqualsIgnoreCase(type->substr(0, 16), "application/grpc");
+}
+
 constexpr size_t kMaxContinuations = 8;     // nghttp2's default since CVE-2024-28182
 constexpr uint64_t kResetRateBurst = 1000;  // nghttp2's defaults (CVE-2023-44487)
 constexpr uint64_t kResetRatePerSecond = 33;
@@ -138,6 +144,12 @@ struct H2ServerCallbacks {
             return 0;
           }
           if (length && *length > threshold) {
+            self->StreamBody(stream, length);
+            return 0;
+          }
+          // A gRPC call's request may stay open as long as the call (client and
+          // bidirectional streaming): its messages are passed on as they come.
+          if (threshold != 0 && !end_stream && IsGrpc(stream->head)) {
             self->StreamBody(stream, length);
             return 0;
           }
