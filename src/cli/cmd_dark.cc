@@ -89,6 +89,37 @@ int DarkMain(int argc, char** argv) {
   app.add_option("--dark-timeout", flags.dark_timeout, "dark side timeout")->capture_default_str();
   app.add_option("--connect-timeout", flags.connect_timeout, "TCP connect timeout")
       ->capture_default_str();
+  app.add_option("--lb", flags.lb,
+                 "which regular instance serves a request: least-request (the less loaded of "
+                 "two drawn at random) | round-robin")
+      ->capture_default_str();
+  app.add_option("--retries", options.retries,
+                 "a user request that failed before any byte of its answer reached the client "
+                 "goes to another regular instance up to N times when safe: it never reached "
+                 "the upstream, or its method is idempotent (0: never)")
+      ->capture_default_str();
+  app.add_option("--retry-budget", options.retry_budget_percent,
+                 "retries in flight at most this percent of the requests in flight (at least 3)")
+      ->capture_default_str();
+  app.add_option("--per-try-timeout", flags.per_try_timeout,
+                 "each try's own limit within --upstream-timeout (default: the whole of it)");
+  app.add_option("--eject-connect-failures", options.outliers.connect_failures,
+                 "consecutive connect failures that eject a regular instance (0: never)")
+      ->capture_default_str();
+  app.add_option("--eject-resets", options.outliers.resets,
+                 "consecutive resets and timeouts that eject a regular instance (0: never)")
+      ->capture_default_str();
+  app.add_option("--eject-5xx", options.outliers.server_errors,
+                 "consecutive 5xx answers that eject a regular instance (0: never)")
+      ->capture_default_str();
+  app.add_option("--ejection-time", flags.ejection_time,
+                 "an ejected instance is left out this long times the number of its ejections "
+                 "(at most 300s or this), then comes back")
+      ->capture_default_str();
+  app.add_option("--max-ejection-percent", options.outliers.max_ejection_percent,
+                 "never more than this percent of the regular instances ejected at once (at "
+                 "least one may be); with every instance ejected, all get traffic")
+      ->capture_default_str();
   app.add_option("--dark-max-in-flight", options.dark_max_in_flight,
                  "copies in flight per dark cluster and thread; more are dropped and counted")
       ->capture_default_str();

@@ -215,10 +215,29 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
        {std::tuple{&flags.upstream_timeout, &options.upstream_timeout, "--upstream-timeout"},
         std::tuple{&flags.dark_timeout, &options.dark_timeout, "--dark-timeout"},
         std::tuple{&flags.connect_timeout, &options.connect_timeout, "--connect-timeout"},
-        std::tuple{&flags.drain_timeout, &options.drain_timeout, "--drain-timeout"}}) {
+        std::tuple{&flags.drain_timeout, &options.drain_timeout, "--drain-timeout"},
+        std::tuple{&flags.ejection_time, &options.outliers.base_ejection_time,
+                   "--ejection-time"}}) {
     Result<Nanos> d = DurationFlag(*text, flag);
     if (!d.ok()) return d.status();
     *target = *d;
+  }
+  if (!flags.per_try_timeout.empty()) {
+    Result<Nanos> d = DurationFlag(flags.per_try_timeout, "--per-try-timeout");
+    if (!d.ok()) return d.status();
+    options.per_try_timeout = *d;
+  }
+  options.outliers.max_ejection_time =
+      std::max(options.outliers.max_ejection_time, options.outliers.base_ejection_time);
+  if (flags.lb == "least-request") {
+    options.balance = BalancePolicy::kLeastRequest;
+  } else if (flags.lb == "round-robin") {
+    options.balance = BalancePolicy::kRoundRobin;
+  } else {
+    return Status::Error("--lb: expected least-request or round-robin, got '" + flags.lb + "'");
+  }
+  if (options.outliers.max_ejection_percent > 100) {
+    return Status::Error("--max-ejection-percent: expected 0 to 100");
   }
   if (!flags.duration.empty()) {
     Result<Nanos> d = DurationFlag(flags.duration, "--duration");

@@ -47,7 +47,10 @@ struct DarkFlags {
   std::string dark_timeout = "5s";
   std::string connect_timeout = "5s";
   std::string drain_timeout = "10s";
-  std::string duration;  // empty: until a signal
+  std::string per_try_timeout;  // empty: a try may take the whole --upstream-timeout
+  std::string ejection_time = "30s";
+  std::string lb = "least-request";  // least-request | round-robin
+  std::string duration;              // empty: until a signal
   bool no_forwarded_for = false;
   std::vector<std::string> judges;
   bool no_default_judges = false;

@@ -50,6 +50,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   uint64_t requests = 0, responses = 0, abandoned = 0, dark_headers_removed = 0, bad_targets = 0;
   uint64_t http2_requests = 0;
   uint64_t streamed_requests = 0, streamed_responses = 0, client_aborted = 0, upstream_aborted = 0;
+  uint64_t retries = 0, retries_over_budget = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
@@ -62,6 +63,8 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
     streamed_responses += Load(loop->proxy.streamed_responses);
     client_aborted += Load(loop->proxy.client_aborted);
     upstream_aborted += Load(loop->proxy.upstream_aborted);
+    retries += Load(loop->proxy.retries);
+    retries_over_budget += Load(loop->proxy.retries_over_budget);
     for (size_t i = 0; i < kFailureCount; ++i)
       upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
   }
@@ -112,6 +115,16 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
     out += fmt::format("hammer_dark_upstream_failures_total{{type=\"{}\"}} {}\n", kFailureNames[i],
                        upstream_failed[i]);
   }
+  out +=
+      "# HELP hammer_dark_retries_total User requests sent again to another regular instance "
+      "after a try that failed before any byte of its answer reached the client.\n";
+  out += "# TYPE hammer_dark_retries_total counter\n";
+  out += fmt::format("hammer_dark_retries_total {}\n", retries);
+  out +=
+      "# HELP hammer_dark_retries_over_budget_total Retryable failures not retried because the "
+      "retries in flight were at their budget (--retry-budget).\n";
+  out += "# TYPE hammer_dark_retries_over_budget_total counter\n";
+  out += fmt::format("hammer_dark_retries_over_budget_total {}\n", retries_over_budget);
   out += "# HELP hammer_dark_regular_instances Ns, instances of the regular cluster.\n";
   out += "# TYPE hammer_dark_regular_instances gauge\n";
   out += fmt::format("hammer_dark_regular_instances {}\n", regular_instances);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/dark/upstream_pool.h"
 #include "hammer/dark/verdict_rules.h"
 #include "hammer/http/server_resources.h"
 #include "hammer/http/tls.h"
@@ -37,7 +38,19 @@ struct DarkClusterOptions {
 struct DarkOptions {
   std::string listen = "127.0.0.1:8080";
   std::vector<http::Url> upstreams;  // the regular cluster this proxy serves from
-  uint32_t regular_instances = 1;    // Ns: instances of the regular cluster (proxies)
+  // Which regular instance serves a request, and which are left out while they fail
+  // (upstream_pool.h): --lb, --eject-connect-failures, --eject-resets, --eject-5xx,
+  // --ejection-time, --max-ejection-percent.
+  BalancePolicy balance = BalancePolicy::kLeastRequest;
+  OutlierOptions outliers;
+  // --retries: a request that failed before any byte of its answer reached the client, and is
+  // safe to repeat, is sent to another instance up to this many times (0: never), within a
+  // budget of retries in flight (--retry-budget percent of the requests in flight, at least 3).
+  uint32_t retries = 2;
+  uint32_t retry_budget_percent = 20;
+  // --per-try-timeout: each try's own limit within --upstream-timeout (0: the whole of it).
+  Nanos per_try_timeout = 0;
+  uint32_t regular_instances = 1;  // Ns: instances of the regular cluster (proxies)
   std::vector<DarkClusterOptions> clusters;
   bool bernoulli = false;          // rest.li parity: a coin per request instead of the accumulator
   std::string identical_header;    // identical strategy: derive the shared number from this header

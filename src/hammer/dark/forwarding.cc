@@ -126,6 +126,18 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   return out;
 }
 
+std::string RetargetHost(std::string_view head, const http::Url& from, const http::Url& to) {
+  std::string line = "\r\nHost: " + from.HostHeader() + "\r\n";
+  size_t at = head.find(line);
+  // The head ends at its first blank line: a match past it would be in no header.
+  if (at == std::string_view::npos || at > head.find("\r\n\r\n")) return std::string(head);
+  std::string out;
+  out.reserve(head.size() + 32);
+  out.append(head.substr(0, at)).append("\r\nHost: ").append(to.HostHeader()).append("\r\n");
+  out.append(head.substr(at + line.size()));
+  return out;
+}
+
 std::string ForwardResponseHead(int status, std::string_view reason,
                                 std::span<const http::Header> headers,
                                 std::optional<uint64_t> body_size, bool head_request,

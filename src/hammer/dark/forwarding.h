@@ -46,6 +46,11 @@ std::string_view ForwardTarget(std::string_view method, std::string_view target)
 std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& upstream,
                                size_t body_size, const ForwardOptions& options);
 
+// `head` (what ForwardRequestHead wrote for `from`) for another upstream `to`: its Host line
+// names `to` instead. Unchanged when the Host line is not `from`'s (the client's, kept by
+// --preserve-host).
+std::string RetargetHost(std::string_view head, const http::Url& from, const http::Url& to);
+
 // The response to send back to the client: status line, end-to-end headers, Content-Length,
 // then `body`. `keep_alive` false adds "Connection: close". A HEAD response keeps the
 // upstream's Content-Length and carries no body.

@@ -45,7 +45,8 @@ void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   // A body that is not whole by the end of this loop pass (an event stream, a long poll, a
   // slow upstream) is streamed from what has come: the client never waits for its end.
   holding_.loop->Defer([this, alive = std::weak_ptr<bool>(alive_)] {
-    if (!alive.expired() && response_stream_ == nullptr && !complete_ && !too_large_)
+    if (!alive.expired() && status_ != 0 && response_stream_ == nullptr && !complete_ &&
+        !too_large_)
       SpillIntoStream();
   });
 }
@@ -122,13 +123,45 @@ void PrimaryExchange::OnBodyStreamDrained() {
   }
   Bump(counters_->client_aborted);
   flow_.Abort();  // the upstream sees the request aborted; no completion follows
+  if (observer_ != nullptr) observer_->TryAbandoned(*this);
   response_stream_->SetProducer(nullptr);
   response_stream_.reset();
   if (join_) join_->PrimaryFailed();
   owner_->Finish(this);  // last: destroyed after this loop iteration
 }
 
+// Whether the request may go to another instance: nothing of the answer has reached the
+// client, the request body is held whole (a streamed one is consumed), and the request either
+// never reached the upstream (no connection, or a connection reset before any byte was
+// written) or is idempotent and got no answer head.
+bool PrimaryExchange::Retryable(const http::ExchangeResult& result) const {
+  if (!result.failure || response_stream_ != nullptr || request_stream_ != nullptr) return false;
+  Failure failure = *result.failure;
+  bool never_sent = failure == Failure::kConnect ||
+                    (failure == Failure::kReset && result.bytes_sent == 0 && status_ == 0);
+  bool repeatable =
+      idempotent_ && status_ == 0 && (failure == Failure::kReset || failure == Failure::kTimeout);
+  return never_sent || repeatable;
+}
+
+// What the last try left behind, before the next one.
+void PrimaryExchange::ForgetTry() {
+  status_ = 0;
+  length_.reset();
+  too_large_ = false;
+  complete_ = false;
+  response_body_.clear();
+  response_charge_.Set(0);
+  trailers_ = http::OwnedHeaders();
+}
+
 void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
+  if (observer_ != nullptr) {
+    const bool client_gone = response_stream_ != nullptr && response_stream_->cancelled();
+    bool retryable = !client_gone && Retryable(result);
+    if (retryable) ForgetTry();  // the observer may send the next try at once
+    if (observer_->TryEnded(*this, result, retryable)) return;
+  }
   complete_ = true;
   // Trailers go after a body, so an answer that has them is sent as a stream (chunked to an
   // HTTP/1.1 client, a last HEADERS frame to an HTTP/2 one).

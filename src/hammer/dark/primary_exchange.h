@@ -55,6 +55,22 @@ struct ResponseHolding {
   http::BufferBudget* budget = nullptr;     // kept and streamed bytes are charged here
 };
 
+class PrimaryExchange;
+
+// Where a primary exchange reports the end of each try on an upstream instance (the handler):
+// TryEnded returns true when it has sent the request again, to another instance (the
+// exchange then waits for that try's answer as if it were the first).
+class TryObserver {
+ public:
+  virtual ~TryObserver() = default;
+  // `retryable`: nothing of the answer reached the client and the request may be repeated
+  // (it never left, or its method is idempotent and its body is held whole).
+  virtual bool TryEnded(PrimaryExchange& exchange, const http::ExchangeResult& result,
+                        bool retryable) = 0;
+  // The client went away mid-answer: the try was aborted and nothing more is reported.
+  virtual void TryAbandoned(PrimaryExchange& exchange) = 0;
+};
+
 class PrimaryExchange final : public http::ResponseHandler,
                               public net::Deletable,
                               private http::BodyStream::Producer {
@@ -67,6 +83,17 @@ class PrimaryExchange final : public http::ResponseHandler,
                   bool client_takes_chunked, std::shared_ptr<ComparisonJoin> join,
                   std::shared_ptr<http::BodyStream> request_body);
   ~PrimaryExchange() override;
+
+  // Tries are reported to `observer` (may be null: one try, no retry). `idempotent`: the
+  // request's method may be repeated after it reached an upstream.
+  void ObserveTries(TryObserver* observer, bool idempotent) {
+    observer_ = observer;
+    idempotent_ = idempotent;
+  }
+  // The upstream instance of the current try (UpstreamPool's index), and the tries so far.
+  size_t instance = 0;
+  uint32_t retries = 0;
+  MonoNanos deadline = 0;  // of the whole exchange (--upstream-timeout from its start)
 
   // The serialized request to send (owned here so it outlives the exchange).
   std::string& head() { return head_; }
@@ -84,6 +111,8 @@ class PrimaryExchange final : public http::ResponseHandler,
   void SpillIntoStream();
   void OnBodyStreamDrained() override;
   void Capture(std::string_view data);
+  bool Retryable(const http::ExchangeResult& result) const;
+  void ForgetTry();
 
   InFlightSet<PrimaryExchange>* owner_;
   ProxyCounters* counters_;
@@ -93,6 +122,8 @@ class PrimaryExchange final : public http::ResponseHandler,
   bool client_takes_chunked_;
   std::shared_ptr<ComparisonJoin> join_;
   std::shared_ptr<http::BodyStream> request_stream_;
+  TryObserver* observer_ = nullptr;
+  bool idempotent_ = false;
   MonoNanos start_;
   std::string head_;
   std::string body_;

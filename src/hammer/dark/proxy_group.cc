@@ -174,6 +174,10 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   Result<std::shared_ptr<const http::TlsClientConfig>> upstream_tls =
       http::TlsClientConfig::Create(options.upstream_tls);
   if (!upstream_tls.ok()) return Status::Error("upstream TLS: " + upstream_tls.status().message());
+  group->upstreams_ =
+      std::make_unique<UpstreamPool>(options.upstreams.size(), options.outliers, options.balance);
+  for (const http::Url& url : options.upstreams)
+    group->upstream_names_.push_back(url.ToString());
   net::SocketAddress bind_to = *address;
   for (int i = 0; i < options.threads; ++i) {
     net::EventLoop* loop = group->loops_.loop(i);
@@ -182,7 +186,7 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
     auto handler = std::make_unique<DarkProxyHandler>(
         loop, &group->resolver_, &group->options_, membership, &group->registry_,
         group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy(),
-        *upstream_tls, &group->resources_->budget());
+        *upstream_tls, &group->resources_->budget(), group->upstreams_.get());
     auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
     if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
     bind_to = listener->local_address();
@@ -318,7 +322,7 @@ std::string DarkProxyGroup::MetricsText() {
   std::optional<http::TlsServerStats> tls = listener_tls_stats();
   return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale,
                         tls ? &*tls : nullptr) +
-         ServerResourcesText(*resources_);
+         upstreams_->PrometheusText(upstream_names_, now) + ServerResourcesText(*resources_);
 }
 
 void DarkProxyGroup::CollectReports(ReportsDone done) {

@@ -33,6 +33,7 @@
 #include "hammer/dark/dark_options.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/proxy_handler.h"
+#include "hammer/dark/upstream_pool.h"
 #include "hammer/http/server.h"
 #include "hammer/net/loop_group.h"
 #include "hammer/net/resolver.h"
@@ -94,6 +95,8 @@ class DarkProxyGroup {
   net::Resolver resolver_;
   net::LoopGroup loops_;
   ClusterRegistry registry_;
+  std::unique_ptr<UpstreamPool> upstreams_;  // shared by the handlers
+  std::vector<std::string> upstream_names_;  // the instances' URLs, for /metrics
   std::vector<std::unique_ptr<DarkLoopCounters>> counters_;
   std::shared_ptr<http::ServerResources> resources_;  // the proxy listeners' (not the admin's)
   std::vector<std::unique_ptr<DarkProxyHandler>> handlers_;

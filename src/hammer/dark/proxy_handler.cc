@@ -15,7 +15,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
                                    ClusterRegistry* registry, DarkLoopCounters* counters,
                                    uint64_t seed,
                                    std::shared_ptr<const http::TlsClientConfig> upstream_tls,
-                                   http::BufferBudget* budget)
+                                   http::BufferBudget* budget, UpstreamPool* pool)
     : loop_(loop),
       resolver_(resolver),
       options_(options),
@@ -24,6 +24,11 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       membership_(*membership),
       eligibility_(options->allow, options->deny, options->trust_method_override),
       rng_(seed),
+      own_pool_(pool != nullptr
+                    ? nullptr
+                    : std::make_unique<UpstreamPool>(options->upstreams.size(), options->outliers,
+                                                     options->balance)),
+      pool_(pool != nullptr ? pool : own_pool_.get()),
       primaries_(loop),
       copies_(loop) {
   client_options_.connect_timeout = options->connect_timeout;
@@ -175,7 +180,8 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   const http::IncomingRequest request{head, received.body, received.client_ip,
                                       received.body_stream};
   if (!draining_) SyncClusters();
-  const http::Url& upstream = options_->upstreams[next_upstream_++ % options_->upstreams.size()];
+  const size_t instance = pool_->Pick(rng_, loop_->now());
+  const http::Url& upstream = options_->upstreams[instance];
   bool eligible = eligibility_.Eligible(request.head);
   std::shared_ptr<ComparisonJoin> join;
   if (eligible && options_->compare && !active_.empty()) {
@@ -188,25 +194,18 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
       &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
       http2 || request.head.minor_version >= 1, join, request.body_stream));
   ForwardOptions forward = ForwardOptionsFor(request);
-  http::ClientRequest out;
   if (http::BodyStream* stream = primary->request_stream()) {
     Bump(counters_->proxy.streamed_requests);
     forward.chunked_body = !stream->length();
     primary->head() =
         ForwardRequestHead(request.head, upstream, stream->length().value_or(0), forward);
-    out.body_stream = stream;
   } else {
     primary->head() = ForwardRequestHead(request.head, upstream, request.body.size(), forward);
     primary->body().assign(request.body);
-    out.body = primary->body();
   }
-  out.origin = upstream_client_->GetOrigin(upstream);
-  out.head = primary->head();
-  out.flow = primary->flow();
-  out.head_method = head_request;
-  out.idempotent = http::IsIdempotentMethod(request.head.method);
-  out.deadline = MonoNow() + options_->upstream_timeout;
-  upstream_client_->Send(out, primary);
+  primary->instance = instance;
+  primary->ObserveTries(this, http::IsIdempotentMethod(request.head.method));
+  SendTry(*primary, MonoNow() + options_->upstream_timeout);
 
   // The copies go out after the regular request and are never awaited.
   for (DarkCluster* cluster : active_)
@@ -221,6 +220,71 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   if (!streamed && join && join->dark_expected() && !options_->compare_secondary.empty()) {
     SendSecondary(request, join);
   }
+}
+
+void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
+  http::ClientRequest out;
+  out.origin = upstream_client_->GetOrigin(options_->upstreams[exchange.instance]);
+  out.head = exchange.head();
+  if (http::BodyStream* stream = exchange.request_stream()) {
+    out.body_stream = stream;
+  } else {
+    out.body = exchange.body();
+  }
+  out.flow = exchange.flow();
+  std::string_view method =
+      std::string_view(exchange.head()).substr(0, std::string_view(exchange.head()).find(' '));
+  out.head_method = method == "HEAD";
+  out.idempotent = http::IsIdempotentMethod(method);
+  out.deadline = deadline;
+  if (options_->per_try_timeout > 0) {
+    out.deadline = std::min(deadline, MonoNow() + options_->per_try_timeout);
+  }
+  exchange.deadline = deadline;
+  upstream_client_->Send(out, &exchange);
+}
+
+namespace {
+
+TryOutcome OutcomeOf(const http::ExchangeResult& result) {
+  if (result.failure) {
+    return *result.failure == Failure::kConnect ? TryOutcome::kConnectFailure : TryOutcome::kReset;
+  }
+  return result.status >= 500 ? TryOutcome::kServerError : TryOutcome::kAnswered;
+}
+
+}  // namespace
+
+bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeResult& result,
+                                bool retryable) {
+  const MonoNanos now = loop_->now();
+  pool_->Finished(exchange.instance, OutcomeOf(result), now);
+  if (exchange.retries > 0) --retries_in_flight_;
+  if (!retryable || draining_ || pool_->size() < 2 || exchange.retries >= options_->retries ||
+      now >= exchange.deadline) {
+    return false;
+  }
+  // A retry budget, as Envoy's: retries in flight stay within a share of the requests in
+  // flight (at least 3), so a failing cluster is not answered with a storm of retries.
+  size_t budget = std::max<size_t>(3, primaries_.size() * options_->retry_budget_percent / 100);
+  if (retries_in_flight_ >= budget) {
+    Bump(counters_->proxy.retries_over_budget);
+    return false;
+  }
+  const http::Url& from = options_->upstreams[exchange.instance];
+  exchange.instance = pool_->Pick(rng_, now, exchange.instance);
+  const http::Url& to = options_->upstreams[exchange.instance];
+  if (!options_->preserve_host) exchange.head() = RetargetHost(exchange.head(), from, to);
+  ++exchange.retries;
+  ++retries_in_flight_;
+  Bump(counters_->proxy.retries);
+  SendTry(exchange, exchange.deadline);
+  return true;
+}
+
+void DarkProxyHandler::TryAbandoned(PrimaryExchange& exchange) {
+  pool_->Finished(exchange.instance, TryOutcome::kAnswered, loop_->now());
+  if (exchange.retries > 0) --retries_in_flight_;
 }
 
 // Each cluster's share of the request is decided here, once: counted eligible, offered to a

@@ -1,11 +1,14 @@
 // DarkProxyHandler: one event loop's share of `hammer dark`.
 //
-// Every request received is sent to a regular upstream (round robin) as a PrimaryExchange,
-// whose response goes back to the client unchanged (hop-by-hop headers aside); an unreachable
-// upstream gives 502, a timeout 504, and the failure is counted. Independently, eligible
-// requests are copied to the dark clusters as each cluster's fork strategy decides (DarkCopy);
-// copies carry `X-Hammer-Dark: <cluster>`, go through the cluster's own HttpClient, count
-// against a per-cluster in-flight budget (a full budget drops the copy and counts it), have
+// Every request received is sent to a regular upstream instance (UpstreamPool: least
+// outstanding of two random choices by default, failing instances ejected for a while) as a
+// PrimaryExchange, whose response goes back to the client unchanged (hop-by-hop headers
+// aside). A try that failed before any byte of its answer reached the client and is safe to
+// repeat goes to another instance (--retries, within a budget of retries in flight); an
+// unreachable upstream gives 502, a timeout 504, and the failure is counted. Independently,
+// eligible requests are copied to the dark clusters as each cluster's fork strategy decides
+// (DarkCopy); copies carry `X-Hammer-Dark: <cluster>`, go through the cluster's own HttpClient,
+// count against a per-cluster in-flight budget (a full budget drops the copy and counts it), have
 // their own timeout, and their responses are read and discarded, or kept, bounded, for
 // comparison. Each side speaks HTTP/1.1, or HTTP/2 when asked (--upstream-http2 for the
 // regular upstreams and the comparison secondary, --dark-http2 per dark cluster); nothing else
@@ -49,6 +52,7 @@
 #include "hammer/dark/json_diff.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/primary_exchange.h"
+#include "hammer/dark/upstream_pool.h"
 #include "hammer/http/client.h"
 #include "hammer/http/server.h"
 
@@ -56,15 +60,17 @@ namespace hammer::dark {
 
 class ComparisonJoin;
 
-class DarkProxyHandler final : public http::RequestHandler {
+class DarkProxyHandler final : public http::RequestHandler, private TryObserver {
  public:
   // Everything pointed to must outlive the handler. `upstream_tls` holds the TLS settings of
   // every https upstream, dark cluster and secondary (loaded once, shared by every loop).
+  // `pool`: the regular instances' health, shared by the proxy's loops (null: the handler
+  // keeps its own).
   DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver, const DarkOptions* options,
                    const Membership* membership, ClusterRegistry* registry,
                    DarkLoopCounters* counters, uint64_t seed,
                    std::shared_ptr<const http::TlsClientConfig> upstream_tls,
-                   http::BufferBudget* budget = nullptr);
+                   http::BufferBudget* budget = nullptr, UpstreamPool* pool = nullptr);
   ~DarkProxyHandler() override;
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override;
@@ -95,6 +101,12 @@ class DarkProxyHandler final : public http::RequestHandler {
   ForwardOptions ForwardOptionsFor(const http::IncomingRequest& request) const;
   void SendSecondary(const http::IncomingRequest& request, std::shared_ptr<ComparisonJoin> join);
   size_t AbandonRequests();
+  // TryObserver: outlier accounting for every try, and the retry decision.
+  bool TryEnded(PrimaryExchange& exchange, const http::ExchangeResult& result,
+                bool retryable) override;
+  void TryAbandoned(PrimaryExchange& exchange) override;
+  // Sends `exchange`'s request to the instance Pick chose (exchange.instance).
+  void SendTry(PrimaryExchange& exchange, MonoNanos deadline);
 
   net::EventLoop* loop_;
   net::Resolver* resolver_;
@@ -110,7 +122,9 @@ class DarkProxyHandler final : public http::RequestHandler {
   uint64_t synced_version_ = 0;
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;
-  size_t next_upstream_ = 0;
+  std::unique_ptr<UpstreamPool> own_pool_;  // when no shared pool was given
+  UpstreamPool* pool_;
+  size_t retries_in_flight_ = 0;  // tries in flight that are retries (the budget's count)
   bool draining_ = false;
   size_t next_secondary_ = 0;
   std::vector<std::unique_ptr<ComparisonReport>> reports_;  // by cluster index; --compare only

@@ -133,5 +133,20 @@ TEST(ForwardRequestHeadTest, CookieCrumbsBecomeOneLine) {
   EXPECT_EQ(out.find("Cookie"), std::string::npos) << out;
 }
 
+TEST(RetargetHostTest, TheHostLineNamesTheNextUpstream) {
+  Result<http::Url> other = http::ParseUrl("http://127.0.0.1:9002");
+  ASSERT_TRUE(other.ok());
+  std::string head = Forward("GET", "/x", {{"Host", "client"}, {"X-A", "1"}});
+  std::string moved = RetargetHost(head, Upstream(), *other);
+  EXPECT_NE(moved.find("\r\nHost: 127.0.0.1:9002\r\n"), std::string::npos) << moved;
+  EXPECT_EQ(moved.find("9001"), std::string::npos) << moved;
+  EXPECT_EQ(moved.size(), head.size());
+  // --preserve-host: the client's Host stays.
+  ForwardOptions preserve;
+  preserve.preserve_host = true;
+  head = Forward("GET", "/x", {{"Host", "client"}}, preserve);
+  EXPECT_EQ(RetargetHost(head, Upstream(), *other), head);
+}
+
 }  // namespace
 }  // namespace hammer::dark
