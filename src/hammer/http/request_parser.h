@@ -25,6 +25,9 @@ class RequestParser {
     virtual ~Visitor() = default;
     virtual void OnHead(const RequestHead& head) = 0;
     virtual void OnBody(std::string_view data) = 0;
+    // A trailer field of a chunked body (RFC 9112 §7.1.2), checked for syntax; a view into
+    // the input passed to Feed.
+    virtual void OnTrailer(const Header& /*trailer*/) {}
   };
 
   explicit RequestParser(Limits limits = {});

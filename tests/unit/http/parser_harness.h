@@ -114,8 +114,7 @@ class Recorder final : public Parser::Visitor {
     Record(head, &message.head);
   }
   void OnBody(std::string_view data) override { message.body.append(data); }
-  // Only ResponseParser::Visitor has OnTrailer; for requests this is a plain member.
-  void OnTrailer(const Header& trailer) {
+  void OnTrailer(const Header& trailer) override {
     message.trailers.emplace_back(std::string(trailer.name), std::string(trailer.value));
   }
 
