@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Python packages of the integration tests into the interpreter
 # scripts/python-env.sh names: pytest, and tests/integration/requirements.txt (pyspark, py4j,
-# kazoo, jsonschema, grpcio). On a Python that belongs to the system package manager (Debian
+# kazoo, jsonschema, grpcio, websockets). On a Python that belongs to the system package manager (Debian
 # 12's python3 is marked EXTERNALLY-MANAGED, PEP 668), pip may not install into it, so a
 # virtual environment is made first, outside the repository (~/.cache/hammer-venv or
 # $HAMMER_VENV; python3-venv, from scripts/deps.sh test). Nothing happens when everything is

@@ -89,6 +89,10 @@ int DarkMain(int argc, char** argv) {
   app.add_option("--dark-timeout", flags.dark_timeout, "dark side timeout")->capture_default_str();
   app.add_option("--connect-timeout", flags.connect_timeout, "TCP connect timeout")
       ->capture_default_str();
+  app.add_option("--tunnel-idle-timeout", flags.tunnel_idle_timeout,
+                 "an upgraded connection (WebSocket and other Upgrade tunnels to the regular "
+                 "upstream; never forked) with no byte moving either way this long is closed")
+      ->capture_default_str();
   app.add_option("--lb", flags.lb,
                  "which regular instance serves a request: least-request (the less loaded of "
                  "two drawn at random) | round-robin")

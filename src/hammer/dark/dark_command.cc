@@ -216,8 +216,9 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
         std::tuple{&flags.dark_timeout, &options.dark_timeout, "--dark-timeout"},
         std::tuple{&flags.connect_timeout, &options.connect_timeout, "--connect-timeout"},
         std::tuple{&flags.drain_timeout, &options.drain_timeout, "--drain-timeout"},
-        std::tuple{&flags.ejection_time, &options.outliers.base_ejection_time,
-                   "--ejection-time"}}) {
+        std::tuple{&flags.ejection_time, &options.outliers.base_ejection_time, "--ejection-time"},
+        std::tuple{&flags.tunnel_idle_timeout, &options.tunnel_idle_timeout,
+                   "--tunnel-idle-timeout"}}) {
     Result<Nanos> d = DurationFlag(*text, flag);
     if (!d.ok()) return d.status();
     *target = *d;

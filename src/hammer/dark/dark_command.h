@@ -48,6 +48,7 @@ struct DarkFlags {
   std::string connect_timeout = "5s";
   std::string drain_timeout = "10s";
   std::string per_try_timeout;  // empty: a try may take the whole --upstream-timeout
+  std::string tunnel_idle_timeout = "1h";
   std::string ejection_time = "30s";
   std::string lb = "least-request";  // least-request | round-robin
   std::string duration;              // empty: until a signal

@@ -51,6 +51,7 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
   uint64_t http2_requests = 0;
   uint64_t streamed_requests = 0, streamed_responses = 0, client_aborted = 0, upstream_aborted = 0;
   uint64_t retries = 0, retries_over_budget = 0;
+  uint64_t tunnels = 0, tunnels_open = 0, tunnel_to_upstream = 0, tunnel_to_client = 0;
   std::array<uint64_t, kFailureCount> upstream_failed{};
   for (const DarkLoopCounters* loop : loops) {
     requests += Load(loop->proxy.requests);
@@ -64,6 +65,10 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
     client_aborted += Load(loop->proxy.client_aborted);
     upstream_aborted += Load(loop->proxy.upstream_aborted);
     retries += Load(loop->proxy.retries);
+    tunnels += Load(loop->proxy.tunnels);
+    tunnels_open += Load(loop->proxy.tunnels_open);
+    tunnel_to_upstream += Load(loop->proxy.tunnel_bytes_to_upstream);
+    tunnel_to_client += Load(loop->proxy.tunnel_bytes_to_client);
     retries_over_budget += Load(loop->proxy.retries_over_budget);
     for (size_t i = 0; i < kFailureCount; ++i)
       upstream_failed[i] += Load(loop->proxy.upstream_failed[i]);
@@ -115,6 +120,22 @@ std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
     out += fmt::format("hammer_dark_upstream_failures_total{{type=\"{}\"}} {}\n", kFailureNames[i],
                        upstream_failed[i]);
   }
+  out +=
+      "# HELP hammer_dark_tunnels_total Protocol upgrades (WebSocket, ...) the upstream "
+      "accepted with 101: tunnels opened (never forked to dark clusters).\n";
+  out += "# TYPE hammer_dark_tunnels_total counter\n";
+  out += fmt::format("hammer_dark_tunnels_total {}\n", tunnels);
+  out += "# HELP hammer_dark_tunnels_open Tunnels open now.\n";
+  out += "# TYPE hammer_dark_tunnels_open gauge\n";
+  out += fmt::format("hammer_dark_tunnels_open {}\n", tunnels_open);
+  out +=
+      "# HELP hammer_dark_tunnel_bytes_total Bytes carried by tunnels (counted when each "
+      "closes), by direction.\n";
+  out += "# TYPE hammer_dark_tunnel_bytes_total counter\n";
+  out += fmt::format("hammer_dark_tunnel_bytes_total{{direction=\"to_upstream\"}} {}\n",
+                     tunnel_to_upstream);
+  out += fmt::format("hammer_dark_tunnel_bytes_total{{direction=\"to_client\"}} {}\n",
+                     tunnel_to_client);
   out +=
       "# HELP hammer_dark_retries_total User requests sent again to another regular instance "
       "after a try that failed before any byte of its answer reached the client.\n";

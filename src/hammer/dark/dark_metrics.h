@@ -45,6 +45,10 @@ struct alignas(64) ProxyCounters {
   // The upstream failed after the response head was sent: the client's connection closed.
   std::atomic<uint64_t> upstream_aborted{0};
   std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
+  std::atomic<uint64_t> tunnels{0};       // upgrades the upstream accepted (101): tunnels opened
+  std::atomic<uint64_t> tunnels_open{0};  // gauge
+  std::atomic<uint64_t> tunnel_bytes_to_upstream{0};
+  std::atomic<uint64_t> tunnel_bytes_to_client{0};
   std::atomic<uint64_t> retries{0};              // tries sent again to another instance
   std::atomic<uint64_t> retries_over_budget{0};  // retryable failures not retried: over budget
 };

@@ -50,6 +50,9 @@ struct DarkOptions {
   uint32_t retry_budget_percent = 20;
   // --per-try-timeout: each try's own limit within --upstream-timeout (0: the whole of it).
   Nanos per_try_timeout = 0;
+  // --tunnel-idle-timeout: a tunnel (an upgraded connection: WebSocket, ...) with no byte
+  // moving either way for this long is closed.
+  Nanos tunnel_idle_timeout = 3600 * kSecond;
   uint32_t regular_instances = 1;  // Ns: instances of the regular cluster (proxies)
   std::vector<DarkClusterOptions> clusters;
   bool bernoulli = false;          // rest.li parity: a coin per request instead of the accumulator

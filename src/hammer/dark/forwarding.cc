@@ -115,7 +115,11 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   if (!forwarded_for.empty()) out.append("X-Forwarded-For: ").append(forwarded_for).append("\r\n");
   if (!forwarded.empty()) out.append("Forwarded: ").append(forwarded).append("\r\n");
   if (!options.extra_header.empty()) out.append(options.extra_header).append("\r\n");
-  if (options.chunked_body) {
+  if (options.upgrade) {
+    if (std::optional<std::string_view> protocol = http::FindHeader(head.headers, "Upgrade")) {
+      out.append("Upgrade: ").append(*protocol).append("\r\nConnection: Upgrade\r\n");
+    }
+  } else if (options.chunked_body) {
     out.append("Transfer-Encoding: chunked\r\n");
   } else if (body_size > 0 || head.framing != http::BodyFraming::kNone) {
     out.append("Content-Length: ");
@@ -171,6 +175,20 @@ std::string ForwardResponseHead(int status, std::string_view reason,
   }
   if (!keep_alive) out.append("Connection: close\r\n");
   out.append("\r\n");
+  return out;
+}
+
+std::string ForwardSwitchingHead(std::string_view reason, std::span<const http::Header> headers) {
+  std::string_view connection = http::FindHeader(headers, "Connection").value_or("");
+  std::string out = "HTTP/1.1 101 ";
+  out.append(reason.empty() ? http::ReasonPhrase(101) : reason).append("\r\n");
+  for (const http::Header& h : headers) {
+    if (http::EqualsIgnoreCase(h.name, "Upgrade") ||
+        (!IsHopByHop(h.name, connection) && !http::EqualsIgnoreCase(h.name, "Content-Length"))) {
+      out.append(h.name).append(": ").append(h.value).append("\r\n");
+    }
+  }
+  out.append("Connection: Upgrade\r\n\r\n");
   return out;
 }
 

@@ -34,6 +34,10 @@ struct ForwardOptions {
   // The body is streamed without a known length: "Transfer-Encoding: chunked" is sent instead
   // of Content-Length (and the HttpClient frames the chunks).
   bool chunked_body = false;
+  // The request switches protocols (a WebSocket handshake, ...): its Upgrade field is passed
+  // on with "Connection: Upgrade", and no body framing is written (the tunnel carries what
+  // follows).
+  bool upgrade = false;
 };
 
 // The request-target to forward (RFC 9112 §3.2): origin-form ("/p?q") as is; absolute-form
@@ -64,6 +68,10 @@ std::string ForwardResponseHead(int status, std::string_view reason,
                                 std::span<const http::Header> headers,
                                 std::optional<uint64_t> body_size, bool head_request,
                                 bool keep_alive);
+
+// The head of a 101 that switches the client's connection to the upstream's protocol: the
+// upstream's fields, its Upgrade kept, "Connection: Upgrade", no framing.
+std::string ForwardSwitchingHead(std::string_view reason, std::span<const http::Header> headers);
 
 // 1xx, 204 and 304 responses carry no body (RFC 9112 §6.3).
 inline bool ResponseHasNoBody(int status) {

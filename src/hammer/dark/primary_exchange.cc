@@ -25,6 +25,7 @@ PrimaryExchange::PrimaryExchange(InFlightSet<PrimaryExchange>* owner, ProxyCount
       response_charge_(holding.budget) {}
 
 PrimaryExchange::~PrimaryExchange() {
+  CloseTunnel();
   if (response_stream_ != nullptr) {
     response_stream_->SetProducer(nullptr);
     response_stream_->Fail();  // abandoned mid-body: the client connection closes
@@ -33,6 +34,10 @@ PrimaryExchange::~PrimaryExchange() {
 
 void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
+  if (upgrade_ && head.status == 101) {
+    OpenTunnel(head);
+    return;
+  }
   const std::string_view extra[] = {head.reason};
   headers_.Assign(head.headers, extra);
   if (holding_.stream_threshold == 0 || head_request_ || ResponseHasNoBody(head.status)) return;
@@ -49,6 +54,32 @@ void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
         !too_large_)
       SpillIntoStream();
   });
+}
+
+// The upstream switched protocols: the client gets the 101, and from then on the bytes of
+// each side are the other's (the request stream carries the client's, the response stream
+// the upstream's), until one side closes.
+void PrimaryExchange::OpenTunnel(const http::ResponseHead& head) {
+  tunnel_open_ = true;
+  Bump(counters_->tunnels);
+  Bump(counters_->tunnels_open);
+  response_stream_ = std::make_shared<http::BodyStream>(holding_.loop, std::nullopt,
+                                                        holding_.stream_window, holding_.budget);
+  response_stream_->SetProducer(this);
+  responder_.RespondStream(ForwardSwitchingHead(head.reason, head.headers), response_stream_,
+                           /*keep_alive=*/false);
+}
+
+void PrimaryExchange::CloseTunnel() {
+  if (!tunnel_open_) return;
+  tunnel_open_ = false;
+  Drop(counters_->tunnels_open);
+  if (response_stream_ != nullptr) {
+    Bump(counters_->tunnel_bytes_to_client, response_stream_->appended());
+  }
+  if (request_stream_ != nullptr) {
+    Bump(counters_->tunnel_bytes_to_upstream, request_stream_->consumed());
+  }
 }
 
 // What was kept so far goes first into a stream the rest of the body follows.
@@ -121,7 +152,11 @@ void PrimaryExchange::OnBodyStreamDrained() {
     flow_.Resume();
     return;
   }
-  Bump(counters_->client_aborted);
+  if (tunnel_open_) {
+    CloseTunnel();  // the client closed the tunnel
+  } else {
+    Bump(counters_->client_aborted);
+  }
   flow_.Abort();  // the upstream sees the request aborted; no completion follows
   if (observer_ != nullptr) observer_->TryAbandoned(*this);
   response_stream_->SetProducer(nullptr);
@@ -156,6 +191,20 @@ void PrimaryExchange::ForgetTry() {
 }
 
 void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
+  if (tunnel_open_) {
+    // Either side closed: the end of a tunnel, whichever it was, is no failure of the
+    // upstream instance. The client's connection closes once what the upstream sent is out.
+    CloseTunnel();
+    if (observer_ != nullptr) observer_->TryAbandoned(*this);
+    if (response_stream_ != nullptr) {
+      response_stream_->End();
+      response_stream_->SetProducer(nullptr);
+      response_stream_.reset();
+    }
+    Bump(counters_->responses);
+    owner_->Finish(this);
+    return;
+  }
   if (observer_ != nullptr) {
     const bool client_gone = response_stream_ != nullptr && response_stream_->cancelled();
     bool retryable = !client_gone && Retryable(result);

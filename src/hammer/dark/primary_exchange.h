@@ -90,6 +90,10 @@ class PrimaryExchange final : public http::ResponseHandler,
     observer_ = observer;
     idempotent_ = idempotent;
   }
+  // The request asks to switch protocols (IncomingRequest::upgrade): a 101 makes the exchange
+  // a tunnel, which lasts until either side closes.
+  void ExpectUpgrade() { upgrade_ = true; }
+  bool upgrade() const { return upgrade_; }
   // The upstream instance of the current try (UpstreamPool's index), and the tries so far.
   size_t instance = 0;
   uint32_t retries = 0;
@@ -112,6 +116,8 @@ class PrimaryExchange final : public http::ResponseHandler,
   void OnBodyStreamDrained() override;
   void Capture(std::string_view data);
   bool Retryable(const http::ExchangeResult& result) const;
+  void OpenTunnel(const http::ResponseHead& head);
+  void CloseTunnel();
   void ForgetTry();
 
   InFlightSet<PrimaryExchange>* owner_;
@@ -124,6 +130,8 @@ class PrimaryExchange final : public http::ResponseHandler,
   std::shared_ptr<http::BodyStream> request_stream_;
   TryObserver* observer_ = nullptr;
   bool idempotent_ = false;
+  bool upgrade_ = false;
+  bool tunnel_open_ = false;
   MonoNanos start_;
   std::string head_;
   std::string body_;

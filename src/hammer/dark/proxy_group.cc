@@ -158,6 +158,8 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   server.stream_body_above = options.stream_threshold;
   server.header_timeout = options.client_limits.header_timeout;
   server.resources = group->resources_;
+  server.upgrades = true;
+  server.tunnel_idle_timeout = options.tunnel_idle_timeout;
   server.http2.enabled = options.http2;
   server.http2.max_concurrent_streams = options.http2_max_concurrent_streams;
   if (options.listener_tls.enabled()) {

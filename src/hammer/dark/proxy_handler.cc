@@ -45,6 +45,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
   const http::ClientOptions& regular = options->upstream_http2 ? http2_options_ : client_options_;
   upstream_client_ = std::make_unique<http::HttpClient>(loop, resolver, regular);
   secondary_client_ = std::make_unique<http::HttpClient>(loop, resolver, regular);
+  tunnel_client_ = std::make_unique<http::HttpClient>(loop, resolver, client_options_);
   if (options->compare) {
     reports_.resize(counters_->clusters.size());
     JsonDiffOptions diff;
@@ -178,13 +179,13 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   http::RequestHead head = received.head;
   head.target = target;
   const http::IncomingRequest request{head, received.body, received.client_ip,
-                                      received.body_stream};
+                                      received.body_stream, received.upgrade};
   if (!draining_) SyncClusters();
   const size_t instance = pool_->Pick(rng_, loop_->now());
   const http::Url& upstream = options_->upstreams[instance];
   bool eligible = eligibility_.Eligible(request.head);
   std::shared_ptr<ComparisonJoin> join;
-  if (eligible && options_->compare && !active_.empty()) {
+  if (eligible && !request.upgrade && options_->compare && !active_.empty()) {
     join = std::make_shared<ComparisonJoin>(
         diff_.get(), stats::EndpointKey(request.head.method, request.head.target),
         std::string(request.head.method) + " " + std::string(request.head.target));
@@ -194,7 +195,12 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
       &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
       http2 || request.head.minor_version >= 1, join, request.body_stream));
   ForwardOptions forward = ForwardOptionsFor(request);
-  if (http::BodyStream* stream = primary->request_stream()) {
+  if (request.upgrade) {
+    // A tunnel to the primary only: never forked, compared or retried.
+    primary->ExpectUpgrade();
+    forward.upgrade = true;
+    primary->head() = ForwardRequestHead(request.head, upstream, 0, forward);
+  } else if (http::BodyStream* stream = primary->request_stream()) {
     Bump(counters_->proxy.streamed_requests);
     forward.chunked_body = !stream->length();
     primary->head() =
@@ -210,7 +216,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   // The copies go out after the regular request and are never awaited.
   for (DarkCluster* cluster : active_)
     Bump(counters_->clusters[cluster->index()].considered);
-  if (!eligible) return;
+  if (!eligible || request.upgrade) return;
   // An HTTP/2 body is held whole (the stream's own cap), but one that HTTP/1.1 would have
   // streamed is not copied either: eligibility does not depend on the client's protocol.
   const bool streamed =
@@ -223,8 +229,12 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
 }
 
 void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
+  // A tunnel is opened over HTTP/1.1 whatever the regular side speaks (an HTTP/2 upstream
+  // would need extended CONNECT, RFC 8441).
+  http::HttpClient& client = exchange.upgrade() ? *tunnel_client_ : *upstream_client_;
   http::ClientRequest out;
-  out.origin = upstream_client_->GetOrigin(options_->upstreams[exchange.instance]);
+  out.upgrade = exchange.upgrade();
+  out.origin = client.GetOrigin(options_->upstreams[exchange.instance]);
   out.head = exchange.head();
   if (http::BodyStream* stream = exchange.request_stream()) {
     out.body_stream = stream;
@@ -241,7 +251,7 @@ void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
     out.deadline = std::min(deadline, MonoNow() + options_->per_try_timeout);
   }
   exchange.deadline = deadline;
-  upstream_client_->Send(out, &exchange);
+  client.Send(out, &exchange);
 }
 
 namespace {

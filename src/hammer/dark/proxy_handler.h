@@ -133,6 +133,7 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   // what is in flight explicitly anyway).
   std::unique_ptr<http::HttpClient> upstream_client_;
   std::unique_ptr<http::HttpClient> secondary_client_;  // --compare-secondary
+  std::unique_ptr<http::HttpClient> tunnel_client_;     // upgrades: HTTP/1.1 always
   std::vector<std::unique_ptr<DarkCluster>> clusters_;  // never removed: copies point here
   std::vector<DarkCluster*> active_;                    // in the current snapshot
   InFlightSet<PrimaryExchange> primaries_;

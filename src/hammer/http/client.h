@@ -88,6 +88,11 @@ struct ClientRequest {
   // or failed) cancels the stream (HTTP/1.1: and closes the connection). Never retried once
   // any of its bytes were consumed (after a stale keep-alive connection, never).
   BodyStream* body_stream = nullptr;
+  // HTTP/1.1 only: the request asks to switch protocols (its head has Upgrade and Connection:
+  // Upgrade, and no body framing). body_stream is then sent raw (no chunks), and a 101 answer
+  // is followed by the other protocol's bytes, delivered as its body until the server closes
+  // (the deadline no longer applies once the 101 came). Any other answer is an ordinary one.
+  bool upgrade = false;
   // Lets the caller pause the reading of the response; owned by the caller (see ResponseFlow).
   ResponseFlow* flow = nullptr;
 };

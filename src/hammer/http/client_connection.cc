@@ -64,7 +64,7 @@ void ClientConnection::BeginExchange(const ClientRequest& request, ResponseHandl
   write_offset_ = 0;
   response_keep_alive_ = true;
   trailers_.clear();
-  parser_.Reset(request.head_method);
+  parser_.Reset(request.head_method, request.upgrade);
   read_start_ = read_end_ = 0;
   reading_paused_ = false;
   if (request.flow != nullptr) {
@@ -179,6 +179,9 @@ void ClientConnection::OnWritable() {
 // chunk once it ended. Empty: nothing to write until the stream wakes us, or all was written.
 std::string_view ClientConnection::NextStreamedPiece() {
   BodyStream* stream = request_.body_stream;
+  // Before the 101, bytes that follow an upgrade's head are not the server's to read: an
+  // answer that does not switch would make them a request the proxy never saw (smuggling).
+  if (request_.upgrade) return result_.status == 101 ? stream->available() : std::string_view();
   if (stream->length()) return stream->available();
   if (chunk_sent_ == chunk_.size()) {
     chunk_.clear();
@@ -227,7 +230,7 @@ void ClientConnection::WriteStreamedBody() {
       write_offset_ += of_head;
       written -= of_head;
     }
-    if (stream->length()) {
+    if (stream->length() || request_.upgrade) {
       stream->Consume(written);
     } else {
       chunk_sent_ += written;
@@ -239,7 +242,7 @@ void ClientConnection::WriteStreamedBody() {
 bool ClientConnection::StreamedBodyWritten() const {
   const BodyStream* stream = request_.body_stream;
   if (write_offset_ < request_.head.size()) return false;
-  if (stream->length()) return stream->finished();
+  if (stream->length() || request_.upgrade) return stream->finished();
   return last_chunk_queued_ && chunk_sent_ == chunk_.size();
 }
 
@@ -361,6 +364,15 @@ void ClientConnection::OnHead(const ResponseHead& head) {
   if (handler_ == nullptr) return;  // aborted from inside a callback (ResponseFlow::Abort)
   result_.status = head.status;
   response_keep_alive_ = head.keep_alive;
+  if (request_.upgrade && head.status == 101) {
+    request_.deadline = 0;  // a tunnel lasts as long as its two sides keep it open
+    ArmTimer();
+    // What the client sent after its head may go now, from the loop (not from inside the
+    // parser's callback).
+    loop_->Defer([this, alive = std::weak_ptr<bool>(alive_)] {
+      if (!alive.expired() && state_ == State::kActive) WriteStreamedBody();
+    });
+  }
   handler_->OnResponseHead(head);
 }
 

@@ -48,8 +48,9 @@ void DecideFraming(const FieldFacts& facts, bool no_body, ResponseHead* head) {
 
 ResponseParser::ResponseParser(Limits limits) : core_(limits) {}
 
-void ResponseParser::Reset(bool no_body) {
+void ResponseParser::Reset(bool no_body, bool upgrade) {
   no_body_ = no_body;
+  upgrade_ = upgrade;
   core_.Reset();
 }
 
@@ -82,6 +83,7 @@ Progress ResponseParser::ParseHead(std::string_view input, Visitor& visitor) {
       continue;
     }
     DecideFraming(facts, no_body_, &head);
+    if (upgrade_ && head.status == 101) head.framing = BodyFraming::kUntilClose;
     error = core_.StartBody(head.framing, head.content_length);
     if (error != ParseError::kNone) return core_.Fail(error, offset);
     offset += scan.length;

@@ -46,8 +46,10 @@ class ResponseParser {
   explicit ResponseParser(Limits limits = {});
 
   // Prepares for the next response. `no_body` is true when the request was HEAD (the response
-  // then has no body whatever its headers say).
-  void Reset(bool no_body = false);
+  // then has no body whatever its headers say). `upgrade`: the request asked to switch
+  // protocols, and a 101 is followed by the new protocol's bytes, passed on as a body that
+  // ends with the connection.
+  void Reset(bool no_body = false, bool upgrade = false);
 
   Progress Feed(std::string_view input, Visitor& visitor);
 
@@ -65,6 +67,7 @@ class ResponseParser {
   Progress ParseHead(std::string_view input, Visitor& visitor);
 
   bool no_body_ = false;
+  bool upgrade_ = false;
   internal::ParserCore core_;  // message progress, sticky error, header storage, body
 };
 

@@ -87,6 +87,13 @@ struct IncomingRequest {
   // as long as it needs the body, registers the stream's consumer, and must answer (or the
   // client waits): an answer given before the body's end closes the connection after it.
   std::shared_ptr<BodyStream> body_stream = nullptr;
+  // An HTTP/1.1 request to switch protocols (Upgrade, with "upgrade" in Connection) on a
+  // listener that tunnels them (ServerOptions::upgrades): body_stream then carries every byte
+  // the client sends after the head, raw, until it closes its side. A 101 answered through
+  // RespondStream makes the connection a tunnel: the stream's bytes go to the client raw (no
+  // chunks), and the connection closes when that stream ends. Any other answer is an ordinary
+  // answer, after which the connection closes.
+  bool upgrade = false;
 };
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.
@@ -164,6 +171,12 @@ struct ServerOptions {
   // The most bytes of a streamed request body held between the client and the handler
   // (HTTP/1.1; an HTTP/2 stream is held by its flow-control window, 256 KiB).
   size_t stream_window = kDefaultStreamWindow;
+  // Requests to switch protocols (WebSocket and others) go to the handler as tunnels
+  // (IncomingRequest::upgrade). Off: they are ordinary requests (the handler answers them,
+  // e.g. without switching).
+  bool upgrades = false;
+  // A tunnel is closed when no byte has moved either way for this long.
+  Nanos tunnel_idle_timeout = 3600 * kSecond;
   Http2ServerOptions http2;
 };
 

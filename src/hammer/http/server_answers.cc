@@ -162,7 +162,7 @@ void ServerConnection::PumpResponse() {
     std::string_view piece = stream.available().substr(0, kOutputHighWater);
     if (!piece.empty()) {
       MakeOutputRoom(piece.size() + 32);
-      if (stream.length()) {
+      if (stream.length() || tunnel_) {
         out_.append(piece);
       } else {
         AppendChunk(out_, piece);
@@ -177,7 +177,7 @@ void ServerConnection::PumpResponse() {
       continue;
     }
     if (stream.finished()) {
-      if (!stream.length()) AppendLastChunk(out_, stream.trailers());
+      if (!stream.length() && !tunnel_) AppendLastChunk(out_, stream.trailers());
       pumping_ = false;
       FinishResponseStream();
       return;
@@ -185,7 +185,7 @@ void ServerConnection::PumpResponse() {
     break;  // OnBodyStreamReady brings more
   }
   pumping_ = false;
-  if (moved) timer_.ArmAfter(listener_->options_.idle_timeout);  // since bytes last moved
+  if (moved) timer_.ArmAfter(StreamIdleTimeout());  // since bytes last moved
   if (phase_ != Phase::kClosed) UpdateCharge();
 }
 

@@ -162,7 +162,11 @@ void ServerConnection::OnIoEvents(uint32_t events) {
     // Input is not watched, so this is the peer closing (or half-closing) its side. As when
     // it is read (EOF): the client is gone, nothing more can usefully be answered. A client
     // that half-closes after its last request still gets an answer being written.
-    if ((events & (EPOLLHUP | EPOLLERR)) || (peer_closing && phase_ != Phase::kClosing)) Close();
+    // A tunnel's client may half-close and still read what the other side sends.
+    if ((events & (EPOLLHUP | EPOLLERR)) ||
+        (peer_closing && phase_ != Phase::kClosing && !tunnel_)) {
+      Close();
+    }
     return;
   }
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(peer_closing);
@@ -211,6 +215,11 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
       PauseReading();
       break;
     }
+    if (tunnel_ && phase_ == Phase::kStreamingBody) {  // raw bytes of the other protocol
+      request_stream_->Append(input.substr(used));
+      used = input.size();
+      break;
+    }
     Progress p = parser_.Feed(input.substr(used), *this);
     used += p.consumed;
     if (phase_ == Phase::kClosed) break;
@@ -242,12 +251,18 @@ size_t ServerConnection::ParseAndDispatch(std::string_view input) {
         if (phase_ == Phase::kClosed) break;
       }
       if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
-        timer_.ArmAfter(listener_->options_.idle_timeout);
+        timer_.ArmAfter(StreamIdleTimeout());
       }
       break;
     }
     // kComplete: OnHead/OnBody have collected (copied) the request; hand it over.
     parser_.Reset();
+    if (tunnel_) {  // the head is whole; what follows belongs to the tunnel
+      dispatch_early_ = false;
+      Dispatch();
+      if (phase_ == Phase::kClosed) break;
+      continue;
+    }
     if (request_stream_ != nullptr) {  // a streamed body ended
       request_stream_->End();
       if (dispatch_early_) {  // ... in the read that streaming began with
@@ -289,6 +304,13 @@ void ServerConnection::OnHead(const RequestHead& head) {
   head_.target = head_copy_.Extra(1);
   head_.headers = head_copy_.headers();
   body_.clear();
+  if (options.upgrades && head.minor_version >= 1 && head.framing == BodyFraming::kNone &&
+      FindHeader(head.headers, "Upgrade") &&
+      ListHasToken(FindHeader(head.headers, "Connection").value_or(""), "upgrade")) {
+    tunnel_ = true;
+    StartRequestStream(std::nullopt);
+    return;
+  }
   if (stream) StartRequestStream(head.content_length);
 }
 
@@ -308,10 +330,14 @@ void ServerConnection::OnBody(std::string_view data) {
   }
 }
 
+Nanos ServerConnection::StreamIdleTimeout() const {
+  return tunnel_ ? listener_->options_.tunnel_idle_timeout : listener_->options_.idle_timeout;
+}
+
 void ServerConnection::Dispatch() {
   if (request_stream_ != nullptr && !request_stream_->ended()) {
     phase_ = Phase::kStreamingBody;
-    timer_.ArmAfter(listener_->options_.idle_timeout);
+    timer_.ArmAfter(StreamIdleTimeout());
   } else {
     phase_ = Phase::kServing;
     timer_.Cancel();
@@ -320,7 +346,7 @@ void ServerConnection::Dispatch() {
   ++sequence_;
   request_keep_alive_ = head_.keep_alive;
   request_was_head_ = head_.method == "HEAD";
-  IncomingRequest request{head_, body_, client_ip_, request_stream_};
+  IncomingRequest request{head_, body_, client_ip_, request_stream_, tunnel_};
   listener_->handler_->OnRequest(request, Responder(this, alive_, sequence_));
   body_.clear();  // the handler has copied what it keeps
   ReleaseIfLarge(body_);
@@ -379,7 +405,8 @@ void ServerConnection::OnTimer() {
       Close();
       return;
     case Phase::kStreamingBody:
-      resources_->Count(Rejection::kBodyTimeout);  // the handler has it: nothing to answer
+      // The handler has it: nothing to answer. An idle tunnel is no refusal.
+      if (!tunnel_) resources_->Count(Rejection::kBodyTimeout);
       Close();
       return;
     case Phase::kLingering:

@@ -13,7 +13,10 @@
 //   kStreamingBody  the handler has the request, whose body (above stream_body_above) is still
 //              being read into its BodyStream: the connection reads only while the stream has
 //              room (back-pressure through TCP) and resumes when it drains
-//              (OnBodyStreamDrained). The timer is idle_timeout since bytes last moved.
+//              (OnBodyStreamDrained). The timer is idle_timeout since bytes last moved. A
+//              request that switches protocols (tunnel_) stays here: the bytes after its head
+//              go to the stream raw until the client closes its side, under
+//              tunnel_idle_timeout.
 //   kServing   the handler has the request. Input is read ahead into the connection's buffer
 //              until it is full, then the socket is no longer watched for input (back-pressure
 //              through TCP). No timer: a slow handler is not the client's fault.
@@ -96,7 +99,8 @@ class ServerConnection final : public net::IoHandler,
   // Whether the connection stays open after the current response.
   // Not while a streamed request body is still coming: the rest would have to be read first.
   bool KeepsAlive() const {
-    return request_keep_alive_ && !listener_->draining_ && phase_ != Phase::kStreamingBody;
+    return request_keep_alive_ && !listener_->draining_ && phase_ != Phase::kStreamingBody &&
+           !tunnel_;
   }
 
   IntrusiveLink<ServerConnection> waiting_link;  // in the listener's queue while in kHead
@@ -173,6 +177,10 @@ class ServerConnection final : public net::IoHandler,
   void PumpResponse();
   void FinishResponseStream();
   void ReleaseStreams();
+  // The idle limit while a body or tunnel streams: idle_timeout, or tunnel_idle_timeout.
+  Nanos StreamIdleTimeout() const;
+  // A tunnel's client closed its side: its stream ends, the other direction goes on.
+  void EndTunnelInput();
 
   // RequestParser::Visitor
   void OnHead(const RequestHead& head) override;
@@ -217,6 +225,9 @@ class ServerConnection final : public net::IoHandler,
   std::shared_ptr<BodyStream> response_stream_;
   bool response_keep_alive_ = false;
   bool pumping_ = false;
+  // The request switches protocols (IncomingRequest::upgrade): what follows its head is raw
+  // bytes for request_stream_, and a 101 answer's stream goes out raw.
+  bool tunnel_ = false;
   BufferCharge charge_;
   // Until the first bytes show otherwise, they may be the HTTP/2 preface (h2c).
   bool may_be_preface_ = false;

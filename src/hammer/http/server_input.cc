@@ -49,12 +49,16 @@ void ServerConnection::ReadIntoSharedBuffer(bool peer_closing, bool* again) {
   std::string& buffer = listener_->read_buffer_;
   net::IoResult r = transport_->Read(buffer.data(), buffer.size());
   if (r.kind != net::IoResult::Kind::kOk) {
+    if (r.kind == net::IoResult::Kind::kEof && tunnel_ && phase_ == Phase::kStreamingBody) {
+      EndTunnelInput();  // half-closed: the other direction goes on
+      return;
+    }
     // EOF or an error: the client is gone (or half-closed); nothing more can be answered.
     if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) Close();
     return;
   }
   if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
-    timer_.ArmAfter(listener_->options_.idle_timeout);
+    timer_.ArmAfter(StreamIdleTimeout());
   }
   std::string_view input(buffer.data(), r.bytes);
   size_t used = ParseAndDispatch(input);
@@ -83,12 +87,17 @@ void ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool* again) {
   }
   net::IoResult r = transport_->Read(in_.data() + in_end_, room);
   if (r.kind != net::IoResult::Kind::kOk) {
+    if (r.kind == net::IoResult::Kind::kEof && tunnel_ && phase_ == Phase::kStreamingBody &&
+        in_start_ == in_end_) {
+      EndTunnelInput();
+      return;
+    }
     if (r.kind == net::IoResult::Kind::kEof || r.kind == net::IoResult::Kind::kError) Close();
     return;
   }
   in_end_ += r.bytes;
   if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
-    timer_.ArmAfter(listener_->options_.idle_timeout);
+    timer_.ArmAfter(StreamIdleTimeout());
   }
   if (phase_ != Phase::kServing) ServeBuffered();
   *again = r.bytes == room || peer_closing || !transport_->short_read_drains();
@@ -166,6 +175,14 @@ void ServerConnection::DrainLingering() {
     }
   }
   ReadLater();  // yield to the other connections of this loop
+}
+
+void ServerConnection::EndTunnelInput() {
+  request_stream_->End();
+  request_stream_->SetProducer(nullptr);
+  request_stream_.reset();
+  phase_ = Phase::kServing;  // the answer's stream still goes to the client
+  PauseReading();
 }
 
 }  // namespace hammer::http
