@@ -178,8 +178,8 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   }
   http::RequestHead head = received.head;
   head.target = target;
-  const http::IncomingRequest request{head, received.body, received.client_ip,
-                                      received.body_stream, received.upgrade};
+  const http::IncomingRequest request{head, received.body, received.client_ip, received.body_stream,
+                                      received.upgrade};
   if (!draining_) SyncClusters();
   const size_t instance = pool_->Pick(rng_, loop_->now());
   const http::Url& upstream = options_->upstreams[instance];
