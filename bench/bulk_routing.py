@@ -25,36 +25,20 @@ Usage: bench/bulk_routing.py [--rounds 3] [--documents 200000] [--replicas 1,0] 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import shutil
-import statistics
 import subprocess
 import sys
-import time
-import urllib.request
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (REPO, RunInfo, default_build_dir, default_hammer, env_int,  # noqa: E402
+                      median, proc_cpu_seconds, snapshot_hammer, span, write_results)
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
-
 from bulk_support import counter_delta, locality, node_counters, synthetic_corpus  # noqa: E402
 from opensearch import OpenSearchCluster, available  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer, write_results  # noqa: E402
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 SHARDS = 6
 MODES = ("shard-aware", "round-robin")
-
-
-
-
-def jvm_cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def request(cluster, method, path, body=None):
@@ -76,12 +60,12 @@ def run_once(cluster, hammer, corpus, documents, mode, replicas, out_dir, tag):
     fresh_index(cluster, index, replicas)
     summary_path = os.path.join(out_dir, f"{tag}.json")
     jvm = cluster._proc.pid  # the harness JVM: all three nodes
-    before, cpu0 = node_counters(cluster.any_url()), jvm_cpu_seconds(jvm)
+    before, cpu0 = node_counters(cluster.any_url()), proc_cpu_seconds(jvm)
     urls = ",".join(n.url for n in cluster.nodes.values())
     proc = subprocess.run([hammer, "bulk", "--cluster", urls, "--index", index, "--routing", mode,
                            "--quiet", "--summary-json", summary_path, corpus],
                           capture_output=True, text=True, timeout=900)
-    cpu1, after = jvm_cpu_seconds(jvm), node_counters(cluster.any_url())
+    cpu1, after = proc_cpu_seconds(jvm), node_counters(cluster.any_url())
     if proc.returncode != 0:
         raise RuntimeError(f"hammer bulk failed: {proc.stderr[-2000:]}")
     with open(summary_path) as f:
@@ -105,22 +89,13 @@ def run_once(cluster, hammer, corpus, documents, mode, replicas, out_dir, tag):
     }
 
 
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
-def span(xs):
-    return f"{med(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})" if xs else "n/a"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 5))
     ap.add_argument("--documents", type=int, default=200_000)
     ap.add_argument("--replicas", default="1,0", help="comma list of replica counts")
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--out", default=None, help="results dir (default BUILD_DIR/bulk_routing)")
     args = ap.parse_args()
     if not available():
@@ -137,8 +112,7 @@ def main() -> int:
     synthetic_corpus(warm, warm_documents, seed=11)
     replica_counts = [int(r) for r in args.replicas.split(",")]
 
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
+    info = RunInfo()
     runs = []
     with OpenSearchCluster() as cluster:
         print(f"# bulk_routing: cluster up in {cluster.startup_seconds:.0f} s; "
@@ -171,13 +145,13 @@ def main() -> int:
         for mode in MODES:
             rs = [r for r in mine if r["mode"] == mode]
             table.append(
-                f"| {replicas} | {mode} | {med([r['docs_s'] for r in rs]):,.0f} | "
-                f"{med([r['tx_bytes'] for r in rs]) / 1e6:.1f} | "
-                f"{100 * med([r['forwarded_share'] for r in rs]):.1f}% | "
-                f"{med([r['cluster_cpu_us_per_doc'] for r in rs]):.1f} | "
-                f"{med([r['requests'] for r in rs]):.0f} | "
-                f"{med([r['shard_requests'] for r in rs]):.0f} "
-                f"({med([r['shard_requests_remote'] for r in rs]):.0f}) |")
+                f"| {replicas} | {mode} | {median([r['docs_s'] for r in rs]):,.0f} | "
+                f"{median([r['tx_bytes'] for r in rs]) / 1e6:.1f} | "
+                f"{100 * median([r['forwarded_share'] for r in rs]):.1f}% | "
+                f"{median([r['cluster_cpu_us_per_doc'] for r in rs]):.1f} | "
+                f"{median([r['requests'] for r in rs]):.0f} | "
+                f"{median([r['shard_requests'] for r in rs]):.0f} "
+                f"({median([r['shard_requests_remote'] for r in rs]):.0f}) |")
         by_round = {}
         for r in mine:
             by_round.setdefault(r["round"], {})[r["mode"]] = r
@@ -187,24 +161,20 @@ def main() -> int:
         cpu = [sa["cluster_cpu_us_per_doc"] / rr["cluster_cpu_us_per_doc"] for sa, rr in pairs]
         verdict.append(
             f"- replicas {replicas}: shard-aware ÷ round-robin docs/s = {span(speed)} "
-            f"(goal ≥ 1.3: {'met' if med(speed) >= 1.3 else 'MISSED'}); inter-node bytes "
-            f"{100 * med(traffic):.0f}% less ({100 * min(traffic):.0f}–{100 * max(traffic):.0f}%; "
-            f"goal ≥ 60%: {'met' if med(traffic) >= 0.6 else 'MISSED'}); cluster CPU per "
+            f"(goal ≥ 1.3: {'met' if median(speed) >= 1.3 else 'MISSED'}); inter-node bytes "
+            f"{100 * median(traffic):.0f}% less ({100 * min(traffic):.0f}–{100 * max(traffic):.0f}%; "
+            f"goal ≥ 60%: {'met' if median(traffic) >= 0.6 else 'MISSED'}); cluster CPU per "
             f"document × {span(cpu)}")
 
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
     summary = "\n".join([
         f"## bulk_routing — shard-aware vs round-robin `hammer bulk` into OpenSearch 2.19 "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"({info.title_time()})",
         "",
         f"{args.documents:,} documents ({corpus_bytes / 1e6:.0f} MB NDJSON, ids doc-<i>), "
         f"{SHARDS} primaries, refresh_interval 30s, a fresh index per run; 3 nodes in one JVM "
         f"on 127.0.0.1 (node.processors 1 each); hammer defaults (1000 docs / 5 MiB batches, 2 "
         f"writers per shard). {args.rounds} rounds per replica count, order alternating, after "
-        f"one untimed warm-up per mode; medians over rounds. Host: {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} CPUs, Linux {platform.release()}, load average {load_start:.1f} at "
-        f"start and {os.getloadavg()[0]:.1f} at end; run took {elapsed:.0f} s. hammer: "
-        f"{hammer_source}.",
+        f"one untimed warm-up per mode; medians over rounds. {info.host(hammer_source)}",
         "",
         *table,
         "",

@@ -48,10 +48,10 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import (REPO, default_build_dir, default_hammer, install_cleanup,  # noqa: E402
+                      snapshot_hammer, start_hammer, stop, write_results)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "build", "bench", "canary_verdict")
+OUT = os.path.join(default_build_dir(), "canary_verdict")
 
 SCENARIOS = {
     # name: (dark `hammer serve` flags, the rule that must catch it, or None for identical)
@@ -60,31 +60,6 @@ SCENARIOS = {
     "latency": (["--latency", "5ms"], "latency_increase<10%+1ms"),
     "errors": (["--error-rate", "0.02"], "error_increase<0.1%"),
 }
-
-
-class Processes:
-    def __init__(self):
-        self.procs = []
-
-    def start(self, args):
-        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.procs.append(p)
-        line = p.stdout.readline().strip()
-        if not line:
-            raise RuntimeError(f"{args[:2]} did not start")
-        return p, line
-
-    def stop(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        self.procs = []
 
 
 def get(url):
@@ -107,17 +82,21 @@ def settled_verdict(admin, requests, deadline_s=60):
 
 def run_once(hammer, scenario, requests, seconds):
     dark_flags, _ = SCENARIOS[scenario]
-    procs = Processes()
+    procs = []
+
+    def serve(*flags):
+        p, (bound,) = start_hammer([hammer, "serve", "--listen", "127.0.0.1:0", "--threads", "1",
+                                    *flags])
+        procs.append(p)
+        return bound
     try:
-        serve = [hammer, "serve", "--listen", "127.0.0.1:0", "--threads", "1"]
-        _, primary = procs.start(serve)
-        _, secondary = procs.start(serve)
-        _, dark = procs.start(serve + dark_flags)
-        proxy, address = procs.start([
+        primary, secondary, dark = serve(), serve(), serve(*dark_flags)
+        proxy, (address, admin) = start_hammer([
             hammer, "dark", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
             "--upstream", f"http://{primary}", "--dark", f"canary=http://{dark}",
-            "--regular-instances", "1", "--compare", "--compare-secondary", f"http://{secondary}"])
-        admin = proxy.stdout.readline().strip()
+            "--regular-instances", "1", "--compare", "--compare-secondary",
+            f"http://{secondary}"], lines=2)
+        procs.append(proxy)
         lines = "".join(f"http://{address}/json/{i % 50}\n" for i in range(requests))
         started = time.monotonic()
         subprocess.run([hammer, "load", "-", "--rate", str(requests / seconds), "-c", "50",
@@ -126,7 +105,7 @@ def run_once(hammer, scenario, requests, seconds):
         verdict, recorded = settled_verdict(admin, requests)
         seconds = time.monotonic() - started
     finally:
-        procs.stop()
+        stop(*procs)
     cluster = verdict["clusters"][0]
     rules = {r["rule"]: r for r in cluster["overall"]["rules"]}
     latency = rules["latency_increase<10%+1ms"]
@@ -168,9 +147,9 @@ def main():
     parser.add_argument("--parallel", type=int, default=4)
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    hammer = snapshot_hammer(os.environ.get("HAMMER", os.path.join(ROOT, "build/release/hammer")),
-                             OUT, "hammer", "dark")
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+    install_cleanup()  # here: the runs start their processes on the pool's threads
+    hammer = snapshot_hammer(default_hammer(), OUT, "hammer", "dark")
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "?"
     plan = [("identical", args.identical_runs)] + [(s, args.fault_runs) for s in SCENARIOS
                                                   if s != "identical"]
@@ -251,11 +230,7 @@ def main():
                   ".",
               "", f"Goals {'met' if met else 'NOT met'}. "
                   "Raw runs: build/bench/canary_verdict/runs.jsonl."]
-    summary = "\n".join(lines) + "\n"
-    print(summary)
-    if os.environ.get("BENCH_SUMMARY_DIR"):
-        with open(os.path.join(os.environ["BENCH_SUMMARY_DIR"], "canary_verdict.md"), "w") as f:
-            f.write(summary)
+    write_results(OUT, "canary_verdict", "\n".join(lines) + "\n")
     return 0 if met else 1
 
 

@@ -28,22 +28,18 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import datetime
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer, write_results  # noqa: E402
+from benchlib import (REPO, Pinning, RunInfo, cpu_per_request, default_build_dir,  # noqa: E402
+                      default_hammer, env_int, median, proc_cpu_seconds, read_line, round_ratio,
+                      snapshot_hammer, start, write_results)
 from h2_engine import start_nginx  # noqa: E402
-from tls_engine import (_started, cpu_model, cpu_per_request, median,  # noqa: E402
-                        proc_cpu_seconds, round_ratio)
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def proxy_configs(h1: str, h2c: str) -> list[tuple[str, list[str]]]:
@@ -59,11 +55,9 @@ def proxy_configs(h1: str, h2c: str) -> list[tuple[str, list[str]]]:
 
 def start_proxy(hammer: str, pin: list[str], extra: list[str], log) -> tuple[int, str]:
     """Starts `hammer dark` on a free port; returns (pid, address)."""
-    p = subprocess.Popen(pin + [hammer, "dark", "--listen", "127.0.0.1:0", "--threads", "1",
-                                *extra], stdout=subprocess.PIPE, stderr=log, text=True,
-                         start_new_session=True)
-    _started.append(p)
-    address = p.stdout.readline().strip()
+    p = start(pin + [hammer, "dark", "--listen", "127.0.0.1:0", "--threads", "1", *extra],
+              stdout=subprocess.PIPE, stderr=log, text=True)
+    address = read_line(p)
     if not address:
         sys.exit(f"hammer dark {' '.join(extra)} did not start (see {log.name})")
     return p.pid, address
@@ -86,12 +80,11 @@ def run_load(hammer: str, pin: list[str], url: str, requests: int, connections: 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 5))
     ap.add_argument("--requests", type=int, default=40000, help="requests per run")
     ap.add_argument("--connections", type=int, default=50)
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--no-pin", action="store_true", help="do not use taskset")
     args = ap.parse_args()
     out_dir = os.path.join(args.build_dir, "dark_http2")
@@ -99,24 +92,20 @@ def main() -> int:
     hammer_source = os.path.relpath(args.hammer, REPO)
     hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-dark-h2", "dark")
 
-    cpus = sorted(os.sched_getaffinity(0))
-    pinned = not args.no_pin and len(cpus) >= 2 and shutil.which("taskset") is not None
-    near_pin = ["taskset", "-c", str(cpus[0])] if pinned else []
-    proxy_pin = ["taskset", "-c", str(cpus[-1])] if pinned else []
-
+    pins = Pinning(not args.no_pin)
+    near_pin, proxy_pin = pins.first(), pins.last()
     tmp = tempfile.mkdtemp(prefix="hammer-bench-dark-h2-")
     atexit.register(shutil.rmtree, tmp, True)
-    h2_port, h1_port, _worker = start_nginx(tmp, near_pin)
+    nginx = start_nginx(tmp, near_pin)
     log = open(os.path.join(out_dir, "proxies.log"), "w")
     proxies = []
-    for name, extra in proxy_configs(f"http://127.0.0.1:{h1_port}",
-                                     f"http://127.0.0.1:{h2_port}"):
+    for name, extra in proxy_configs(f"http://127.0.0.1:{nginx.ports['h1_port']}",
+                                     f"http://127.0.0.1:{nginx.ports['h2_port']}"):
         pid, address = start_proxy(hammer, proxy_pin, extra, log)
         proxies.append((name, pid, f"http://{address}/"))
         run_load(hammer, near_pin, f"http://{address}/", 2000, args.connections, tmp)  # warm-up
 
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
+    info = RunInfo()
     runs = []
     for rnd in range(args.rounds):
         k = rnd % len(proxies)
@@ -131,8 +120,6 @@ def main() -> int:
                   f"{summary['failed']:>4} failed  {1e6 * cpu / max(ok, 1):6.1f} us CPU/req",
                   file=sys.stderr)
 
-    per_req = cpu_per_request
-
     def ratio(num, den):
         return round_ratio(runs, "proxy", num, den)
 
@@ -140,23 +127,18 @@ def main() -> int:
     for name, _pid, _url in proxies:
         mine = [r for r in runs if r["proxy"] == name]
         table.append(f"| {name} | {median([r['ok'] / r['seconds'] for r in mine]):,.0f} | "
-                     f"{median([1e6 * per_req(r) for r in mine]):.1f} | "
+                     f"{median([1e6 * cpu_per_request(r) for r in mine]):.1f} | "
                      f"{sum(r['failed'] for r in mine)} |")
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
     lines = [
         f"## dark_http2 — hammer dark's CPU per request, HTTP/2 vs HTTP/1.1 behind it "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"({info.title_time()})",
         "",
         f"nginx 1 worker (h2c and HTTP/1.1 ports); `hammer dark --threads 1`; `hammer load` "
         f"1 thread, {args.connections} HTTP/1.1 connections to the proxy, {args.requests:,} "
         f"requests per run, {args.rounds} rounds (order rotated); CPU = the proxy's "
         f"utime+stime (/proc/PID/stat); medians over rounds, ratios formed within each round: "
-        f"median (min–max). "
-        + (f"Proxies pinned to CPU {cpus[-1]}, nginx and the generator to CPU {cpus[0]}. "
-           if pinned else "No CPU pinning. ") +
-        f"Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux {platform.release()}, load average "
-        f"{load_start:.1f} at start and {os.getloadavg()[0]:.1f} at end; run took "
-        f"{elapsed:.0f} s. hammer: {hammer_source}.",
+        f"median (min–max). {pins.describe('nginx and the generator', 'the proxies')} "
+        f"{info.host(hammer_source)}",
         "",
         *table,
         "",
@@ -165,8 +147,7 @@ def main() -> int:
         f"- --dark-http2 ÷ dark copies HTTP/1.1 (every request copied once): "
         f"{ratio('--dark-http2', 'dark copies HTTP/1.1')}",
     ]
-    summary = "\n".join(lines) + "\n"
-    write_results(out_dir, "dark_http2", summary, runs)
+    write_results(out_dir, "dark_http2", "\n".join(lines) + "\n", runs)
     return 0
 
 

@@ -6,17 +6,18 @@ answers, it never accepts (a listening socket nobody accepts from), or it resets
 connection. Each proxy is a process of its own with the same flags, pinned like the others.
 The generator measures the user's latency in open loop at a fixed rate (2,000 req/s by
 default) and in closed loop at full speed; within a round each broken cluster's p99 and p99.9
-are divided by the healthy run's, and the median over the rounds is reported. Goal (issue 12):
+are divided by the healthy run's, and the median over the rounds is reported. Goal:
 p99 within 1.2x and p99.9 within 1.5x of the healthy dark cluster.
 
 Standard library only."""
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
-import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import median, read_line, span, start  # noqa: E402
 
 KINDS = {
     "black-hole": "accepts, never answers",
@@ -29,35 +30,19 @@ P999_GOAL = 1.5
 FAULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dark_faults.py")
 
 
-def start_fault_server(kind: str, pin: list[str], started: list, boost) -> int:
-    """Starts bench/dark_faults.py KIND (pinned with `pin`, registered in `started` so that the
-    benchmark's exit kills it) and returns its port."""
-    p = subprocess.Popen(pin + [sys.executable, FAULTS, kind], stdout=subprocess.PIPE,
-                         stdin=subprocess.DEVNULL, start_new_session=True, text=True)
-    boost(p.pid)
-    started.append(p)
-    line = []
-    t = threading.Thread(target=lambda: line.append(p.stdout.readline().strip()), daemon=True)
-    t.start()
-    t.join(10)
-    if not line or not line[0].isdigit():
+def start_fault_server(kind: str, pin: list[str], nice: int = 0) -> int:
+    """Starts bench/dark_faults.py KIND (pinned with `pin`, its autogroup at NICE, killed when
+    the benchmark exits) and returns its port."""
+    p = start(pin + [sys.executable, FAULTS, kind], nice=nice, stdout=subprocess.PIPE,
+              stdin=subprocess.DEVNULL, text=True)
+    line = read_line(p)
+    if not line.isdigit():
         sys.exit(f"dark fault server {kind} did not start")
-    return int(line[0])
+    return int(line)
 
 
 def target_name(kind: str) -> str:
     return f"hammer dark, dark cluster {kind}"
-
-
-def _median(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
-def _fmt(xs, spec):
-    if not xs:
-        return "–"
-    s = format(_median(xs), spec)
-    return s + (f" ({format(min(xs), spec)} to {format(max(xs), spec)})" if len(xs) > 1 else "")
 
 
 def report(runs: list[dict], rate: int, connections: int, rounds: int) -> tuple[list[str], bool]:
@@ -85,18 +70,18 @@ def report(runs: list[dict], rate: int, connections: int, rounds: int) -> tuple[
                       if ph == phase and name in rs and healthy in rs]
             r99 = [rs[name]["p99_ms"] / rs[healthy]["p99_ms"] for rs in paired]
             r999 = [rs[name]["p999_ms"] / rs[healthy]["p999_ms"] for rs in paired]
-            met = kind == HEALTHY or (_median(r99) <= P99_GOAL and _median(r999) <= P999_GOAL)
+            met = kind == HEALTHY or (median(r99) <= P99_GOAL and median(r999) <= P999_GOAL)
             all_met = all_met and met
             hm = [r.get("hm", {}) for r in mine]
             copies = "/".join(f"{sum(h.get(k, 0) for h in hm):,}"
                               for k in ("sent", "dropped", "failed"))
             lines.append("| " + " | ".join([
                 kind if kind == HEALTHY else f"{kind} ({KINDS[kind]})", loop,
-                _fmt([r["p99_ms"] for r in mine], ".3f"),
-                "1" if kind == HEALTHY else _fmt(r99, ".2f") + ("" if met else " **✗**"),
-                _fmt([r["p999_ms"] for r in mine], ".3f"),
-                "1" if kind == HEALTHY else _fmt(r999, ".2f"),
-                f"{_median([r['ok'] / r['seconds'] for r in mine]):,.0f}",
+                span([r["p99_ms"] for r in mine], ".3f"),
+                "1" if kind == HEALTHY else span(r99, ".2f") + ("" if met else " **✗**"),
+                span([r["p999_ms"] for r in mine], ".3f"),
+                "1" if kind == HEALTHY else span(r999, ".2f"),
+                f"{median([r['ok'] / r['seconds'] for r in mine]):,.0f}",
                 str(sum(r["failed"] for r in mine)),
                 copies,
             ]) + " |")

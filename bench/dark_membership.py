@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How fast `hammer dark` follows ZooKeeper: the time from a change in ZooKeeper to the proxy's
-membership view showing it. The README promises "within a second"; a test on a shared machine
+membership view showing it. docs/dark.md promises "within a second"; a test on a shared machine
 cannot hold a wall-clock limit, so the figure is measured here instead.
 
 Setup (all on 127.0.0.1): a real ZooKeeper (Debian's, tests/integration/zookeeper.py), one
@@ -23,40 +23,17 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
 import uuid
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-
-from benchlib import snapshot_hammer  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (REPO, default_build_dir, default_hammer, env_int,  # noqa: E402
+                      snapshot_hammer, start_hammer, stop, write_results)
+sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 import zookeeper  # noqa: E402
 from zookeeper import ZooKeeperServer, available  # noqa: E402
-
-
-def start(hammer, *args):
-    proc = subprocess.Popen([hammer, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
-    lines = [proc.stdout.readline().strip()]
-    if args[0] == "dark":
-        lines.append(proc.stdout.readline().strip())
-    if not all(lines):
-        proc.kill()
-        sys.exit(f"bench: {' '.join(args[:1])} did not start")
-    return proc, lines
-
-
-def stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def membership(admin):
@@ -76,32 +53,32 @@ def until(predicate, timeout=30.0):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 10)))
-    parser.add_argument("--hammer", default=os.environ.get("HAMMER",
-                                                           f"{ROOT}/build/release/hammer"))
+    parser.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 10))
+    parser.add_argument("--hammer", default=default_hammer())
     args = parser.parse_args()
     if not available():
         sys.exit("bench: needs java and Debian's zookeeper (scripts/deps.sh test)")
     if zookeeper.KazooClient is None:
         sys.exit("bench: needs the kazoo package (scripts/jvm-deps.sh spark installs it)")
-    out = os.path.join(ROOT, "build", "bench", "dark_membership")
+    out = os.path.join(default_build_dir(), "dark_membership")
     hammer = snapshot_hammer(args.hammer, out, "hammer", "dark")
     root = f"/bench-{uuid.uuid4().hex[:8]}"
     announce, config = [], []
     with ZooKeeperServer() as zk:
         zk.create(f"{root}/config", json.dumps({"regular": "web", "dark": {"canary": {
             "multiplier": 1.0}}}))
-        regular, (regular_address,) = start(hammer, "serve", "--listen", "127.0.0.1:0")
-        proxy, (_, admin) = start(hammer, "dark", "--listen", "127.0.0.1:0", "--admin",
-                                  "127.0.0.1:0", "--upstream", f"http://{regular_address}",
-                                  "--membership", zk.url(root), "--regular-cluster", "web")
+        regular, (regular_address,) = start_hammer([hammer, "serve", "--listen", "127.0.0.1:0"])
+        proxy, (_, admin) = start_hammer([hammer, "dark", "--listen", "127.0.0.1:0", "--admin",
+                                          "127.0.0.1:0", "--upstream", f"http://{regular_address}",
+                                          "--membership", zk.url(root), "--regular-cluster",
+                                          "web"], lines=2)
         dark = []
         try:
             members = f"{root}/clusters/canary/members"
             for i in range(args.rounds):
                 before = len(zk.children(members))
-                instance, _ = start(hammer, "serve", "--listen", "127.0.0.1:0", "--announce",
-                                    zk.url(f"{root}/clusters/canary"))
+                instance, _ = start_hammer([hammer, "serve", "--listen", "127.0.0.1:0",
+                                            "--announce", zk.url(f"{root}/clusters/canary")])
                 dark.append(instance)
                 until(lambda: len(zk.children(members)) == before + 1)
                 announce.append(until(lambda: any(
@@ -112,8 +89,7 @@ def main() -> int:
                 config.append(until(lambda: any(
                     c["multiplier"] == multiplier for c in membership(admin)["dark"])))
         finally:
-            for p in dark + [proxy, regular]:
-                stop(p)
+            stop(*dark, proxy, regular)
     with open(os.path.join(out, "raw.tsv"), "w") as f:
         f.write("round\tannounce_s\tconfig_s\n")
         for i, (a, c) in enumerate(zip(announce, config)):
@@ -126,10 +102,7 @@ def main() -> int:
         f"| {max(announce) * 1000:.0f} ms |\n"
         f"| config znode (multiplier) | {statistics.median(config) * 1000:.0f} ms "
         f"| {max(config) * 1000:.0f} ms |\n")
-    print(summary)
-    if os.environ.get("BENCH_SUMMARY_DIR"):
-        with open(os.path.join(os.environ["BENCH_SUMMARY_DIR"], "dark_membership.md"), "w") as f:
-            f.write(summary)
+    write_results(out, "dark_membership", summary)
     return 0
 
 

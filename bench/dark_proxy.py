@@ -66,158 +66,30 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import datetime
-import http.client
 import json
 import os
-import platform
 import re
 import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (NGINX_HTTP_HEAD, https_get, make_certificates,  # noqa: E402
-                      snapshot_hammer, write_results)
+from benchlib import (NGINX_HTTP_HEAD, REPO, Nginx, Pinning, RunInfo,  # noqa: E402
+                      answers_ok, cpu_jiffies, default_build_dir, default_hammer, env_int,
+                      http_get, make_certificates, median, parse_strace_counts,
+                      proc_cpu_seconds, read_line, run_measured, snapshot_hammer, span, start,
+                      untrack, usable_nice, write_results)
 import dark_isolation  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-# ---------------------------------------------------------------------------------------------
-# Processes we started, so every exit path kills them.
-
-_started: list[subprocess.Popen] = []
-
-
-def _kill_all() -> None:
-    for p in _started:
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    deadline = time.time() + 3
-    for p in _started:
-        while p.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-
-
-def _on_signal(signum, _frame):
-    sys.exit(128 + signum)
-
-
-atexit.register(_kill_all)
-signal.signal(signal.SIGTERM, _on_signal)
-signal.signal(signal.SIGINT, _on_signal)
-signal.signal(signal.SIGHUP, _on_signal)
-
-# ---------------------------------------------------------------------------------------------
-# Helpers
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def children_of(pid: int) -> list[int]:
-    kids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            kids.append(int(entry))
-    return kids
-
-
-def proc_cpu_seconds(pid: int) -> float:
-    """utime + stime of the whole process (all threads)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-NICE = 0  # set from --nice
-
-
-def boost(pid: int) -> None:
-    """Gives a started process (a session of its own, hence its own scheduler autogroup) the
-    --nice value. With autogroups on, `nice` alone only ranks threads inside one session; the
-    autogroup's nice ranks the session against the other tenants' sessions."""
-    if NICE == 0:
-        return
-    try:
-        with open(f"/proc/{pid}/autogroup", "w") as f:
-            f.write(str(NICE))
-    except OSError:
-        pass  # no autogroups (or not permitted): `nice` still applies
-
-
-def cpu_jiffies() -> dict[int, tuple[int, int]]:
-    """Per CPU: (busy, total) jiffies from /proc/stat (busy counts every tenant)."""
-    out = {}
-    with open("/proc/stat") as f:
-        for line in f:
-            m = re.match(r"cpu(\d+) (.*)", line)
-            if m:
-                v = [int(x) for x in m.group(2).split()]
-                idle = v[3] + v[4]  # idle + iowait
-                total = sum(v[:8])  # guest time is already in user
-                out[int(m.group(1))] = (total - idle, total)
-    return out
-
-
-def http_get(port: int, path: str, timeout: float = 2) -> tuple[int, bytes]:
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        c.request("GET", path)
-        r = c.getresponse()
-        return r.status, r.read()
-    finally:
-        c.close()
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
+NICE = 0  # the autogroup nice of every process started (--nice)
 
 
 # ---------------------------------------------------------------------------------------------
 # nginx: upstreams and the mirroring proxy
 
-NGINX_HEAD = NGINX_HTTP_HEAD
-
-UPSTREAM_CONF = NGINX_HEAD + """\
+UPSTREAM_CONF = NGINX_HTTP_HEAD + """\
   server {{
     listen 127.0.0.1:{port} backlog=4096;
     location = /__stub_status {{ stub_status; }}
@@ -230,7 +102,7 @@ UPSTREAM_CONF = NGINX_HEAD + """\
 # keep its dark connections alive (see the note in the summary).
 DARK_EXTRA = "location = /empty { return 204; }"
 
-MIRROR_CONF = NGINX_HEAD + """\
+MIRROR_CONF = NGINX_HTTP_HEAD + """\
   upstream reg {{ server 127.0.0.1:{reg}; keepalive 64; keepalive_requests 1000000; }}
   upstream dark {{ server 127.0.0.1:{dark}; keepalive 64; keepalive_requests 1000000; }}
   server {{
@@ -253,7 +125,7 @@ MIRROR_CONF = NGINX_HEAD + """\
 
 
 # TLS termination: the same proxy_pass, the listener speaking TLS.
-TLS_PLAIN_CONF = NGINX_HEAD + """\
+TLS_PLAIN_CONF = NGINX_HTTP_HEAD + """\
   upstream reg {{ server 127.0.0.1:{reg}; keepalive 64; keepalive_requests 1000000; }}
   server {{
     listen 127.0.0.1:{port} ssl backlog=4096;
@@ -271,7 +143,7 @@ TLS_PLAIN_CONF = NGINX_HEAD + """\
 
 
 # Reference only: the same proxy without the copy, to separate proxying from mirroring.
-PLAIN_CONF = NGINX_HEAD + """\
+PLAIN_CONF = NGINX_HTTP_HEAD + """\
   upstream reg {{ server 127.0.0.1:{reg}; keepalive 64; keepalive_requests 1000000; }}
   server {{
     listen 127.0.0.1:{port} backlog=4096;
@@ -285,59 +157,14 @@ PLAIN_CONF = NGINX_HEAD + """\
 """
 
 
-def probe(port: int, ca: str | None) -> tuple[int, bytes, str]:
-    """GET / from a target (over TLS when `ca` is given): status, body, TLS protocol+cipher."""
-    if ca:
-        body, cipher = https_get(port, ca)
-        return 200, body, cipher
-    status, body = http_get(port, "/")
-    return status, body, ""
+class Upstream(Nginx):
+    """An nginx of the benchmark (upstream or proxy) in TMP/NAME, with the stub_status counters
+    of the upstreams."""
 
-
-class Nginx:
     def __init__(self, name, tmp, pin, template, ca=None, **fmt):
         self.name = name
-        self.ca = ca  # the listener speaks TLS: the generator verifies it with this CA
-        self.scheme = "https" if ca else "http"
-        self.dir = os.path.join(tmp, name.replace(" ", "-"))
-        os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
-        for _attempt in range(5):
-            self.port = free_port()
-            conf = os.path.join(self.dir, "nginx.conf")
-            with open(conf, "w") as f:
-                f.write(template.format(dir=self.dir, port=self.port, **fmt))
-            log = open(os.path.join(self.dir, "nginx.out"), "w")
-            p = subprocess.Popen(pin + ["nginx", "-p", self.dir, "-c", conf, "-e",
-                                        os.path.join(self.dir, "error.log")],
-                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            boost(p.pid)
-            _started.append(p)
-            deadline = time.time() + 10
-            while time.time() < deadline and p.poll() is None:
-                try:
-                    status, body, self.cipher = probe(self.port, ca)
-                    workers = children_of(p.pid)
-                    if status == 200 and body == b"ok\n" and len(workers) == 1:
-                        self.proc = p
-                        self.worker = workers[0]
-                        return
-                except OSError:  # ssl.SSLError included
-                    pass
-                time.sleep(0.1)
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-                p.wait()
-        with open(os.path.join(self.dir, "error.log")) as f:
-            sys.exit(f"nginx ({name}) did not start:\n" + f.read())
-
-    def errors(self) -> tuple[int, str]:
-        """Lines of level error and above in error.log, and the first of them."""
-        bad = []
-        with open(os.path.join(self.dir, "error.log"), errors="replace") as f:
-            for line in f:
-                if re.search(r"\[(error|crit|alert|emerg)\]", line):
-                    bad.append(line.strip())
-        return len(bad), (bad[0] if bad else "")
+        super().__init__(os.path.join(tmp, name.replace(" ", "-")), template, pin=pin, ca=ca,
+                         nice=NICE, **fmt)
 
     def counters(self) -> tuple[int, int]:
         """(connections accepted, requests handled) so far (stub_status), not counting the
@@ -366,20 +193,10 @@ class HammerDark:
         if tls:
             argv += ["--tls-cert", tls[1], "--tls-key", tls[2]]
         self.argv = argv[len(pin):]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(self.log, "w"),
-                                     stdin=subprocess.DEVNULL, start_new_session=True, text=True)
-        boost(self.proc.pid)
-        _started.append(self.proc)
-        lines = []
-
-        def read_lines():
-            for _ in range(2):
-                lines.append(self.proc.stdout.readline().strip())
-
-        t = threading.Thread(target=read_lines, daemon=True)
-        t.start()
-        t.join(10)
-        if len(lines) < 2 or not all(lines):
+        self.proc = start(argv, nice=NICE, stdout=subprocess.PIPE, stderr=open(self.log, "w"),
+                          stdin=subprocess.DEVNULL, text=True)
+        lines = [read_line(self.proc), read_line(self.proc)]
+        if not all(lines):
             with open(self.log) as f:
                 sys.exit("hammer dark did not start:\n" + f.read())
         self.port = int(lines[0].rsplit(":", 1)[1])
@@ -387,12 +204,9 @@ class HammerDark:
         self.worker = self.proc.pid  # taskset execs hammer: the process itself
         deadline = time.time() + 10
         while time.time() < deadline:
-            try:
-                status, body, self.cipher = probe(self.port, self.ca)
-                if (status, body) == (200, b"ok\n"):
-                    return
-            except OSError:  # ssl.SSLError included
-                pass
+            self.cipher = answers_ok(self.port, self.ca)
+            if self.cipher is not None:
+                return
             time.sleep(0.1)
         sys.exit("hammer dark does not answer ok")
 
@@ -440,19 +254,10 @@ def run_load(args, target, tmp, gen_pin, reg, dark, rate=None, duration=None,
     side = wrap(target) if wrap else None
     jiffies_before = cpu_jiffies()
     err_path = os.path.join(tmp, "load.err")
-    t0 = time.monotonic()
     with open(err_path, "w") as err:
-        p = subprocess.Popen(gen_pin + argv, stdout=subprocess.DEVNULL, stderr=err,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-        boost(p.pid)
-        _started.append(p)
-        killer = threading.Timer(d + 30, lambda: os.killpg(p.pid, signal.SIGKILL))
-        killer.start()
-        _, status, ru = os.wait4(p.pid, 0)
-        killer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        _started.remove(p)
-    wall = time.monotonic() - t0
+        returncode, wall, ru = run_measured(gen_pin + argv, d + 30, nice=NICE,
+                                            stdout=subprocess.DEVNULL, stderr=err,
+                                            stdin=subprocess.DEVNULL)
     cpu_after = {k: proc_cpu_seconds(v) for k, v in cpu_pids.items() if v}
     jiffies_after = cpu_jiffies()
     if side:
@@ -460,9 +265,9 @@ def run_load(args, target, tmp, gen_pin, reg, dark, rate=None, duration=None,
     time.sleep(0.3)  # copies still in flight land
     reg_after, dark_after = reg.counters(), dark.counters()
     hm_after = metrics() if metrics else None
-    if p.returncode not in (0, 3):
+    if returncode not in (0, 3):
         with open(err_path) as f:
-            raise RuntimeError(f"hammer load exited {p.returncode}: {f.read()[-1500:]}")
+            raise RuntimeError(f"hammer load exited {returncode}: {f.read()[-1500:]}")
     with open(hjson) as f:
         s = json.load(f)
     r = {
@@ -493,10 +298,8 @@ def run_load(args, target, tmp, gen_pin, reg, dark, rate=None, duration=None,
 def strace_attach(target, tmp):
     """Attaches strace -c -f to the proxy for the length of one run; returns a closer."""
     out = os.path.join(tmp, f"strace-{target.port}.txt")
-    p = subprocess.Popen(["strace", "-c", "-f", "-o", out, "-p", str(target.worker)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
-    _started.append(p)
+    p = start(["strace", "-c", "-f", "-o", out, "-p", str(target.worker)],
+              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)  # attached
 
     def close():
@@ -506,19 +309,9 @@ def strace_attach(target, tmp):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-        _started.remove(p)
+        untrack(p)
     close.path = out
     return close
-
-
-def parse_strace(path) -> dict[str, int]:
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 5 and parts[0][0].isdigit() and parts[-1] != "total":
-                counts[parts[-1]] = int(parts[3])
-    return counts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,15 +337,14 @@ class Direct:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
-    ap.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_DURATION", 4)),
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 5))
+    ap.add_argument("--duration", type=int, default=env_int("BENCH_DURATION", 4),
                     help="seconds per run (4 by default: 45 runs must fit in about 4 minutes)")
     ap.add_argument("--connections", type=int, default=50)
     ap.add_argument("--rate", default="auto",
                     help="open-loop rate of phase 2: N req/s, or auto (half the slower proxy)")
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--out", default=None, help="results dir (default BUILD_DIR/dark_proxy)")
     ap.add_argument("--no-pin", action="store_true", help="do not use taskset")
     ap.add_argument("--nice", type=int, default=-10,
@@ -566,39 +358,34 @@ def main() -> int:
     args = ap.parse_args()
     out_dir = args.out or os.path.join(args.build_dir, "dark_proxy")
     os.makedirs(out_dir, exist_ok=True)
-    args.hammer_source = os.path.relpath(args.hammer, REPO)
+    hammer_source = os.path.relpath(args.hammer, REPO)
     args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-dark", "dark")
     if not shutil.which("nginx"):
         sys.exit("nginx is not installed")
 
     # Priority: the host is shared with compilers; without it the pinned proxy gets a
     # scheduler share rather than its CPU, and the figures measure the neighbours.
-    prio = []
-    if args.nice < 0 and os.geteuid() != 0:
-        print("# not root: running at normal priority", file=sys.stderr)
-        args.nice = 0
-    if args.nice != 0:
-        prio = ["nice", "-n", str(args.nice)]
     global NICE
-    NICE = args.nice
-    cpus = sorted(os.sched_getaffinity(0))
-    pinned = not args.no_pin and len(cpus) >= 2 and shutil.which("taskset") is not None
-    proxy_pin = prio + (["taskset", "-c", str(cpus[-1])] if pinned else [])
-    rest_pin = prio + (["taskset", "-c", str(cpus[0])] if pinned else [])
+    NICE = args.nice = usable_nice(args.nice, "dark_proxy")
+    prio = ["nice", "-n", str(args.nice)] if args.nice else []
+    pins = Pinning(not args.no_pin)
+    cpus = pins.cpus
+    proxy_pin = prio + pins.last()
+    rest_pin = prio + pins.first()
 
     tmp = tempfile.mkdtemp(prefix="hammer-bench-dark-")
     atexit.register(shutil.rmtree, tmp, True)
-    reg = Nginx("regular", tmp, rest_pin, UPSTREAM_CONF, extra="")
-    dark = Nginx("dark", tmp, rest_pin, UPSTREAM_CONF, extra=DARK_EXTRA)
+    reg = Upstream("regular", tmp, rest_pin, UPSTREAM_CONF, extra="")
+    dark = Upstream("dark", tmp, rest_pin, UPSTREAM_CONF, extra=DARK_EXTRA)
     hd = HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp)
-    ng = Nginx("nginx mirror", tmp, proxy_pin, MIRROR_CONF, reg=reg.port, dark=dark.port)
-    plain = Nginx("nginx proxy_pass, no copy", tmp, proxy_pin, PLAIN_CONF, reg=reg.port)
+    ng = Upstream("nginx mirror", tmp, proxy_pin, MIRROR_CONF, reg=reg.port, dark=dark.port)
+    plain = Upstream("nginx proxy_pass, no copy", tmp, proxy_pin, PLAIN_CONF, reg=reg.port)
     hd0 = HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp, multiplier=0,
                      name="hammer dark, multiplier 0 (no copy)")
     ca, cert, key = make_certificates(tmp)
     hdtls = HammerDark(args.hammer, reg.port, dark.port, proxy_pin, tmp, multiplier=0,
                        name="hammer dark, TLS, no copy", tls=(ca, cert, key))
-    ngtls = Nginx("nginx proxy_pass, TLS, no copy", tmp, proxy_pin, TLS_PLAIN_CONF, ca=ca,
+    ngtls = Upstream("nginx proxy_pass, TLS, no copy", tmp, proxy_pin, TLS_PLAIN_CONF, ca=ca,
                   reg=reg.port, cert=cert, key=key)
     direct = Direct(reg)
     # Isolation: the same proxy in front of a healthy and of three broken dark clusters.
@@ -606,7 +393,7 @@ def main() -> int:
                       name=dark_isolation.target_name(dark_isolation.HEALTHY))]
     if args.isolation_rounds > 0:
         for kind in dark_isolation.KINDS:
-            port = dark_isolation.start_fault_server(kind, rest_pin, _started, boost)
+            port = dark_isolation.start_fault_server(kind, rest_pin, NICE)
             iso.append(HammerDark(args.hammer, reg.port, port, proxy_pin, tmp,
                                   name=dark_isolation.target_name(kind)))
     hd204 = Via(hd, "hammer dark, dark answers 204", "/empty")
@@ -615,12 +402,8 @@ def main() -> int:
                      "rate": [direct, hd, ng], "iso-open": iso, "iso-closed": iso}
     everyone = phase_targets["max"]
 
-    started = datetime.datetime.now().astimezone()
-    t_start = time.monotonic()
-    load_start = os.getloadavg()[0]
-    hammer_built = datetime.datetime.fromtimestamp(os.path.getmtime(args.hammer)).astimezone()
-    placement = (f"proxy on CPU {cpus[-1]}; generator and both upstreams on CPU {cpus[0]}"
-                 if pinned else "no pinning")
+    info = RunInfo()
+    placement = pins.describe("generator and both upstreams", "proxy")
     print(f"# dark_proxy: regular :{reg.port}, dark :{dark.port}, hammer dark :{hd.port}, "
           f"nginx mirror :{ng.port}, nginx plain :{plain.port} ({placement}, nice {args.nice}); "
           f"{args.connections} connections, {args.duration}s x {args.rounds} rounds x 2 phases",
@@ -690,7 +473,7 @@ def main() -> int:
             try:
                 r = run_load(args, t, tmp, rest_pin, reg, dark, duration=args.strace_seconds,
                              wrap=wrap)
-                counts = parse_strace(closer["f"].path)
+                counts = parse_strace_counts(closer["f"].path)
             except (RuntimeError, OSError) as e:
                 profile.append(f"{t.name}: strace run failed: {e}")
                 continue
@@ -700,8 +483,6 @@ def main() -> int:
                            f"request over {n} requests — " +
                            ", ".join(f"{k} {v / n:.2f}" for k, v in top))
 
-    elapsed = time.monotonic() - t_start
-    load_end = os.getloadavg()[0]
     raw.close()
 
     # Per-round figures and ratios (formed inside a round), then medians over rounds.
@@ -712,13 +493,6 @@ def main() -> int:
     def per_round(phase, need, f):
         return [f(rs) for (ph, _), rs in sorted(by.items()) if ph == phase
                 and all(n in rs for n in need)]
-
-    def fmt_range(xs, spec):
-        if not xs:
-            return "–"
-        s = format(median(xs), spec)
-        return s + (f" ({format(min(xs), spec)} to {format(max(xs), spec)})"
-                    if len(xs) > 1 else "")
 
     def mine(phase, n):
         return [r for r in runs if r["phase"] == phase and r["target"] == n]
@@ -733,7 +507,7 @@ def main() -> int:
         ref = reference.get(n)
         if ref is None:
             return "–"
-        return fmt_range(per_round("max", [n, ref], lambda rs: f(rs[n]) / f(rs[ref])), ".2f")
+        return span(per_round("max", [n, ref], lambda rs: f(rs[n]) / f(rs[ref])), ".2f")
 
     table1 = ["| target (closed loop) | req/s | ÷ nginx | proxy CPU µs/req | "
               "÷ nginx | proxy CPU use "
@@ -778,7 +552,7 @@ def main() -> int:
         reg_total = sum(r["reg_received"] for r in rt)
         table2.append("| " + " | ".join(
             [n] + [f"{median([r[q] for r in rt]):.3f}" for q in ("p50_ms", "p99_ms", "p999_ms")] +
-            [fmt_range(added[(n, q)], ".0f") if proxy else "0"
+            [span(added[(n, q)], ".0f") if proxy else "0"
              for q in ("p50_ms", "p99_ms", "p999_ms")] +
             [f"{median([cpu_us(r) for r in rt]):.1f}" if proxy else "–",
              f"{dark_total / max(reg_total, 1):.4f} ({dark_total:,})",
@@ -815,7 +589,7 @@ def main() -> int:
     lines = [
         f"## dark_proxy — hammer dark vs nginx proxy_pass + mirror, multiplier 1, and TLS "
         f"termination "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"({info.title_time()})",
         "",
         f"Upstreams: two nginx instances, 1 worker each, `return 200 \"ok\\n\"` (the dark one "
         f"also `return 204` on /empty). Proxies, 1 thread or worker each: `hammer dark` (Ns = "
@@ -828,35 +602,32 @@ def main() -> int:
         f"{args.duration} s per run, latency counted from each request's due time; added "
         f"latency = proxy − direct within a round. {args.rounds} rounds per phase, order "
         f"rotated each round; medians over rounds (min to max); ratios formed within a round. "
-        + (f"Proxy pinned alone to CPU {pcpu}; generator and upstreams on CPU {cpus[0]} "
-           f"(taskset). " if pinned else "No CPU pinning. ")
+        f"{placement} "
         + (f"Every process at nice {args.nice} (its own autogroup too). " if args.nice else "")
-        + f"Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux {platform.release()}, load "
-        f"average {load_start:.1f} at start and {load_end:.1f} at end; run took {elapsed:.0f} s. "
-        f"hammer: {args.hammer_source} (built {hammer_built:%Y-%m-%d %H:%M}).",
+        + info.host(hammer_source),
         "",
         *table1,
         "",
         *table2,
         "",
-        f"- **Throughput, hammer ÷ nginx mirror: {fmt_range(ratio_rps, '.2f')}** (goal ≥ 1.0). "
+        f"- **Throughput, hammer ÷ nginx mirror: {span(ratio_rps, '.2f')}** (goal ≥ 1.0). "
         f"When the dark side answers 204 (nginx can then keep its mirror connections alive): "
-        f"{fmt_range(ratio_rps204, '.2f')}. hammer dark's CPU per request ÷ nginx proxy_pass "
-        f"without any copy: {fmt_range(ratio_plain, '.2f')}; the copy costs hammer "
-        f"{fmt_range(fork_cost, '.1f')} µs per request (multiplier 1 − multiplier 0).",
+        f"{span(ratio_rps204, '.2f')}. hammer dark's CPU per request ÷ nginx proxy_pass "
+        f"without any copy: {span(ratio_plain, '.2f')}; the copy costs hammer "
+        f"{span(fork_cost, '.1f')} µs per request (multiplier 1 − multiplier 0).",
         f"- **TLS termination (no copy), hammer dark's CPU per request ÷ nginx proxy_pass: "
-        f"{fmt_range(tls_cpu, '.2f')}** (goal ≤ 1.0); throughput {fmt_range(tls_rps, '.2f')}. "
-        f"TLS adds {fmt_range(tls_cost[T], '.1f')} µs per request to hammer dark and "
-        f"{fmt_range(tls_cost[NT], '.1f')} µs to nginx (the TLS row − the same proxy in plain "
+        f"{span(tls_cpu, '.2f')}** (goal ≤ 1.0); throughput {span(tls_rps, '.2f')}. "
+        f"TLS adds {span(tls_cost[T], '.1f')} µs per request to hammer dark and "
+        f"{span(tls_cost[NT], '.1f')} µs to nginx (the TLS row − the same proxy in plain "
         f"HTTP). Negotiated: hammer dark {hdtls.cipher}, nginx {ngtls.cipher}; the generator "
         f"(`hammer load --cacert`) keeps its {args.connections} connections, so handshakes are "
         f"{args.connections} per run.",
         "- ÷ nginx: hammer rows against the nginx row of the same kind, formed within a round "
         "(multiplier 1 against the mirror, /empty against the mirror on /empty, multiplier 0 "
         "against proxy_pass without a copy, TLS against proxy_pass with TLS).",
-        f"- **Added p99 at {rate:,} req/s: hammer {fmt_range(added[(H, 'p99_ms')], '.0f')} µs, "
-        f"nginx {fmt_range(added[(N, 'p99_ms')], '.0f')} µs**; hammer − nginx within a round: "
-        f"p99 {fmt_range(diff99, '.0f')} µs (goal < 0), p50 {fmt_range(diff50, '.0f')} µs.",
+        f"- **Added p99 at {rate:,} req/s: hammer {span(added[(H, 'p99_ms')], '.0f')} µs, "
+        f"nginx {span(added[(N, 'p99_ms')], '.0f')} µs**; hammer − nginx within a round: "
+        f"p99 {span(diff99, '.0f')} µs (goal < 0), p50 {span(diff50, '.0f')} µs.",
         f"- hammer dark's own counters over all runs: sent {hm_tot['sent']:,}, succeeded "
         f"{hm_tot['succeeded']:,}, dropped {hm_tot['dropped']}, backed off "
         f"{hm_tot['backed_off']}, failed {hm_tot['failed']}.",

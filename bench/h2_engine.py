@@ -8,11 +8,12 @@ for HTTP/2 (h2load -c C -m M; hammer load --http2 -c C -m M), and C x M keep-ali
 for HTTP/1.1 (h2load --h1; hammer load -c C*M), so the requests in flight are the same.
 
 h2load is the anchor: it is nghttp2's own generator, on the same libnghttp2 as hammer. Ratios:
-hammer --http2 / h2load (the issue's goal: <= 1.0), and for hammer itself HTTP/2 / HTTP/1.1.
+hammer --http2 / h2load (goal: <= 1.0), and for hammer itself HTTP/2 / HTTP/1.1.
 
-As in bench/tls_engine.py (whose runner this reuses): the generator's own user+sys CPU (wait4
-rusage) divided by the requests it says it completed; rounds interleave all tools (order
-rotated each round), ratios are formed inside a round and the median over rounds is reported.
+As in bench/tls_engine.py (both use bench/benchlib.py's runner): the generator's own user+sys
+CPU (wait4 rusage) divided by the requests it says it completed; rounds interleave all tools
+(order rotated each round), ratios are formed inside a round and the median over rounds is
+reported.
 With 2+ CPUs nginx is pinned to CPU 0 and every generator to CPU 1 (taskset).
 
 Usage: bench/h2_engine.py [--rounds 5] [--duration 5] [--connections 4] [--streams 16]
@@ -21,23 +22,17 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import datetime
 import os
-import platform
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
-from tls_engine import (Tool, _started, children_of, cpu_model, cpu_per_request,  # noqa: E402
-                        free_port, median, parse_h2load, parse_hammer, round_ratio, run_tool)
+from benchlib import (HAMMER_JSON, NGINX_HTTP_HEAD, REPO, Nginx, Pinning, RunInfo,  # noqa: E402
+                      Tool, cpu_table, default_build_dir, default_hammer, env_int, installed,
+                      parse_h2load, parse_hammer, round_ratio, run_rounds, run_tool,
+                      snapshot_hammer, write_results)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+# One worker, two cleartext ports: h2_port speaks HTTP/2 with prior knowledge, h1_port HTTP/1.1.
 NGINX_CONF = NGINX_HTTP_HEAD + """\
   http2_max_concurrent_streams 256;
   server {{
@@ -52,38 +47,14 @@ NGINX_CONF = NGINX_HTTP_HEAD + """\
 """
 
 
-def start_nginx(tmp: str, pin: list[str]) -> tuple[int, int, int]:
-    """Starts nginx in tmp; returns (h2c port, HTTP/1.1 port, worker pid)."""
-    os.makedirs(os.path.join(tmp, "tmp"), exist_ok=True)
-    for _attempt in range(5):
-        h2_port, h1_port = free_port(), free_port()
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(dir=tmp, h2_port=h2_port, h1_port=h1_port))
-        log = open(os.path.join(tmp, "nginx.out"), "w")
-        p = subprocess.Popen(
-            pin + ["nginx", "-p", tmp, "-c", conf, "-e", os.path.join(tmp, "error.log")],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        _started.append(p)
-        deadline = time.time() + 10
-        while time.time() < deadline and p.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{h1_port}/", timeout=2) as r:
-                    if r.read() == b"ok\n" and len(children_of(p.pid)) == 1:
-                        return h2_port, h1_port, children_of(p.pid)[0]
-            except OSError:
-                pass
-            time.sleep(0.1)
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait()
-    with open(os.path.join(tmp, "error.log")) as f:
-        sys.exit("nginx did not start:\n" + f.read())
+def start_nginx(directory: str, pin: list[str]) -> Nginx:
+    """nginx with NGINX_CONF: .ports["h2_port"] and .ports["h1_port"]."""
+    return Nginx(directory, NGINX_CONF, pin=pin, ports=("h2_port", "h1_port"), probe="h1_port")
 
 
 def make_tools(args, h2_url, h1_url, tmp, d: int) -> list[Tool]:
     c, m = args.connections, args.streams
-    hjson = os.path.join(tmp, "hammer.json")
+    hjson = os.path.join(tmp, HAMMER_JSON)
 
     def hammer(url, *extra):
         urls = os.path.join(tmp, f"urls-{abs(hash(url))}.txt")
@@ -108,104 +79,59 @@ def make_tools(args, h2_url, h1_url, tmp, d: int) -> list[Tool]:
         Tool("hammer (HTTP/1.1)", hammer(h1_url, "-c", str(c * m)), parse_hammer,
              note=f"HTTP/1.1, {c * m} keep-alive connections, --emit none"),
     ]
-    wanted = [t for t in tools if shutil.which(t.argv[0]) or os.path.exists(t.argv[0])]
-    missing = [t.name for t in tools if t not in wanted]
-    if missing:
-        print(f"# skipped (not installed): {', '.join(missing)}", file=sys.stderr)
-    return wanted
+    return installed(tools)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
-    ap.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_DURATION", 5)),
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 5))
+    ap.add_argument("--duration", type=int, default=env_int("BENCH_DURATION", 5),
                     help="seconds per run")
     ap.add_argument("--connections", type=int, default=4)
     ap.add_argument("--streams", type=int, default=16)
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--no-pin", action="store_true", help="do not use taskset")
     args = ap.parse_args()
     out_dir = os.path.join(args.build_dir, "h2_engine")
     os.makedirs(out_dir, exist_ok=True)
-    args.hammer_source = os.path.relpath(args.hammer, REPO)
+    hammer_source = os.path.relpath(args.hammer, REPO)
     args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test-h2", "load")
 
-    cpus = sorted(os.sched_getaffinity(0))
-    pinned = not args.no_pin and len(cpus) >= 2 and shutil.which("taskset") is not None
-    server_pin = ["taskset", "-c", str(cpus[0])] if pinned else []
-    client_pin = ["taskset", "-c", str(cpus[1])] if pinned else []
-
+    pins = Pinning(not args.no_pin)
     tmp = tempfile.mkdtemp(prefix="hammer-bench-h2-")
     atexit.register(shutil.rmtree, tmp, True)
-    h2_port, h1_port, worker = start_nginx(tmp, server_pin)
-    h2_url, h1_url = f"http://127.0.0.1:{h2_port}/", f"http://127.0.0.1:{h1_port}/"
+    nginx = start_nginx(tmp, pins.first())
+    h2_url = f"http://127.0.0.1:{nginx.ports['h2_port']}/"
+    h1_url = f"http://127.0.0.1:{nginx.ports['h1_port']}/"
     tools = make_tools(args, h2_url, h1_url, tmp, args.duration)
     if not tools:
         sys.exit("no generator to run")
     timeout = args.duration + 30
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
+    info = RunInfo()
     # Warm-up: nginx, page cache, CPU frequency.
-    run_tool(make_tools(args, h2_url, h1_url, tmp, 1)[0], client_pin, tmp, timeout, worker)
+    run_tool(make_tools(args, h2_url, h1_url, tmp, 1)[0], pins.last(), tmp, timeout,
+             nginx.worker)
 
-    runs, broken = [], {}
-    with open(os.path.join(out_dir, "raw.tsv"), "w") as raw:
-        raw.write("round\ttool\tok\tfailed\tseconds\twall\tuser\tsys\tnginx_cpu\n")
-        for rnd in range(args.rounds):
-            k = rnd % len(tools)
-            for t in tools[k:] + tools[:k]:  # rotated so no tool always runs first or last
-                if t.name in broken:
-                    continue
-                try:
-                    r = run_tool(t, client_pin, tmp, timeout, worker)
-                except (RuntimeError, ValueError, OSError, KeyError) as e:
-                    broken[t.name] = (str(e).strip().splitlines() or ["?"])[0][:200]
-                    print(f"  {t.name}: FAILED, dropped: {e}", file=sys.stderr)
-                    continue
-                r["round"] = rnd
-                runs.append(r)
-                raw.write(f"{rnd}\t{t.name}\t{r['ok']}\t{r['failed']}\t{r['seconds']:.3f}\t"
-                          f"{r['wall']:.3f}\t{r['user']:.4f}\t{r['sys']:.4f}\t"
-                          f"{r['nginx_cpu']:.2f}\n")
-                raw.flush()
-                print(f"  round {rnd + 1}/{args.rounds} {t.name:<18} {r['ok']:>8} ok "
-                      f"{r['failed']:>4} failed  {r['ok'] / r['seconds']:>9.0f} req/s  "
-                      f"{1e6 * r['cpu'] / max(r['ok'], 1):6.2f} us CPU/req", file=sys.stderr)
-
-    per_req = cpu_per_request
+    def run(t):
+        return run_tool(t, pins.last(), tmp, timeout, nginx.worker)
+    runs, broken = run_rounds(tools, args.rounds, run, os.path.join(out_dir, "raw.tsv"),
+                              name_width=18)
 
     def ratio(num, den):
         return round_ratio(runs, "tool", num, den)
 
-    table = ["| tool | req/s | CPU µs/req | nginx µs/req | failed |", "|---|---:|---:|---:|---:|"]
-    for t in tools:
-        mine = [r for r in runs if r["tool"] == t.name]
-        if not mine:
-            continue
-        table.append(
-            f"| {t.name} | {median([r['ok'] / r['seconds'] for r in mine]):,.0f} | "
-            f"{median([1e6 * per_req(r) for r in mine]):.2f} | "
-            f"{median([1e6 * r['nginx_cpu'] / max(r['ok'], 1) for r in mine]):.1f} | "
-            f"{sum(r['failed'] for r in mine)} |")
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
     lines = [
-        f"## h2_engine — HTTP/2 CPU per request against one nginx worker "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"## h2_engine — HTTP/2 CPU per request against one nginx worker ({info.title_time()})",
         "",
         f"nginx 1 worker, cleartext; HTTP/2 with prior knowledge: {args.connections} connections "
         f"x {args.streams} streams; HTTP/1.1: {args.connections * args.streams} keep-alive "
         f"connections; 1 thread per generator, closed loop, {args.duration} s per run, "
         f"{args.rounds} rounds (order rotated); medians over rounds; ratios of CPU/request formed "
         f"within each round: median (min–max). CPU = user+sys of the generator (wait4 rusage). "
-        + (f"nginx pinned to CPU {cpus[0]}, generators to CPU {cpus[1]}. " if pinned
-           else "No CPU pinning. ") +
-        f"Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux {platform.release()}, load average "
-        f"{load_start:.1f} at start and {os.getloadavg()[0]:.1f} at end; run took "
-        f"{elapsed:.0f} s. hammer: {args.hammer_source}.",
+        f"{pins.describe('nginx', 'generators')} {info.host(hammer_source)}",
         "",
-        *table,
+        *cpu_table(tools, runs, []),
         "",
         f"- hammer --http2 ÷ h2load (CPU per request): {ratio('hammer --http2', 'h2load')}",
         "- hammer --http2 --no-error-pattern ÷ h2load (the same work: no body check): "
@@ -215,8 +141,7 @@ def main() -> int:
         *[f"- {t.name}: {t.note}" for t in tools if t.note],
         *[f"- {name}: run FAILED and was dropped ({why})" for name, why in broken.items()],
     ]
-    summary = "\n".join(lines) + "\n"
-    write_results(out_dir, "h2_engine", summary, runs)
+    write_results(out_dir, "h2_engine", "\n".join(lines) + "\n", runs)
     return 0
 
 

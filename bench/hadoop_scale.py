@@ -20,7 +20,7 @@ harness (tests/integration/hadoop_harness.py, integrations/jvm/hadoop-streaming)
 Same total work = the same number of requests (default 200,000) for every N: each mapper sends
 TOTAL/N. Closed loop, 50 connections per mapper: a map task is the unit of capacity that scales
 out, so each one keeps its own connections, as it would on its own node. A second variant,
-`--emit partials` without the combiner (the README's alternative), separates the cost of
+`--emit partials` without the combiner (docs/cluster.md's alternative), separates the cost of
 Hadoop's per-record path from the mappers' own.
 
 Target: one nginx worker on 127.0.0.1 answering `200 ok` (as in bench/load_engine.py), not
@@ -71,8 +71,6 @@ import os
 import subprocess
 import sys
 import time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
 
 
 def task_wrapper(argv: list[str]) -> int:
@@ -108,24 +106,21 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "--task-wrapp
 
 import argparse  # noqa: E402
 import atexit  # noqa: E402
-import datetime  # noqa: E402
 import glob  # noqa: E402
-import http.client  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (NGINX_OK_CONF, REPO, Nginx, RunInfo, default_build_dir,  # noqa: E402
+                      default_hammer, env_int, install_cleanup, machine_busy, median,
+                      proc_cpu_seconds, session_leaders_under, set_autogroup_nice,
+                      snapshot_hammer, tree_cpu_seconds, usable_nice, write_results)
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from hadoop_harness import StreamingCluster, build_harness, java17_available  # noqa: E402
 
 SCRIPT = os.path.abspath(__file__)
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 LINES = 4  # URL lines in the input: a multiple of every N, so each URL gets TOTAL/LINES
 COMMON_D = ["-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.reduce.maxattempts=1",
             "-D", "mapreduce.map.speculative=false", "-D", "mapreduce.reduce.speculative=false",
@@ -137,96 +132,13 @@ COMMON_D = ["-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.reduce.maxatte
 REDUCER_COLUMNS = 12  # key sum average max min errors count p50 p90 p99 p99.9 histogram
 
 NICE = 0  # autogroup nice of nginx and of the job's sessions (--nice)
-_started: list[subprocess.Popen] = []
 _clusters: list[StreamingCluster] = []
 
 
-def _cleanup() -> None:
+def _close_clusters() -> None:
     for c in _clusters:
-        try:
-            c.close(timeout=30)
-        except Exception:  # noqa: BLE001 - best effort on the way out
-            pass
+        c.close(timeout=30)
     _clusters.clear()
-    for p in _started:
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    deadline = time.time() + 3
-    for p in _started:
-        while p.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-
-
-def _on_signal(signum, _frame):
-    sys.exit(128 + signum)
-
-
-# ---------------------------------------------------------------------------------------------
-# /proc
-
-
-def proc_stat(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def proc_cpu_seconds(pid: int) -> float:
-    fields = proc_stat(pid)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK if fields else 0.0
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """CPU of root and its descendants, live or reaped: utime+stime+cutime+cstime of every
-    live process of the tree (a reaped child's CPU is in its parent's cutime/cstime)."""
-    parent, cpu = {}, {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        fields = proc_stat(int(entry))
-        if fields is None:
-            continue
-        parent[int(entry)] = int(fields[1])
-        cpu[int(entry)] = sum(int(x) for x in fields[11:15])
-    total = 0
-    for pid, ticks in cpu.items():
-        p, hops = pid, 0
-        while p and p != root and hops < 64:
-            p, hops = parent.get(p, 0), hops + 1
-        if p == root:
-            total += ticks
-    return total / CLK_TCK
-
-
-def machine_busy() -> tuple[float, float]:
-    """(busy, total) jiffies of all CPUs from /proc/stat."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    idle = v[3] + v[4]
-    total = sum(v[:8])
-    return total - idle, total
-
-
-def set_autogroup_nice(pid: int, nice: int) -> bool:
-    """With autogroups on, every session is a scheduler group and `nice` only ranks threads
-    inside one; /proc/PID/autogroup ranks the whole session against other tenants' sessions."""
-    try:
-        with open(f"/proc/{pid}/autogroup", "w") as f:
-            f.write(str(nice))
-        return True
-    except OSError:
-        return False
 
 
 class SessionBooster(threading.Thread):
@@ -240,21 +152,8 @@ class SessionBooster(threading.Thread):
 
     def run(self):
         while not self.done.wait(0.2):
-            parent, leaders = {}, []
-            for entry in os.listdir("/proc"):
-                if entry.isdigit():
-                    fields = proc_stat(int(entry))
-                    if fields:
-                        parent[int(entry)] = int(fields[1])
-                        if int(fields[3]) == int(entry):
-                            leaders.append(int(entry))
-            for pid in leaders:
-                if pid in self.boosted:
-                    continue
-                p, hops = pid, 0
-                while p and p != self.root and hops < 64:
-                    p, hops = parent.get(p, 0), hops + 1
-                if p == self.root and set_autogroup_nice(pid, self.nice):
+            for pid in session_leaders_under(self.root):
+                if pid not in self.boosted and set_autogroup_nice(pid, self.nice):
                     self.boosted.add(pid)
 
     def stop(self):
@@ -264,66 +163,6 @@ class SessionBooster(threading.Thread):
 
 # ---------------------------------------------------------------------------------------------
 # nginx
-
-
-NGINX_CONF = NGINX_HTTP_HEAD + """\
-  server {{
-    listen 127.0.0.1:{port} backlog=4096;
-    location / {{ return 200 "ok\\n"; }}
-  }}
-}}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def children_of(pid: int) -> list[int]:
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = proc_stat(int(entry))
-            if fields and int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
-def start_nginx(tmp: str) -> tuple[int, int]:
-    """Starts nginx (1 worker) in tmp; returns (port, worker pid)."""
-    os.makedirs(os.path.join(tmp, "tmp"), exist_ok=True)
-    for _attempt in range(5):
-        port = free_port()
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(dir=tmp, port=port))
-        log = open(os.path.join(tmp, "nginx.out"), "w")
-        p = subprocess.Popen(["nginx", "-p", tmp, "-c", conf, "-e",
-                              os.path.join(tmp, "error.log")],
-                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        _started.append(p)
-        deadline = time.time() + 10
-        while time.time() < deadline and p.poll() is None:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                c.request("GET", "/scale/0")
-                body = c.getresponse().read()
-                c.close()
-                workers = children_of(p.pid)
-                if body == b"ok\n" and len(workers) == 1:
-                    if NICE:
-                        set_autogroup_nice(p.pid, NICE)
-                    return port, workers[0]
-            except OSError:
-                pass
-            time.sleep(0.1)
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait()
-    with open(os.path.join(tmp, "error.log")) as f:
-        sys.exit("nginx did not start:\n" + f.read())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,7 +302,7 @@ def startup_cpu(hammer: str, url: str, times: int = 5) -> float:
         if p.returncode != 0:
             raise RuntimeError(f"hammer load -n 4 exited {p.returncode}")
         cpu.append(ru.ru_utime + ru.ru_stime)
-    return statistics.median(cpu)
+    return median(cpu)
 
 
 def fmt_run(r: dict) -> str:
@@ -480,21 +319,6 @@ def fmt_run(r: dict) -> str:
 
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
 def table(runs: list[dict], maps_list: list[int], mode: str, emit: str) -> list[str]:
     head = ["maps", "wall s", "sending s", "req/s", "speed-up", "CPU µs/req",
             "CPU µs/req excl. start-up", "core use/mapper", "ctx sw/1k req (vol+invol)",
@@ -509,13 +333,13 @@ def table(runs: list[dict], maps_list: list[int], mode: str, emit: str) -> list[
             continue
 
         def m(key, scale=1.0):
-            return med([scale * r[key] for r in mine])
+            return median([scale * r[key] for r in mine])
 
         def rng(key, spec, scale=1.0):
             vals = [scale * r[key] for r in mine]
             if len(vals) == 1:
                 return format(vals[0], spec)
-            return (f"{format(med(vals), spec)} ({format(min(vals), spec)}–"
+            return (f"{format(median(vals), spec)} ({format(min(vals), spec)}–"
                     f"{format(max(vals), spec)})")
         rps = m("rps")
         if base is None:
@@ -541,7 +365,7 @@ EMIT_TITLE = {
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 3)))
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 3))
     ap.add_argument("--requests", type=int, default=200_000, help="total requests per job")
     ap.add_argument("--maps", default="1,2,4", help="map-task counts (each must divide 4)")
     ap.add_argument("--emit", default="records,partials",
@@ -559,9 +383,8 @@ def main() -> int:
                          "0: off)")
     ap.add_argument("--java-opts", default=None,
                     help="extra JVM options for the harness JVM (HAMMER_HARNESS_JAVA_OPTS)")
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--out", default=None, help="results dir (default BUILD_DIR/hadoop_scale)")
     args = ap.parse_args()
     maps_list = [int(x) for x in args.maps.split(",") if x.strip()]
@@ -579,33 +402,26 @@ def main() -> int:
     if not java17_available() or shutil.which("mvn") is None or shutil.which("nginx") is None:
         sys.exit("hadoop_scale: needs the JDK 17, mvn and nginx (scripts/deps.sh test)")
     global NICE
-    if args.nice < 0 and os.geteuid() != 0:
-        print("hadoop_scale: not root, --nice ignored", file=sys.stderr)
-        args.nice = 0
-    NICE = args.nice
+    NICE = args.nice = usable_nice(args.nice, "hadoop_scale")
     if args.java_opts is not None:
         os.environ["HAMMER_HARNESS_JAVA_OPTS"] = args.java_opts
 
-    atexit.register(_cleanup)
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGHUP, _on_signal)
+    install_cleanup(_close_clusters)
 
     out_dir = args.out or os.path.join(args.build_dir, "hadoop_scale")
     os.makedirs(out_dir, exist_ok=True)
     hammer_source = os.path.relpath(args.hammer, REPO)
     args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-hadoop-scale", "load")
-    hammer_built = datetime.datetime.fromtimestamp(os.path.getmtime(args.hammer)).astimezone()
     for path in (args.hammer, SCRIPT, sys.executable):
         if any(ch.isspace() for ch in path):
             sys.exit(f"streaming splits commands on spaces: {path!r} has one")
     build_harness()
 
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
+    info = RunInfo()
     tmp = tempfile.mkdtemp(prefix="hammer-bench-hadoop-")
     atexit.register(shutil.rmtree, tmp, True)
-    port, nginx_pid = start_nginx(os.path.join(tmp, "nginx"))
+    nginx = Nginx(os.path.join(tmp, "nginx"), NGINX_OK_CONF, nice=NICE)
+    port, nginx_pid = nginx.port, nginx.worker
     urls = [f"http://127.0.0.1:{port}/scale/{i}" for i in range(LINES)]
     urls_path = os.path.join(tmp, "urls.txt")
     with open(urls_path, "w") as f:
@@ -674,7 +490,6 @@ def main() -> int:
         _clusters.remove(mini)
     raw.close()
 
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
     per_round = ["| mode | emit | round | maps | wall s | sending s | req/s | CPU µs/req | "
                  "core use/mapper | overhead s | overhead CPU µs/req | mapper start skew s | "
                  "machine busy (others) |",
@@ -689,7 +504,7 @@ def main() -> int:
     jvm_opts = os.environ.get("HAMMER_HARNESS_JAVA_OPTS", "")
     lines = [
         f"## hadoop_scale — the same {args.requests:,} requests as a Streaming job with "
-        f"{', '.join(map(str, maps_list))} map tasks ({started:%Y-%m-%d %H:%M %Z})",
+        f"{', '.join(map(str, maps_list))} map tasks ({info.title_time()})",
         "",
         f"Mapper `hammer load --loop -n TOTAL/N -c {args.connections} -t 1`, 1 reducer `hammer "
         f"stats --reducer`; NLineInputFormat over {LINES} URL lines (linespermap {LINES}/N), "
@@ -697,14 +512,11 @@ def main() -> int:
         f"LocalJobRunner with mapreduce.local.map.tasks.maximum=N, {args.rounds} rounds (order "
         f"rotated), medians (min–max), after an unrecorded warm-up job. Every job checked: N "
         f"mappers, 0 failures, reducer per-URL counts {args.requests // LINES:,} each, summing "
-        f"to {args.requests:,}. Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux "
-        f"{platform.release()}, load average {load_start:.1f} at start and "
-        f"{os.getloadavg()[0]:.1f} at end; run took {elapsed:.0f} s. Harness start: "
+        f"to {args.requests:,}. {info.host(hammer_source)} Harness start: "
         + ", ".join(f"{k} {v:.1f} s" for k, v in starts.items()) +
         (f"; harness JVM options +`{jvm_opts}`" if jvm_opts else "") +
         (f"; nginx and every job session at autogroup nice {NICE}" if NICE else "") +
-        f". hammer: {hammer_source} (built {hammer_built:%Y-%m-%d %H:%M}); a `hammer load` "
-        f"process's fixed CPU (start-up and teardown, measured with -n 4): "
+        f"; a `hammer load` process's fixed CPU (start-up and teardown, measured with -n 4): "
         f"{1e3 * args.startup_cpu:.1f} ms.",
     ]
     for e in emits:

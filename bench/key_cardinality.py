@@ -47,40 +47,24 @@ import datetime
 import json
 import os
 import select
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer  # noqa: E402
+from benchlib import (default_build_dir, default_hammer, snapshot_hammer,  # noqa: E402
+                      start_hammer, stop, write_results)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HADOOP_ENV = {"mapreduce_task_id": "task_1_0001_m_000000", "mapreduce_task_partition": "0",
               "mapreduce_job_maps": "1",
               "mapreduce_task_attempt_id": "attempt_1_0001_m_000000_0"}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(hammer: str) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    server = subprocess.Popen([hammer, "serve", "--listen", f"127.0.0.1:{port}", "--threads", "1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return server, port
-        except OSError:
-            time.sleep(0.05)
-    server.kill()
-    sys.exit("hammer serve did not start")
+    server, (address,) = start_hammer([hammer, "serve", "--listen", "127.0.0.1:0", "--threads",
+                                       "1"])
+    return server, int(address.rsplit(":", 1)[1])
 
 
 def generator(kind: str, n: int, port: int, requests: int = 0) -> str:
@@ -286,11 +270,10 @@ def main() -> None:
                              "requests (0: don't): the same variety in a run of useful length")
     parser.add_argument("--baseline", default="")
     parser.add_argument("--baseline-sizes", default="100000,300000")
-    parser.add_argument("--out", default=os.path.join(REPO, "build", "bench", "key_cardinality"))
+    parser.add_argument("--out", default=os.path.join(default_build_dir(), "key_cardinality"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    hammer = snapshot_hammer(os.environ.get("HAMMER", os.path.join(REPO, "build/release/hammer")),
-                             args.out, "hammer", "load")
+    hammer = snapshot_hammer(default_hammer(), args.out, "hammer", "load")
     server, port = start_server(hammer)
     runs = {"load": [], "baseline": [], "mapper": None, "stats": None, "replay": []}
     try:
@@ -356,12 +339,9 @@ def main() -> None:
                 runs["baseline_mapper"] = load_run(args.baseline, "distinct", args.mapper_size,
                                                    port, hadoop=True)
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop(server)
     if args.stats_size > 0:
         runs["stats"] = stats_html_run(hammer, args.stats_size, args.out)
-    with open(os.path.join(args.out, "runs.json"), "w") as f:
-        json.dump(runs, f, indent=1)
 
     single = {(r["n"], r["requests"]): r for r in runs["load"] if r["kind"] == "single"}
     lines = ["## key_cardinality: `hammer load -c 50` over N distinct URLs vs `hammer serve`", "",
@@ -437,13 +417,7 @@ def main() -> None:
                       f"{r['requests']:,}: {r['rps']:,.0f} req/s, "
                       f"{r['cpu_us_per_request']:.1f} µs CPU/request, {r['peak_rss_mb']:.0f} MB"
                       for r in runs["load"] if r["kind"] == "single") + "."]
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(args.out, "summary.md"), "w") as f:
-        f.write(text)
-    if os.environ.get("BENCH_SUMMARY_DIR"):
-        with open(os.path.join(os.environ["BENCH_SUMMARY_DIR"], "key_cardinality.md"), "w") as f:
-            f.write(text)
-    print(text)
+    write_results(args.out, "key_cardinality", "\n".join(lines) + "\n", runs)
 
 
 if __name__ == "__main__":

@@ -19,219 +19,16 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import datetime
-import http.client
-import json
 import os
-import platform
-import re
 import shutil
-import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import NGINX_HTTP_HEAD, snapshot_hammer, write_results  # noqa: E402
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-# ---------------------------------------------------------------------------------------------
-# Processes we started, so every exit path kills them.
-
-_started: list[subprocess.Popen] = []
-
-
-def _kill_all() -> None:
-    for p in _started:
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    deadline = time.time() + 3
-    for p in _started:
-        while p.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-
-
-def _on_signal(signum, _frame):
-    sys.exit(128 + signum)
-
-
-atexit.register(_kill_all)
-signal.signal(signal.SIGTERM, _on_signal)
-signal.signal(signal.SIGINT, _on_signal)
-signal.signal(signal.SIGHUP, _on_signal)
-
-# ---------------------------------------------------------------------------------------------
-# nginx
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-NGINX_CONF = NGINX_HTTP_HEAD + """\
-  server {{
-    listen 127.0.0.1:{port} backlog=4096;
-    location / {{ return 200 "ok\\n"; }}
-  }}
-}}
-"""
-
-
-def children_of(pid: int) -> list[int]:
-    kids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            kids.append(int(entry))
-    return kids
-
-
-def proc_cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
-
-
-def start_nginx(tmp: str, pin: list[str]) -> tuple[int, int]:
-    """Starts nginx in tmp; returns (port, worker pid)."""
-    os.makedirs(os.path.join(tmp, "tmp"), exist_ok=True)
-    for _attempt in range(5):
-        port = free_port()
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(dir=tmp, port=port))
-        log = open(os.path.join(tmp, "nginx.out"), "w")
-        p = subprocess.Popen(
-            pin + ["nginx", "-p", tmp, "-c", conf, "-e", os.path.join(tmp, "error.log")],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        _started.append(p)
-        deadline = time.time() + 10
-        while time.time() < deadline and p.poll() is None:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                c.request("GET", "/")
-                body = c.getresponse().read()
-                c.close()
-                if body == b"ok\n":
-                    workers = children_of(p.pid)
-                    if len(workers) == 1:
-                        return port, workers[0]
-            except OSError:
-                pass
-            time.sleep(0.1)
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait()
-    with open(os.path.join(tmp, "error.log")) as f:
-        sys.exit("nginx did not start:\n" + f.read())
-
-
-# ---------------------------------------------------------------------------------------------
-# Generators: how to run each one and how to read its request count from its own output.
-
-
-class Tool:
-    def __init__(self, name, argv, parse, stdout_to_null=False, note=""):
-        self.name = name
-        self.argv = argv
-        self.parse = parse  # (stdout, stderr, tmpdir) -> (ok, failed, seconds)
-        self.stdout_to_null = stdout_to_null
-        self.note = note
-
-
-def _int(pattern, text, default=None):
-    m = re.search(pattern, text, re.M)
-    if not m:
-        if default is not None:
-            return default
-        raise ValueError(f"no match for {pattern!r} in:\n{text[-2000:]}")
-    return int(m.group(1))
-
-
-def _float(pattern, text):
-    m = re.search(pattern, text, re.M)
-    if not m:
-        raise ValueError(f"no match for {pattern!r} in:\n{text[-2000:]}")
-    return float(m.group(1))
-
-
-def parse_wrk(out, err, _):
-    m = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m),", out)
-    if not m:
-        raise ValueError("wrk: no 'requests in' line:\n" + out + err)
-    total = int(m.group(1))
-    secs = float(m.group(2)) * {"us": 1e-6, "ms": 1e-3, "s": 1, "m": 60}[m.group(3)]
-    non2xx = _int(r"Non-2xx or 3xx responses:\s+(\d+)", out, 0)
-    sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    errors = sum(int(x) for x in sock.groups()) if sock else 0
-    return total - non2xx, non2xx + errors, secs
-
-
-def parse_ab(out, err, _):
-    complete = _int(r"^Complete requests:\s+(\d+)", out)
-    failed = _int(r"^Failed requests:\s+(\d+)", out)
-    non2xx = _int(r"^Non-2xx responses:\s+(\d+)", out, 0)
-    secs = _float(r"^Time taken for tests:\s+([\d.]+) seconds", out)
-    return complete - failed - non2xx, failed + non2xx, secs
-
-
-def parse_h2load(out, err, _):
-    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
-                  r"(\d+) failed, (\d+) errored, (\d+) timeout", out)
-    if not m:
-        raise ValueError("h2load: no requests line:\n" + out + err)
-    ok2xx = _int(r"status codes: (\d+) 2xx", out)
-    secs = _float(r"finished in ([\d.]+)s", out)
-    done = int(m.group(3))
-    return ok2xx, done - ok2xx + int(m.group(6)) + int(m.group(7)), secs
-
-
-def parse_hey(out, err, _):
-    codes = [(int(c), int(n)) for c, n in re.findall(r"^\s*\[(\d+)\]\s+(\d+) responses", out, re.M)]
-    if not codes:
-        raise ValueError("hey: no status code distribution:\n" + out + err)
-    ok = sum(n for c, n in codes if 200 <= c < 400)
-    bad = sum(n for c, n in codes if not 200 <= c < 400)
-    errs = sum(int(n) for n in re.findall(r"^\s*\[(\d+)\]\s+Get ", out, re.M))  # error lines
-    secs = _float(r"^\s*Total:\s+([\d.]+) secs", out)
-    return ok, bad + errs, secs
-
-
-def parse_driver(out, err, _):
-    text = out + err
-    m = re.findall(r"completed=(\d+) failed=(\d+) seconds=([\d.]+)", text)
-    if not m:
-        raise ValueError("driver: no summary line:\n" + text[-2000:])
-    ok, failed, secs = m[-1]
-    return int(ok), int(failed), float(secs)
-
-
-def parse_hammer(out, err, tmp):
-    with open(os.path.join(tmp, "hammer.json")) as f:
-        s = json.load(f)
-    return int(s["succeeded"]), int(s["failed"]), float(s["seconds"])
+from benchlib import (HAMMER_JSON, NGINX_OK_CONF, REPO, Nginx, Pinning, RunInfo,  # noqa: E402
+                      Tool, cpu_table, default_build_dir, default_hammer, env_int, installed,
+                      parse_ab, parse_driver, parse_h2load, parse_hammer, parse_hey, parse_wrk,
+                      run_rounds, run_tool, snapshot_hammer, syscall_profile, write_results)
 
 
 def make_tools(args, url, tmp, d: int) -> list[Tool]:
@@ -243,7 +40,7 @@ def make_tools(args, url, tmp, d: int) -> list[Tool]:
     with open(many_lines, "w") as f:
         f.write((url + "\n") * 10000)
     driver = os.path.join(args.build_dir, "curl_multi_driver")
-    hjson = os.path.join(tmp, "hammer.json")
+    hjson = os.path.join(tmp, HAMMER_JSON)
     hammer = [args.hammer, "load"]
     hflags = ["--loop", "-d", f"{d}s", "-c", str(c), "-t", "1", "--no-table", "-q",
               "--summary-json", hjson]
@@ -269,107 +66,12 @@ def make_tools(args, url, tmp, d: int) -> list[Tool]:
              parse_hammer, note="1-line URL list"),
         Tool("hammer --emit none (10k-line list)", hammer + [many_lines] + hflags +
              ["--emit", "none"], parse_hammer,
-             note="same URL repeated 10000 times: isolates the per-pass rewind of --loop"),
+             note="the same URL 10,000 times: a list replayed line by line"),
         Tool("hammer --emit records", hammer + [one_line] + hflags + ["--emit", "records"],
              parse_hammer, stdout_to_null=True,
              note="1-line URL list, records to /dev/null"),
     ]
-    wanted = [t for t in tools if shutil.which(t.argv[0]) or os.path.exists(t.argv[0])]
-    missing = [t.name for t in tools if t not in wanted]
-    if missing:
-        print(f"# skipped (not installed): {', '.join(missing)}", file=sys.stderr)
-    if args.only:
-        keep = [s.strip() for s in args.only.split(",")]
-        wanted = [t for t in wanted if any(k in t.name for k in keep)]
-    return wanted
-
-
-# ---------------------------------------------------------------------------------------------
-# One measured run.
-
-
-def run_tool(tool: Tool, pin, tmp, timeout, nginx_pid) -> dict:
-    out_path = os.path.join(tmp, "out.txt")
-    err_path = os.path.join(tmp, "err.txt")
-    hjson = os.path.join(tmp, "hammer.json")
-    if os.path.exists(hjson):
-        os.unlink(hjson)
-    with open(out_path, "w") as out, open(err_path, "w") as err:
-        stdout = subprocess.DEVNULL if tool.stdout_to_null else out
-        nginx_before = proc_cpu_seconds(nginx_pid)
-        t0 = time.monotonic()
-        p = subprocess.Popen(pin + tool.argv, stdout=stdout, stderr=err, stdin=subprocess.DEVNULL,
-                             start_new_session=True)
-        _started.append(p)
-        killer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
-        killer.start()
-        # wait4 gives this child's rusage (its own waited-for children included).
-        _, status, ru = os.wait4(p.pid, 0)
-        killer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.monotonic() - t0
-        nginx_cpu = proc_cpu_seconds(nginx_pid) - nginx_before
-        _started.remove(p)
-    with open(out_path) as f:
-        out_text = f.read()
-    with open(err_path) as f:
-        err_text = f.read()
-    if p.returncode != 0:
-        raise RuntimeError(f"{tool.name} exited {p.returncode}:\n{out_text[-1500:]}\n"
-                           f"{err_text[-1500:]}")
-    ok, failed, secs = tool.parse(out_text, err_text, tmp)
-    return {"tool": tool.name, "ok": ok, "failed": failed, "seconds": secs, "wall": wall,
-            "user": ru.ru_utime, "sys": ru.ru_stime, "cpu": ru.ru_utime + ru.ru_stime,
-            "nginx_cpu": nginx_cpu}
-
-
-# ---------------------------------------------------------------------------------------------
-# Syscall profile: strace -c on a short run of a few tools, counts per completed request.
-
-
-def syscall_profile(tools, pin, tmp, seconds, nginx_pid) -> list[str]:
-    if not shutil.which("strace"):
-        return ["(strace not installed)"]
-    lines = []
-    for t in tools:
-        argv = t.argv
-        trace = os.path.join(tmp, "strace.txt")
-        st = Tool(t.name, ["strace", "-f", "-c", "-o", trace] + argv, t.parse, t.stdout_to_null)
-        try:
-            r = run_tool(st, pin, tmp, seconds + 60, nginx_pid)
-        except Exception as e:  # noqa: BLE001 - report and continue
-            lines.append(f"{t.name}: strace run failed: {e}")
-            continue
-        counts = {}
-        with open(trace) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) >= 5 and parts[0][0].isdigit() and parts[-1] != "total":
-                    counts[parts[-1]] = int(parts[3])
-        n = max(r["ok"] + r["failed"], 1)
-        total = sum(counts.values())
-        top = sorted(counts.items(), key=lambda kv: -kv[1])[:6]
-        lines.append(f"{t.name}: {total / n:.2f} syscalls/request over {n} requests — " +
-                     ", ".join(f"{k} {v / n:.2f}" for k, v in top))
-    return lines
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
+    return installed(tools, args.only)
 
 
 def build_driver(build_dir):
@@ -381,17 +83,14 @@ def build_driver(build_dir):
     return exe
 
 
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 5)))
-    ap.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_DURATION", 5)),
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 5))
+    ap.add_argument("--duration", type=int, default=env_int("BENCH_DURATION", 5),
                     help="seconds per run")
     ap.add_argument("--connections", type=int, default=50)
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--out", default=None, help="results dir (default BUILD_DIR/load_engine)")
     ap.add_argument("--no-pin", action="store_true", help="do not use taskset")
     ap.add_argument("--strace-seconds", type=int, default=2,
@@ -401,127 +100,49 @@ def main() -> int:
     out_dir = args.out or os.path.join(args.build_dir, "load_engine")
     os.makedirs(out_dir, exist_ok=True)
     build_driver(args.build_dir)
-    args.hammer_source = os.path.relpath(args.hammer, REPO)
+    hammer_source = os.path.relpath(args.hammer, REPO)
     args.hammer = snapshot_hammer(args.hammer, args.build_dir, "hammer-under-test", "load")
 
-    ncpu = len(os.sched_getaffinity(0))
-    pinned = not args.no_pin and ncpu >= 2 and shutil.which("taskset") is not None
-    cpus = sorted(os.sched_getaffinity(0))
-    server_pin = ["taskset", "-c", str(cpus[0])] if pinned else []
-    client_pin = ["taskset", "-c", str(cpus[1])] if pinned else []
-
+    pins = Pinning(not args.no_pin)
     tmp = tempfile.mkdtemp(prefix="hammer-bench-")
     atexit.register(shutil.rmtree, tmp, True)
-    port, worker = start_nginx(tmp, server_pin)
-    url = f"http://127.0.0.1:{port}/"
+    nginx = Nginx(tmp, NGINX_OK_CONF, pin=pins.first())
+    url = f"http://127.0.0.1:{nginx.port}/"
     tools = make_tools(args, url, tmp, args.duration)
+    if not tools:
+        sys.exit("no generator to run")
     timeout = args.duration + 30
 
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
-    hammer_built = datetime.datetime.fromtimestamp(os.path.getmtime(args.hammer)).astimezone()
-    print(f"# load_engine: nginx 1 worker at {url} "
-          f"({'nginx on CPU %d, generators on CPU %d' % (cpus[0], cpus[1]) if pinned else 'no pinning'}), "
+    info = RunInfo()
+    print(f"# load_engine: nginx 1 worker at {url} ({pins.describe('nginx', 'generators')}) "
           f"{args.connections} connections, 1 thread, {args.duration}s x {args.rounds} rounds, "
           f"{len(tools)} tools", file=sys.stderr)
     # Warm-up: nginx, page cache, CPU frequency.
-    run_tool(Tool("wrk", ["wrk", "-t1", f"-c{args.connections}", "-d1s", url], parse_wrk)
-             if shutil.which("wrk") else tools[0], client_pin, tmp, timeout, worker)
+    run_tool(make_tools(args, url, tmp, 1)[0], pins.last(), tmp, timeout, nginx.worker)
 
-    runs = []
-    broken: dict[str, str] = {}
-    raw_path = os.path.join(out_dir, "raw.tsv")
-    with open(raw_path, "w") as raw:
-        raw.write("round\ttool\tok\tfailed\tseconds\twall\tuser\tsys\tnginx_cpu\n")
-        for rnd in range(args.rounds):
-            k = rnd % len(tools)
-            order = tools[k:] + tools[:k]  # rotate so no tool always runs first or last
-            for t in order:
-                if t.name in broken:
-                    continue
-                try:
-                    r = run_tool(t, client_pin, tmp, timeout, worker)
-                except (RuntimeError, ValueError, OSError, KeyError) as e:
-                    # One tool failing (missing gem, odd output) must not sink the others.
-                    broken[t.name] = str(e).strip().splitlines()[0][:200] if str(e) else "?"
-                    print(f"  {t.name}: FAILED, dropped: {e}", file=sys.stderr)
-                    continue
-                r["round"] = rnd
-                runs.append(r)
-                raw.write(f"{rnd}\t{t.name}\t{r['ok']}\t{r['failed']}\t{r['seconds']:.3f}\t"
-                          f"{r['wall']:.3f}\t{r['user']:.4f}\t{r['sys']:.4f}\t"
-                          f"{r['nginx_cpu']:.2f}\n")
-                raw.flush()
-                print(f"  round {rnd + 1}/{args.rounds} {t.name:<36} {r['ok']:>8} ok "
-                      f"{r['failed']:>4} failed  {r['ok'] / r['seconds']:>9.0f} req/s  "
-                      f"{1e6 * r['cpu'] / max(r['ok'], 1):6.2f} us CPU/req", file=sys.stderr)
+    def run(t):
+        return run_tool(t, pins.last(), tmp, timeout, nginx.worker)
+    runs, broken = run_rounds(tools, args.rounds, run, os.path.join(out_dir, "raw.tsv"))
 
     profile = []
     if args.strace_seconds > 0:
-        short = make_tools(args, url, tmp, args.strace_seconds)
-        picks = [t for t in short if t.name in ("wrk", "h2load --h1", "libcurl-multi socket",
-                                                "hammer --emit none",
-                                                "hammer --emit none (10k-line list)")]
-        profile = syscall_profile(picks, client_pin, tmp, args.strace_seconds, worker)
+        picks = [t for t in make_tools(args, url, tmp, args.strace_seconds)
+                 if t.name in ("wrk", "h2load --h1", "libcurl-multi socket", "hammer --emit none",
+                               "hammer --emit none (10k-line list)")]
+        profile = syscall_profile(picks, pins.last(), tmp, args.strace_seconds, nginx.worker)
 
-    # Per-round ratios, then medians over rounds.
-    def per_req(r):
-        return r["cpu"] / max(r["ok"], 1)
-
-    by_round = {}
-    for r in runs:
-        by_round.setdefault(r["round"], {})[r["tool"]] = r
-    refs = [("wrk", "x wrk"), ("libcurl-multi perform", "x curl perform (seed)"),
-            ("libcurl-multi socket", "x curl socket")]
-    refs = [(n, h) for n, h in refs if any(r["tool"] == n for r in runs)]
-    t_rounds = len(by_round)
-    rows = []
-    for t in tools:
-        mine = [r for r in runs if r["tool"] == t.name]
-        if not mine:
-            continue
-        row = {
-            "tool": t.name,
-            "rps": median([r["ok"] / r["seconds"] for r in mine]),
-            "us": median([1e6 * per_req(r) for r in mine]),
-            "user_share": median([r["user"] / max(r["cpu"], 1e-9) for r in mine]),
-            "nginx_us": median([1e6 * r["nginx_cpu"] / max(r["ok"], 1) for r in mine]),
-            "failed": sum(r["failed"] for r in mine),
-            "ratios": [],
-        }
-        for ref, _ in refs:
-            ratios = [per_req(rs[t.name]) / per_req(rs[ref]) for rs in by_round.values()
-                      if t.name in rs and ref in rs]
-            row["ratios"].append((median(ratios), min(ratios, default=float("nan")),
-                                  max(ratios, default=float("nan"))))
-        rows.append(row)
-
-    head = ["tool", "req/s", "CPU µs/req", "user %", "nginx µs/req"] + [h for _, h in refs] + \
-           ["failed"]
-    table = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
-    for row in rows:
-        cells = [row["tool"], f"{row['rps']:,.0f}", f"{row['us']:.2f}",
-                 f"{100 * row['user_share']:.0f}", f"{row['nginx_us']:.1f}"] + \
-                [f"{m:.2f} ({lo:.2f}–{hi:.2f})" if t_rounds > 1 else f"{m:.2f}"
-                 for m, lo, hi in row["ratios"]] + [str(row["failed"])]
-        table.append("| " + " | ".join(cells) + " |")
-
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
+    table = cpu_table(tools, runs, [("wrk", "x wrk"),
+                                    ("libcurl-multi perform", "x curl perform (seed)"),
+                                    ("libcurl-multi socket", "x curl socket")])
     lines = [
-        f"## load_engine — CPU per request against one nginx worker "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"## load_engine — CPU per request against one nginx worker ({info.title_time()})",
         "",
         f"{args.connections} connections, 1 thread/process per generator, closed loop, "
         f"{args.duration} s per run, {args.rounds} rounds (tool order rotated each round); "
         f"medians over rounds; ratios = CPU/request of the row ÷ that of the reference, "
         f"formed within each round: median (min–max over rounds). CPU = user+sys of the "
         f"generator process (wait4 rusage); requests = those the tool reports completed. "
-        + ("nginx pinned to CPU %d, generator to CPU %d (taskset). " % (cpus[0], cpus[1])
-           if pinned else "No CPU pinning. ") +
-        f"Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux {platform.release()}, "
-        f"load average {load_start:.1f} at start and {os.getloadavg()[0]:.1f} at end; "
-        f"run took {elapsed:.0f} s. hammer: {args.hammer_source} "
-        f"(built {hammer_built:%Y-%m-%d %H:%M}).",
+        f"{pins.describe('nginx', 'generators')} {info.host(hammer_source)}",
         "",
         *table,
         "",
@@ -532,8 +153,7 @@ def main() -> int:
         lines += ["", f"Syscalls per request (strace -f -c, {args.strace_seconds} s runs; "
                       "strace slows the run, the counts per request are what matters):", ""]
         lines += [f"- {p}" for p in profile]
-    summary = "\n".join(lines) + "\n"
-    write_results(out_dir, "load_engine", summary, runs)
+    write_results(out_dir, "load_engine", "\n".join(lines) + "\n", runs)
     return 0
 
 

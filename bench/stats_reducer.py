@@ -28,22 +28,17 @@ Usage: bench/stats_reducer.py [--rounds 3] [--records 2000000] [--keys 200] [--h
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import snapshot_hammer, write_results  # noqa: E402
+from benchlib import (REPO, Pinning, RunInfo, default_build_dir, default_hammer,  # noqa: E402
+                      env_int, median, run_measured, snapshot_hammer, span, write_results)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED_REDUCER = os.path.join(REPO, "tests", "fixtures", "seed", "stats_aggregator.rb")
 AWK_PROGRAM = '{ if ($2 != "") { s[$1]+=$2; c[$1]++ } } END { for (k in s) print k, s[k], c[k] }'
 FORMAT_VERSION = 1  # bump when the generated input changes
@@ -156,53 +151,28 @@ class Tool:
 
 
 def run_tool(tool: Tool, pin: list[str], path: str, tmp: str, timeout: float) -> dict:
+    """One run reading PATH on stdin: wall time and user+sys CPU (wait4), and its output."""
     out_path = os.path.join(tmp, "out.txt")
     err_path = os.path.join(tmp, "err.txt")
     with open(path, "rb") as stdin, open(out_path, "wb") as out, open(err_path, "wb") as err:
-        t0 = time.monotonic()
-        p = subprocess.Popen(pin + tool.argv, stdin=stdin, stdout=out, stderr=err)
-        killer = threading.Timer(timeout, p.kill)
-        killer.start()
-        # wait4 gives this child's own rusage (taskset execs the tool: same process).
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        killer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
+        rc, wall, ru = run_measured(pin + tool.argv, timeout, stdin=stdin, stdout=out, stderr=err)
     with open(out_path) as f:
         output = f.read()
-    if p.returncode != 0:
+    if rc != 0:
         with open(err_path) as f:
-            raise RuntimeError(f"{tool.name} exited {p.returncode}: {f.read()[-500:]}")
+            raise RuntimeError(f"{tool.name} exited {rc}: {f.read()[-500:]}")
     return {"tool": tool.name, "wall": wall, "user": ru.ru_utime, "sys": ru.ru_stime,
             "cpu": ru.ru_utime + ru.ru_stime, "output": output}
 
 
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", 3)))
+    ap.add_argument("--rounds", type=int, default=env_int("BENCH_ROUNDS", 3))
     ap.add_argument("--records", type=int, default=2_000_000)
     ap.add_argument("--keys", type=int, default=200)
     ap.add_argument("--failure-rate", type=float, default=0.01)
-    ap.add_argument("--hammer", default=os.environ.get(
-        "HAMMER", os.path.join(REPO, "build", "release", "hammer")))
-    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "bench"))
+    ap.add_argument("--hammer", default=default_hammer())
+    ap.add_argument("--build-dir", default=default_build_dir())
     ap.add_argument("--out", default=None, help="results dir (default BUILD_DIR/stats_reducer)")
     ap.add_argument("--pin", action="store_true",
                     help="pin every tool to the last CPU (taskset); off by default: on a shared "
@@ -238,16 +208,13 @@ def main() -> int:
         keep = [s.strip() for s in args.only.split(",")]
         tools = [t for t in tools if any(k in t.name for k in keep)]
 
-    cpus = sorted(os.sched_getaffinity(0))
-    pinned = args.pin and len(cpus) >= 2 and shutil.which("taskset") is not None
-    pin = ["taskset", "-c", str(cpus[-1])] if pinned else []
+    pins = Pinning(args.pin)
+    pin = pins.last()
     tmp = tempfile.mkdtemp(prefix="hammer-bench-stats-")
-    started = datetime.datetime.now().astimezone()
-    load_start = os.getloadavg()[0]
-    hammer_built = datetime.datetime.fromtimestamp(os.path.getmtime(args.hammer)).astimezone()
+    info = RunInfo()
     print(f"# stats_reducer: {lines:,} lines ({size_mb:.0f} MB), {args.keys} keys, "
           f"{args.rounds} rounds, {len(tools)} tools"
-          f"{', pinned to CPU %d' % cpus[-1] if pinned else ''}", file=sys.stderr)
+          f"{', pinned to CPU %d' % pins.last_cpu if pins.enabled else ''}", file=sys.stderr)
     with open(path, "rb") as f:  # warm the page cache
         while f.read(1 << 24):
             pass
@@ -294,11 +261,9 @@ def main() -> int:
                       if t.name in rs and ref in rs]
             cpu_ratios = [rs[ref]["cpu"] / rs[t.name]["cpu"] for rs in by_round.values()
                           if t.name in rs and ref in rs]
-            row["ratios"][ref] = (median(ratios), min(ratios, default=float("nan")),
-                                  max(ratios, default=float("nan")), median(cpu_ratios))
+            row["ratios"][ref] = (ratios, median(cpu_ratios))
         rows.append(row)
 
-    multi = len(by_round) > 1
     head = ["tool", "lines/s (wall)", "wall s", "CPU s"] + \
         [f"× {ref} (wall; CPU)" for ref in refs]
     table = ["| " + " | ".join(head) + " |",
@@ -306,27 +271,26 @@ def main() -> int:
     for row in rows:
         cells = [row["tool"], f"{row['lines_s']:,.0f}", f"{row['wall']:.3f}", f"{row['cpu']:.3f}"]
         for ref in refs:
-            m, lo, hi, cpu = row["ratios"][ref]
-            cells.append(f"{m:.2f}" + (f" ({lo:.2f}–{hi:.2f})" if multi else "") + f"; {cpu:.2f}")
+            ratios, cpu = row["ratios"][ref]
+            cells.append(f"{span(ratios)}; {cpu:.2f}")
         table.append("| " + " | ".join(cells) + " |")
 
     verdict = []
     hammer_row = next((r for r in rows if r["tool"].startswith("hammer")), None)
     if hammer_row:
         if "seed Ruby reducer" in hammer_row["ratios"]:
-            m = hammer_row["ratios"]["seed Ruby reducer"][0]
+            m = median(hammer_row["ratios"]["seed Ruby reducer"][0])
             verdict.append(f"≥ 25× the seed's throughput: {'met' if m >= 25 else 'MISSED'} "
                            f"({m:.1f}×)")
         for awk in ("mawk", "gawk"):
             if awk in hammer_row["ratios"]:
-                m = hammer_row["ratios"][awk][0]
+                m = median(hammer_row["ratios"][awk][0])
                 verdict.append(f"faster than {awk} (sum and count only): "
                                f"{'met' if m > 1 else 'MISSED'} ({m:.2f}×)")
 
-    elapsed = (datetime.datetime.now().astimezone() - started).total_seconds()
     summary_lines = [
         f"## stats_reducer — `hammer stats --reducer` vs the seed's Ruby reducer and awk "
-        f"({started:%Y-%m-%d %H:%M %Z})",
+        f"({info.title_time()})",
         "",
         f"{lines:,} records sorted by key ({size_mb:.0f} MB), {args.keys} URLs, "
         f"{100 * args.failure_rate:g}% failures, hammer's 6-decimal format, on stdin from the "
@@ -334,10 +298,9 @@ def main() -> int:
         f"× ref = ref's time ÷ the row's time, formed within each round: wall median "
         f"(min–max over rounds); CPU median. Every output was checked against the input's "
         f"per-key counts and sums. "
-        + (f"All tools pinned to CPU {cpus[-1]} (taskset). " if pinned else "No CPU pinning. ")
-        + f"Host: {cpu_model()}, {os.cpu_count()} CPUs, Linux {platform.release()}, load "
-        f"average {load_start:.1f} at start and {os.getloadavg()[0]:.1f} at end; run took "
-        f"{elapsed:.0f} s. hammer: {hammer_source} (built {hammer_built:%Y-%m-%d %H:%M}).",
+        + (f"All tools pinned to CPU {pins.last_cpu} (taskset). " if pins.enabled
+           else "No CPU pinning. ")
+        + info.host(hammer_source),
         "",
         *table,
         "",
