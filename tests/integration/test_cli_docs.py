@@ -1,10 +1,13 @@
-"""--version, the man pages and the shell completions of the built hammer.
+"""--version, the man pages, the shell completions and the reference pages of the built hammer.
 
 The man pages and completions in the build tree (docs/, written at build time by
 cmake/generate_docs.cmake) must be exactly what the binary prints now, must list every option
 `--help` lists, and must work in the real programs that read them: groff renders the pages
 without a warning, and bash, zsh and fish complete commands, options and file names with them.
 --version must name the commit the binary was built from, its build type and its features.
+The reference pages in the source tree (docs/<command>.md) must document every option `--help`
+lists, and README.md stays a map: at most 300 lines, a link to every command's page, and no
+link in it or in the other documents that leads nowhere.
 """
 import re
 import shutil
@@ -176,3 +179,71 @@ def test_fish_completes_commands_options_and_files(tmp_path):
         assert set(fish_complete(f"hammer {command} --", script)) == longs, command
     (tmp_path / "ca-only.pem").write_text("")
     assert fish_complete("hammer load --cacert ca", script, cwd=tmp_path) == ["ca-only.pem"]
+
+
+# --- reference pages and README ------------------------------------------------------------------
+
+README_MAX_LINES = 300
+# The documents whose links are checked: the README, the reference pages and the two other maps.
+LINKED_DOCUMENTS = ["README.md", "ARCHITECTURE.md", "bench/RESULTS.md",
+                    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+
+
+def mentions(text, option):
+    """Whether TEXT names OPTION as a whole word: '-c' is not in '--cacert', '--key' not in
+    '--key-pattern'."""
+    return re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text) is not None
+
+
+@pytest.mark.parametrize("command", commands())
+def test_reference_page_documents_every_option_of_help(command):
+    page = ROOT / "docs" / f"{command}.md"
+    assert page.is_file(), f"no reference page {page.relative_to(ROOT)} for hammer {command}"
+    text = page.read_text()
+    missing = [o for o in help_options(command) if not mentions(text, o)]
+    assert missing == [], f"docs/{command}.md does not document {missing}"
+
+
+def heading_anchors(markdown):
+    """The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces
+    to hyphens ("## HTTP/2 engine" -> "http2-engine")."""
+    anchors = set()
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    for title in re.findall(r"^#{1,6} +(.+?) *$", prose, re.M):
+        title = re.sub(r"[`*]", "", title).strip().lower()
+        anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+def relative_links(markdown):
+    """The targets of the document's inline links that are not URLs, code excluded."""
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    prose = re.sub(r"`[^`\n]*`", "", prose)
+    return [t for t in re.findall(r"\]\(([^)\s]+)\)", prose)
+            if not re.match(r"[a-z][a-z0-9+.-]*:", t)]
+
+
+def broken_links(document):
+    path = ROOT / document
+    text = path.read_text()
+    broken = []
+    for target in relative_links(text):
+        file, _, anchor = target.partition("#")
+        dest = (path.parent / file).resolve() if file else path
+        if not dest.exists():
+            broken.append(target)
+        elif anchor and (dest.suffix != ".md" or anchor not in heading_anchors(dest.read_text())):
+            broken.append(target)
+    return broken
+
+
+def test_readme_is_a_map_of_at_most_300_lines_linking_every_command():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= README_MAX_LINES, "README.md is a map: move details to docs/"
+    for command in commands():
+        assert f"](docs/{command}.md)" in text, f"README.md does not link docs/{command}.md"
+
+
+@pytest.mark.parametrize("document", LINKED_DOCUMENTS)
+def test_links_between_documents_resolve(document):
+    assert broken_links(document) == []
