@@ -96,8 +96,8 @@ def main() -> int:
     timeout = args.duration + 30
 
     info = RunInfo()
-    print(f"# tls_engine: nginx 1 worker at {url} ({nginx.cipher}; "
-          f"{pins.describe('nginx', 'generators')}) {args.connections} connections, 1 thread, "
+    print(f"# tls_engine: nginx 1 worker at {url}, {nginx.cipher}; "
+          f"{pins.describe('nginx', 'generators')} {args.connections} connections, 1 thread, "
           f"{args.duration}s x {args.rounds} rounds, {len(tools)} tools", file=sys.stderr)
     # Warm-up: nginx, page cache, CPU frequency.
     run_tool(make_tools(args, url, ca, tmp, 1)[0], pins.last(), tmp, timeout, nginx.worker)
