@@ -56,7 +56,8 @@ int DarkMain(int argc, char** argv) {
       ->type_name("FILE");
   app.add_option("--membership", flags.membership, "static | zk://HOST:PORT/PATH")
       ->capture_default_str();
-  app.add_option("--config", flags.config_file, "static membership from a JSON file (see README)")
+  app.add_option("--config", flags.config_file,
+                 "static membership from a JSON file (docs/dark-znodes.md)")
       ->type_name("FILE");
   app.add_option("--regular-instances", options.regular_instances,
                  "Ns: instances of the regular cluster (static membership)")
@@ -202,7 +203,7 @@ int DarkMain(int argc, char** argv) {
                  "request and response bodies larger than this are passed on as they arrive, "
                  "with back-pressure, instead of being held whole (a 256KiB window per "
                  "direction); requests whose body is streamed are not copied to dark clusters "
-                 "(counted as hammer_dark_streamed_total); 0: hold every body whole")
+                 "(counted as hammer_dark_skipped_streamed_total); 0: hold every body whole")
       ->capture_default_str();
   std::string max_request_body = "16MiB";
   app.add_option("--max-request-body-bytes", max_request_body,

@@ -18,7 +18,7 @@ import urllib.request
 
 from harness import HAMMER, rss_kib, run_hammer
 
-_CLUSTER = re.compile(r'cluster="([^"]*)"')
+_CLUSTER = re.compile(r'cluster="((?:[^"\\]|\\.)*)"')  # the value as written, escapes kept
 
 
 class DarkProxy:
@@ -74,7 +74,8 @@ class DarkProxy:
 
     def settled_metrics(self, timeout=30.0):
         """/metrics once every dark copy sent has ended (succeeded or failed by type) and none
-        is in flight; polled, the deadline is only a safety net."""
+        is in flight;
+polled, the deadline is only a safety net."""
         deadline = time.monotonic() + timeout
         while True:
             m = self.metrics()

@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "hammer/base/counters.h"
 #include "hammer/base/failure.h"
 
 namespace hammer {
@@ -29,6 +31,12 @@ class HadoopReporter {
 
   void Counter(std::string_view group, std::string_view counter, uint64_t amount) const;
   void Status(std::string_view message) const;
+
+  // Each counter of a table (base/counters.h) that is not zero, as "<group>,<field>,<value>";
+  // a kByFailure entry as "<group>,<field>_<type>,<n>". Gauges are left out: Hadoop adds a
+  // counter up across tasks, and a gauge's sum means nothing.
+  void Counters(std::string_view group, std::span<const CounterSpec> specs,
+                std::span<const uint64_t> values) const;
 
   // The increase of each failure type since the previous call (since zero at the first), as
   // counters "error,<type>,<increase>" (base/failure.h names); types that did not increase are

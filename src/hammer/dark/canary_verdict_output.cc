@@ -103,69 +103,63 @@ std::string CanaryVerdict::ToJson() const {
 }
 
 std::string CanaryVerdict::PrometheusText() const {
-  std::string out;
-  out +=
-      "# HELP hammer_dark_verdict The canary verdict of each dark cluster: 1 for its current "
-      "state.\n";
-  out += "# TYPE hammer_dark_verdict gauge\n";
+  using Labels = std::initializer_list<stats::PrometheusLabelPair>;
+  stats::PrometheusText out;
+  auto flag = [](bool on) { return uint64_t{on ? 1u : 0u}; };
+  out.Family("hammer_dark_verdict", "gauge",
+             "The canary verdict of each dark cluster: 1 for its current state.");
   for (const ClusterVerdict& cluster : clusters) {
     for (VerdictState s : kStates) {
-      out += fmt::format("hammer_dark_verdict{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         stats::PrometheusLabel(cluster.cluster), VerdictStateName(s),
-                         s == cluster.state ? 1 : 0);
+      out.Sample("hammer_dark_verdict",
+                 Labels{{"cluster", cluster.cluster}, {"state", VerdictStateName(s)}},
+                 flag(s == cluster.state));
     }
   }
-  out +=
-      "# HELP hammer_dark_verdict_rule Each rule's state for the whole dark cluster: 1 for its "
-      "current state.\n";
-  out += "# TYPE hammer_dark_verdict_rule gauge\n";
+  out.Family("hammer_dark_verdict_rule", "gauge",
+             "Each rule's state for the whole dark cluster: 1 for its current state.");
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       for (VerdictState s : kStates) {
-        out +=
-            fmt::format("hammer_dark_verdict_rule{{cluster=\"{}\",rule=\"{}\",state=\"{}\"}} {}\n",
-                        stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
-                        VerdictStateName(s), s == rule.state ? 1 : 0);
+        out.Sample(
+            "hammer_dark_verdict_rule",
+            Labels{
+                {"cluster", cluster.cluster}, {"rule", rule.rule}, {"state", VerdictStateName(s)}},
+            flag(s == rule.state));
       }
     }
   }
-  out +=
-      "# HELP hammer_dark_verdict_rule_value Each rule's statistic for the whole dark cluster: "
-      "percent, percentage points, seconds, a ratio or a count.\n";
-  out += "# TYPE hammer_dark_verdict_rule_value gauge\n";
+  out.Family("hammer_dark_verdict_rule_value", "gauge",
+             "Each rule's statistic for the whole dark cluster: percent, percentage points, "
+             "seconds, a ratio or a count.");
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       if (!rule.value) continue;
       double value = IsDuration(rule) ? *rule.value / kSecond : *rule.value;
-      out += fmt::format("hammer_dark_verdict_rule_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                         stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
-                         value);
+      out.Sample("hammer_dark_verdict_rule_value",
+                 Labels{{"cluster", cluster.cluster}, {"rule", rule.rule}}, value);
     }
   }
-  out +=
-      "# HELP hammer_dark_verdict_rule_p_value The p-value of each tested rule for the whole "
-      "dark cluster.\n";
-  out += "# TYPE hammer_dark_verdict_rule_p_value gauge\n";
+  out.Family("hammer_dark_verdict_rule_p_value", "gauge",
+             "The p-value of each tested rule for the whole dark cluster.");
   for (const ClusterVerdict& cluster : clusters) {
     for (const RuleVerdict& rule : cluster.overall.rules) {
       if (!rule.p_value) continue;
-      out += fmt::format("hammer_dark_verdict_rule_p_value{{cluster=\"{}\",rule=\"{}\"}} {}\n",
-                         stats::PrometheusLabel(cluster.cluster), stats::PrometheusLabel(rule.rule),
-                         *rule.p_value);
+      out.Sample("hammer_dark_verdict_rule_p_value",
+                 Labels{{"cluster", cluster.cluster}, {"rule", rule.rule}}, *rule.p_value);
     }
   }
-  out += "# HELP hammer_dark_verdict_endpoint_groups Endpoint groups in each verdict state.\n";
-  out += "# TYPE hammer_dark_verdict_endpoint_groups gauge\n";
+  out.Family("hammer_dark_verdict_endpoint_groups", "gauge",
+             "Endpoint groups in each verdict state.");
   for (const ClusterVerdict& cluster : clusters) {
     for (VerdictState s : kStates) {
-      size_t n = 0;
+      uint64_t n = 0;
       for (const ScopeVerdict& scope : cluster.endpoints)
         n += scope.state == s ? 1 : 0;
-      out += fmt::format("hammer_dark_verdict_endpoint_groups{{cluster=\"{}\",state=\"{}\"}} {}\n",
-                         stats::PrometheusLabel(cluster.cluster), VerdictStateName(s), n);
+      out.Sample("hammer_dark_verdict_endpoint_groups",
+                 Labels{{"cluster", cluster.cluster}, {"state", VerdictStateName(s)}}, n);
     }
   }
-  return out;
+  return out.Take();
 }
 
 }  // namespace hammer::dark

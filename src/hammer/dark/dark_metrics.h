@@ -1,5 +1,5 @@
-// Counters of the dark proxy, declared in one place with their names and meaning. Each event
-// loop owns one DarkLoopCounters and is its only writer (relaxed atomics, so the admin
+// Counters of the dark proxy, declared once (the two tables below), and the /metrics text. Each
+// event loop owns one DarkLoopCounters and is its only writer (relaxed atomics, so the admin
 // listener can read them from another thread without locks); readers sum the loops.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hammer/base/counters.h"
 #include "hammer/base/failure.h"
 #include "hammer/http/server_resources.h"
 #include "hammer/http/tls_server.h"
@@ -17,49 +18,72 @@
 
 namespace hammer::dark {
 
-struct alignas(64) ClusterCounters {
-  std::atomic<uint64_t> considered{0};  // requests seen while this cluster was configured
-  std::atomic<uint64_t> eligible{0};    // ... whose method/path may be forked
-  std::atomic<uint64_t> selected{0};    // copies the strategy asked for
-  std::atomic<uint64_t> sent{0};        // copies sent
-  std::atomic<uint64_t> succeeded{0};   // copies answered (any HTTP status below 500)
-  std::atomic<uint64_t> dropped{0};     // copies not sent: the in-flight budget was full
-  std::atomic<uint64_t> backed_off{0};  // copies not sent: connections were refused just before
-  std::atomic<uint64_t> abandoned{0};   // copies in flight when the proxy stopped or drained
-  std::atomic<uint64_t> streamed{0};    // copies not sent: the request body was streamed
-  std::atomic<uint64_t> in_flight{0};   // gauge: copies sent and not yet finished or abandoned
-  std::array<std::atomic<uint64_t>, kFailureCount> failed{};  // copies failed, by type
-};
+// Every counter of the dark proxy, one line each (base/counters.h: field, kind, Prometheus
+// family, label within it, help). The proxy's own, per event loop:
+#define HAMMER_DARK_PROXY_COUNTERS(X)                                                              \
+  X(requests, kCounter, "hammer_dark_requests_total", "", "Requests received from clients.")       \
+  X(http2_requests, kCounter, "hammer_dark_http2_requests_total", "",                              \
+    "Requests received on HTTP/2 streams (--http2; counted in hammer_dark_requests_total too).")   \
+  X(responses, kCounter, "hammer_dark_responses_total", "",                                        \
+    "Responses sent back to clients (the upstream's, or the proxy's own 502, 503 and 504).")       \
+  X(abandoned, kCounter, "hammer_dark_requests_abandoned_total", "",                               \
+    "Requests in flight when the proxy stopped (never answered).")                                 \
+  X(dark_headers_removed, kCounter, "hammer_dark_client_dark_headers_removed_total", "",           \
+    "Requests whose own X-Hammer-Dark header was removed before forwarding.")                      \
+  X(bad_targets, kCounter, "hammer_dark_bad_targets_total", "",                                    \
+    "Requests refused 400: the target was neither origin-form nor absolute-form.")                 \
+  X(streamed_requests, kCounter, "hammer_dark_streamed_bodies_total", "direction=request",         \
+    "Bodies passed on as they arrived rather than kept whole, by direction.")                      \
+  X(streamed_responses, kCounter, "hammer_dark_streamed_bodies_total", "direction=response", "")   \
+  X(client_aborted, kCounter, "hammer_dark_stream_aborted_total", "by=client",                     \
+    "Streamed exchanges cut short: by the client (gone mid-body; the upstream request was "        \
+    "aborted) or by the upstream (failed after the response head was sent; the client "            \
+    "connection was closed).")                                                                     \
+  X(upstream_aborted, kCounter, "hammer_dark_stream_aborted_total", "by=upstream", "")             \
+  X(upstream_failed, kByFailure, "hammer_dark_upstream_failures_total", "",                        \
+    "Regular-side failures by type.")                                                              \
+  X(tunnels, kCounter, "hammer_dark_tunnels_total", "",                                            \
+    "Protocol upgrades (WebSocket, ...) the upstream accepted with 101: tunnels opened (never "    \
+    "forked to dark clusters).")                                                                   \
+  X(tunnels_open, kGauge, "hammer_dark_tunnels_open", "", "Tunnels open now.")                     \
+  X(tunnel_bytes_to_upstream, kCounter, "hammer_dark_tunnel_bytes_total", "direction=to_upstream", \
+    "Bytes carried by tunnels (counted as each closes), by direction.")                            \
+  X(tunnel_bytes_to_client, kCounter, "hammer_dark_tunnel_bytes_total", "direction=to_client", "") \
+  X(retries, kCounter, "hammer_dark_retries_total", "",                                            \
+    "User requests sent again to another regular instance after a try that failed before any "     \
+    "byte of its answer reached the client.")                                                      \
+  X(retries_over_budget, kCounter, "hammer_dark_retries_over_budget_total", "",                    \
+    "Retryable failures not retried because the retries in flight were at their budget "           \
+    "(--retry-budget).")
+
+// Per dark cluster and event loop (labelled cluster="NAME" in /metrics):
+#define HAMMER_DARK_CLUSTER_COUNTERS(X)                                                     \
+  X(considered, kCounter, "hammer_dark_considered_total", "",                               \
+    "Requests seen while the dark cluster was configured.")                                 \
+  X(eligible, kCounter, "hammer_dark_eligible_total", "",                                   \
+    "Requests whose method and path may be forked.")                                        \
+  X(selected, kCounter, "hammer_dark_selected_total", "", "Copies the strategy asked for.") \
+  X(sent, kCounter, "hammer_dark_sent_total", "", "Copies sent to the dark cluster.")       \
+  X(succeeded, kCounter, "hammer_dark_succeeded_total", "", "Copies answered below 500.")   \
+  X(dropped, kCounter, "hammer_dark_dropped_total", "",                                     \
+    "Copies not sent because the in-flight budget was full.")                               \
+  X(backed_off, kCounter, "hammer_dark_backed_off_total", "",                               \
+    "Copies not sent while backing off from a cluster refusing connections.")               \
+  X(abandoned, kCounter, "hammer_dark_abandoned_total", "",                                 \
+    "Copies in flight when the proxy stopped or began draining.")                           \
+  X(streamed, kCounter, "hammer_dark_skipped_streamed_total", "",                           \
+    "Copies not sent because the request body was streamed (over --stream-threshold).")     \
+  X(failed, kByFailure, "hammer_dark_failed_total", "", "Copies that failed, by type.")     \
+  X(in_flight, kGauge, "hammer_dark_copies_in_flight", "",                                  \
+    "Copies sent and not yet answered, failed or abandoned.")
 
 struct alignas(64) ProxyCounters {
-  std::atomic<uint64_t> requests{0};   // requests received from clients
-  std::atomic<uint64_t> responses{0};  // responses sent back (from upstream or 502/504)
-  std::atomic<uint64_t> abandoned{0};  // requests in flight when the proxy stopped: no response
-  std::atomic<uint64_t> dark_headers_removed{0};  // requests that came with their own X-Hammer-Dark
-  std::atomic<uint64_t> bad_targets{0};     // requests refused 400: target not origin/absolute-form
-  std::atomic<uint64_t> http2_requests{0};  // of `requests`, those received on HTTP/2 streams
-  std::atomic<uint64_t> streamed_requests{0};   // request bodies streamed (over the threshold)
-  std::atomic<uint64_t> streamed_responses{0};  // response bodies streamed
-  // The client went away mid-stream (request body or response): the upstream request aborted.
-  std::atomic<uint64_t> client_aborted{0};
-  // The upstream failed after the response head was sent: the client's connection closed.
-  std::atomic<uint64_t> upstream_aborted{0};
-  std::array<std::atomic<uint64_t>, kFailureCount> upstream_failed{};  // regular side, by type
-  std::atomic<uint64_t> tunnels{0};       // upgrades the upstream accepted (101): tunnels opened
-  std::atomic<uint64_t> tunnels_open{0};  // gauge
-  std::atomic<uint64_t> tunnel_bytes_to_upstream{0};
-  std::atomic<uint64_t> tunnel_bytes_to_client{0};
-  std::atomic<uint64_t> retries{0};              // tries sent again to another instance
-  std::atomic<uint64_t> retries_over_budget{0};  // retryable failures not retried: over budget
+  HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_PROXY_COUNTERS)
 };
 
-inline void Bump(std::atomic<uint64_t>& counter, uint64_t n = 1) {
-  counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-}
-// Lowers a gauge (the loop is its only writer).
-inline void Drop(std::atomic<uint64_t>& gauge, uint64_t n = 1) {
-  gauge.store(gauge.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
-}
+struct alignas(64) ClusterCounters {
+  HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_CLUSTER_COUNTERS)
+};
 
 // One loop's counters: the proxy's and one set per dark cluster (by index in DarkOptions).
 struct DarkLoopCounters {
@@ -75,17 +99,19 @@ struct ClusterGauge {
   double effective_rate = 0;  // copies per second sent over the last interval
 };
 
-// Prometheus text exposition of every loop's counters plus the gauges, and the listener's TLS
-// counters when it terminates TLS (`tls` not null).
-std::string PrometheusText(const std::vector<const DarkLoopCounters*>& loops,
-                           const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
-                           bool membership_stale, const http::TlsServerStats* tls = nullptr);
+// Appends to `out` every loop's counters summed: the proxy's, each dark cluster's (labelled
+// cluster="NAME", in the order of `gauges`) with its gauges, the regular instances and the
+// membership's state, and the listener's TLS counters when it terminates TLS (`tls` not null).
+void AppendDarkMetrics(stats::PrometheusText& out,
+                       const std::vector<const DarkLoopCounters*>& loops,
+                       const std::vector<ClusterGauge>& gauges, uint32_t regular_instances,
+                       bool membership_stale, const http::TlsServerStats* tls = nullptr);
 
-// Prometheus text of what clients make the proxy hold and what it refused:
+// Appends what clients make the proxy hold and what it refused:
 // hammer_dark_connections_open, hammer_dark_connections_max,
 // hammer_dark_connections_accepted_total, hammer_dark_buffered_bytes,
 // hammer_dark_buffered_bytes_limit, and hammer_dark_rejected_total{reason} for every
 // http::Rejection (zeros included).
-std::string ServerResourcesText(const http::ServerResources& resources);
+void AppendServerResources(stats::PrometheusText& out, const http::ServerResources& resources);
 
 }  // namespace hammer::dark

@@ -72,7 +72,7 @@ struct DarkOptions {
   // they arrive (with back-pressure) rather than kept whole; requests streamed are not copied
   // to dark clusters. 0: every body is kept whole. 1 MiB: most API bodies stay whole (and
   // forkable) while a large upload or download holds a 256 KiB window per direction instead of
-  // its size (see README "Streamed bodies").
+  // its size (docs/dark.md).
   size_t stream_threshold = 1u << 20;
   // --http2: clients may speak HTTP/2 (h2c with prior knowledge on a cleartext --listen, ALPN
   // "h2" with --tls-cert). Each stream is one request like an HTTP/1.1 request (bodies up to

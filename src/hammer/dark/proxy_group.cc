@@ -322,9 +322,12 @@ std::string DarkProxyGroup::MetricsText() {
   }
   previous_scrape_ = now;
   std::optional<http::TlsServerStats> tls = listener_tls_stats();
-  return PrometheusText(loops, gauges, snapshot->regular_instances, snapshot->stale,
-                        tls ? &*tls : nullptr) +
-         upstreams_->PrometheusText(upstream_names_, now) + ServerResourcesText(*resources_);
+  stats::PrometheusText out;
+  AppendDarkMetrics(out, loops, gauges, snapshot->regular_instances, snapshot->stale,
+                    tls ? &*tls : nullptr);
+  upstreams_->AppendMetrics(out, upstream_names_, now);
+  AppendServerResources(out, *resources_);
+  return out.Take();
 }
 
 void DarkProxyGroup::CollectReports(ReportsDone done) {

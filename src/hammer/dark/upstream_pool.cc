@@ -1,7 +1,5 @@
 #include "hammer/dark/upstream_pool.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace hammer::dark {
@@ -113,37 +111,21 @@ void UpstreamPool::Eject(size_t instance, MonoNanos now) {
   ejections_.fetch_add(1, kRelaxed);
 }
 
-std::string UpstreamPool::PrometheusText(std::span<const std::string> names, MonoNanos now) const {
-  auto escaped = [](std::string_view value) {  // the text format's label value escapes
-    std::string out;
-    for (char c : value) {
-      if (c == '\\' || c == '"') out.push_back('\\');
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out.push_back(c);
-    }
-    return out;
-  };
-  std::string out;
-  out +=
-      "# HELP hammer_dark_upstream_ejections_total Regular instances ejected for consecutive "
-      "failures (connect failures, resets and timeouts, or 5xx).\n";
-  out += "# TYPE hammer_dark_upstream_ejections_total counter\n";
-  out += fmt::format("hammer_dark_upstream_ejections_total {}\n", ejections());
-  out += "# HELP hammer_dark_upstream_ejected Regular instances ejected now.\n";
-  out += "# TYPE hammer_dark_upstream_ejected gauge\n";
-  out += fmt::format("hammer_dark_upstream_ejected {}\n", ejected_count(now));
-  out +=
-      "# HELP hammer_dark_upstream_outstanding User requests in flight on each regular "
-      "instance.\n";
-  out += "# TYPE hammer_dark_upstream_outstanding gauge\n";
+void UpstreamPool::AppendMetrics(stats::PrometheusText& out, std::span<const std::string> names,
+                                 MonoNanos now) const {
+  using Labels = std::initializer_list<stats::PrometheusLabelPair>;
+  out.Family("hammer_dark_upstream_ejections_total", "counter",
+             "Regular instances ejected for consecutive failures (connect failures, resets and "
+             "timeouts, or 5xx).");
+  out.Sample("hammer_dark_upstream_ejections_total", Labels{}, uint64_t{ejections()});
+  out.Family("hammer_dark_upstream_ejected", "gauge", "Regular instances ejected now.");
+  out.Sample("hammer_dark_upstream_ejected", Labels{}, uint64_t{ejected_count(now)});
+  out.Family("hammer_dark_upstream_outstanding", "gauge",
+             "User requests in flight on each regular instance.");
   for (size_t i = 0; i < size_ && i < names.size(); ++i) {
-    out += fmt::format("hammer_dark_upstream_outstanding{{instance=\"{}\"}} {}\n",
-                       escaped(names[i]), outstanding(i));
+    out.Sample("hammer_dark_upstream_outstanding", Labels{{"instance", names[i]}},
+               uint64_t{outstanding(i)});
   }
-  return out;
 }
 
 }  // namespace hammer::dark

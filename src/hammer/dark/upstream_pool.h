@@ -28,6 +28,7 @@
 #include <string>
 
 #include "hammer/base/clock.h"
+#include "hammer/stats/prometheus_text.h"
 
 namespace hammer::dark {
 
@@ -65,9 +66,10 @@ class UpstreamPool {
   bool ejected(size_t instance, MonoNanos now) const;
   size_t ejected_count(MonoNanos now) const;
   uint64_t ejections() const { return ejections_.load(std::memory_order_relaxed); }
-  // Prometheus text: hammer_dark_upstream_ejections_total, hammer_dark_upstream_ejected and
-  // hammer_dark_upstream_outstanding{instance} (instance: the upstream's URL, escaped).
-  std::string PrometheusText(std::span<const std::string> names, MonoNanos now) const;
+  // Appends hammer_dark_upstream_ejections_total, hammer_dark_upstream_ejected and
+  // hammer_dark_upstream_outstanding{instance} (instance: the upstream's URL, `names[i]`).
+  void AppendMetrics(stats::PrometheusText& out, std::span<const std::string> names,
+                     MonoNanos now) const;
   uint32_t outstanding(size_t instance) const {
     return instances_[instance].outstanding.load(std::memory_order_relaxed);
   }

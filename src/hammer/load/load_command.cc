@@ -343,6 +343,8 @@ Result<LoadVerdict> LoadCommand::Run() {
   if (!flags_.quiet) {
     std::fputs(FormatLoadSummary(*summary, with_table, kSummaryTableRows).c_str(), stderr);
   }
+  HadoopReporter(progress_.hadoop_reporter)
+      .Counters("hammer_load", LoadCounters::kCounterSpecs, summary->counters.CounterValues());
   std::vector<stats::ThresholdResult> results;
   if (!thresholds_.empty()) {
     results = stats::EvaluateThresholds(thresholds_, summary->threshold_inputs());

@@ -2,6 +2,7 @@
 
 #include "hammer/base/failure.h"
 #include "hammer/http/server.h"
+#include "hammer/stats/counter_exposition.h"
 #include "hammer/stats/prometheus_text.h"
 
 namespace hammer::load {
@@ -137,6 +138,7 @@ std::string LoadMetrics::Render(MonoNanos now, const RunMonitor::View& totals) c
     out.HistogramSeconds("hammer_load_latency_seconds", Labels{{"key", key}}, stats.histogram,
                          stats.sum_micros, kLatencyBoundsMicros);
   });
+  stats::AppendCounterFamilies(out, LoadCounters::kCounterSpecs, totals.counters.CounterValues());
   out.Family("hammer_load_in_flight", "gauge", "Requests sent and not yet ended.");
   out.Sample("hammer_load_in_flight", Labels{}, totals.in_flight);
   out.Family("hammer_load_rate", "gauge", "Requests ended per second over the last 5 s.");

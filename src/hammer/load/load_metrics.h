@@ -7,6 +7,8 @@
 //                                             ("success", or a failure type of base/failure.h)
 //   hammer_load_latency_seconds{key}          histogram of successful requests' latency (from
 //                                             the due time in open loop), kLatencyBoundsMicros
+//   the counters of HAMMER_LOAD_COUNTERS (load_counters.h): late, dropped, aborted, warmup,
+//   redirects, connections and TLS handshakes, as each worker last reported them
 //   hammer_load_in_flight                     gauge: requests sent and not yet ended
 //   hammer_load_rate                          gauge: requests ended per second, last kRateWindow
 //   hammer_load_target_rate                   gauge: open loop only, the rate --rate/--stages

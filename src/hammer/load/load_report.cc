@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hammer/base/side_task.h"
+#include "hammer/stats/counter_exposition.h"
 #include "hammer/stats/one_request_hint.h"
 #include "hammer/stats/report/html.h"
 #include "hammer/stats/report/json.h"
@@ -263,14 +264,14 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
       s.interrupted
           ? (s.signal == SIGTERM ? " (interrupted by SIGTERM)" : " (interrupted by SIGINT)")
           : "");
-  if (s.warmup > 0) {
+  if (s.counters.warmup > 0) {
     out += fmt::format("  warmup       {} requests sent during --warmup (not counted above)\n",
-                       s.warmup);
+                       s.counters.warmup);
   }
-  if (s.aborted > 0) {
+  if (s.counters.aborted > 0) {
     out += fmt::format(
         "  aborted      {} requests in flight, abandoned at a second signal (not counted above)\n",
-        s.aborted);
+        s.counters.aborted);
   }
   for (size_t i = 0; i < kFailureCount; ++i) {
     uint64_t n = s.total.failures.counts().by_type[i];
@@ -290,41 +291,43 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
   if (s.open_loop) {
     out +=
         fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate, s.rps());
-    if (s.late_no_slot > 0) {
+    if (s.counters.late_no_slot > 0) {
       out += fmt::format(
           "  {} requests started more than 1 ms late because all {} in-flight "
           "slots were busy (raise -c); their latency counts from the due time\n",
-          s.late_no_slot, s.concurrency);
+          s.counters.late_no_slot, s.concurrency);
     }
-    if (s.late_behind > 0) {
+    if (s.counters.late_behind > 0) {
       out += fmt::format(
           "  {} requests started more than 1 ms late because the generator was "
           "busy (CPU): add threads or machines\n",
-          s.late_behind);
+          s.counters.late_behind);
     }
-    if (s.dropped > 0) {
+    if (s.counters.dropped > 0) {
       out += fmt::format(
           "  {} requests were due before the end but never sent (no free slot); "
           "they are not counted above\n",
-          s.dropped);
+          s.counters.dropped);
     }
   }
-  out +=
-      fmt::format("  connections  {} opened, {} reuses, {} stale retries",
-                  s.client.connections_opened, s.client.connections_reused, s.client.stale_retries);
+  out += fmt::format("  connections  {} opened, {} reuses, {} stale retries",
+                     s.counters.connections_opened, s.counters.connections_reused,
+                     s.counters.stale_retries);
   if (!s.connect_time.empty()) {
     out += fmt::format("; connect p50 {} p99 {}", Ms(s.connect_time.ValueAtPercentile(50)),
                        Ms(s.connect_time.ValueAtPercentile(99)));
   }
   out += "\n";
-  if (s.tls_handshakes > 0) {
+  if (s.counters.tls_handshakes > 0) {
     // Request latency includes connection set-up, as the seed's curl timing did; handshakes
     // are also measured on their own so their cost is visible apart.
     out += fmt::format("  tls          {} handshakes ({} resumed), handshake p50 {} p99 {}\n",
-                       s.tls_handshakes, s.tls_resumed, Ms(s.handshake_time.ValueAtPercentile(50)),
+                       s.counters.tls_handshakes, s.counters.tls_resumed,
+                       Ms(s.handshake_time.ValueAtPercentile(50)),
                        Ms(s.handshake_time.ValueAtPercentile(99)));
   }
-  if (s.redirects > 0) out += fmt::format("  redirects    {} followed\n", s.redirects);
+  if (s.counters.redirects > 0)
+    out += fmt::format("  redirects    {} followed\n", s.counters.redirects);
   if (s.grpc_statuses.total() > 0) {
     out += "  grpc-status ";
     const char* separator = " ";
@@ -366,18 +369,10 @@ Status WriteLoadSummaryJson(const LoadSummary& s, std::string_view command,
     j["target_rate"] = s.target_rate;
     j["uncorrected_latency"] = stats::LatencyJson(s.uncorrected);  // from the actual send time
   }
-  j["late"] = s.late_no_slot + s.late_behind;
-  j["late_no_slot"] = s.late_no_slot;
-  j["late_behind"] = s.late_behind;
-  j["dropped"] = s.dropped;
+  j["late"] = s.counters.late();
+  stats::AddCounterJson(j, LoadCounters::kCounterSpecs, s.counters.CounterValues());
   j["interrupted"] = s.interrupted;
   j["signal"] = s.signal == SIGTERM ? "SIGTERM" : s.signal == SIGINT ? "SIGINT" : "";
-  j["aborted"] = s.aborted;
-  j["warmup"] = s.warmup;
-  j["connections_opened"] = s.client.connections_opened;
-  j["tls_handshakes"] = s.tls_handshakes;
-  j["tls_resumed"] = s.tls_resumed;
-  j["redirects"] = s.redirects;
   if (s.grpc_statuses.total() > 0) {
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
     for (const auto& [name, n] : s.grpc_statuses.Counted())

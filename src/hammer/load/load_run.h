@@ -15,6 +15,7 @@
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
 #include "hammer/load/grpc_answer.h"
+#include "hammer/load/load_counters.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/spec_source.h"
@@ -33,30 +34,22 @@ struct LoadSummary {
   bool open_loop = false;
   double target_rate = 0;
   int concurrency = 0;
-  uint64_t late_no_slot = 0;
-  uint64_t late_behind = 0;
-  uint64_t dropped = 0;
+  LoadCounters counters;  // late, dropped, aborted, warmup, redirects, connections, TLS
   bool interrupted = false;
-  int signal = 0;         // the first SIGINT/SIGTERM that stopped the run, 0 if none
-  uint64_t aborted = 0;   // in flight when a second signal abandoned them (not in requests())
-  uint64_t warmup = 0;    // sent during --warmup (not in requests(), nor anywhere else)
-  stats::KeyStats total;  // every key merged
-  stats::Histogram uncorrected;                               // open loop only
+  int signal = 0;                // the first SIGINT/SIGTERM that stopped the run, 0 if none
+  stats::KeyStats total;         // every key merged
+  stats::Histogram uncorrected;  // open loop only
   std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key
   stats::KeyFolding key_folding;  // what --max-keys grouped (folded == false: nothing)
   std::vector<std::string> failure_examples[kFailureCount];
-  http::ClientCounters client;
   std::string source_warning;
   std::optional<Status> input_error;        // a malformed request file ended the run
   std::map<std::string, uint64_t> skipped;  // request-file entries skipped, by reason
   stats::Histogram connect_time;            // TCP connects of new connections, µs
   stats::Histogram handshake_time;          // TLS handshakes, µs
-  uint64_t tls_handshakes = 0;
-  uint64_t tls_resumed = 0;
-  uint64_t redirects = 0;
-  GrpcStatusCounts grpc_statuses;  // gRPC calls by grpc-status
-  stats::Timeline timeline;        // per second of the run, from the workers' interval snapshots
-  int64_t wall_start_us = 0;       // the measured part of the run (after --warmup), Unix µs
+  GrpcStatusCounts grpc_statuses;           // gRPC calls by grpc-status
+  stats::Timeline timeline;   // per second of the run, from the workers' interval snapshots
+  int64_t wall_start_us = 0;  // the measured part of the run (after --warmup), Unix µs
   int64_t wall_end_us = 0;
 
   uint64_t requests() const { return succeeded + failed; }

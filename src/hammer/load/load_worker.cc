@@ -104,7 +104,7 @@ void LoadWorker::AbortInFlight() {
     stop_requested_ = true;
     if (finished_) return;
     client_->CancelAll();  // no slot is called back after this
-    result_.aborted += in_flight_;
+    result_.counters.aborted += in_flight_;
     in_flight_ = 0;
     free_slots_.clear();
     for (auto& slot : slots_)
@@ -208,7 +208,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
   --in_flight_;
   const PreparedRequest& request = *slot->request();
   if (outcome.intended < warmup_end_) {
-    ++result_.warmup;  // --warmup: sent, answered, and counted nowhere else
+    ++result_.counters.warmup;  // --warmup: sent, answered, and counted nowhere else
   } else {
     if (outcome.failure) {
       RecordFailure(request, *outcome.failure, outcome.detail);
@@ -223,7 +223,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
   if (outcome.handshake_time > 0) {
     result_.handshake_time.Record(outcome.handshake_time / kMicrosecond);
   }
-  result_.redirects += static_cast<uint64_t>(outcome.redirects);
+  result_.counters.redirects += static_cast<uint64_t>(outcome.redirects);
   if (scheduled()) {
     free_slots_.push_back(slot);
     Pump();
@@ -262,7 +262,7 @@ void LoadWorker::RecordSuccess(const PreparedRequest& target, int64_t micros,
 void LoadWorker::RecordFailure(const PreparedRequest& target, Failure failure,
                                std::string_view detail) {
   if (failure == Failure::kInvalidUrl && loop_->now() < warmup_end_) {
-    ++result_.warmup;  // a bad line read during --warmup
+    ++result_.counters.warmup;  // a bad line read during --warmup
     return;
   }
   if (!RecordedOnce(target, failure)) StatsOf(target)->RecordFailure(failure);
@@ -316,8 +316,7 @@ void LoadWorker::PumpRecorded() {
     }
     free_slots_.pop_back();
     if (now - due > kLateThreshold) {
-      ++interval_.late;
-      ++(free_slots_.empty() ? result_.late_no_slot : result_.late_behind);
+      ++(free_slots_.empty() ? result_.counters.late_no_slot : result_.counters.late_behind);
     }
     ++in_flight_;
     slot->Start(target, due);
@@ -347,8 +346,7 @@ void LoadWorker::Pump() {
     }
     free_slots_.pop_back();
     if (now - intended > kLateThreshold) {
-      ++interval_.late;
-      ++(slot_starved_ ? result_.late_no_slot : result_.late_behind);
+      ++(slot_starved_ ? result_.counters.late_no_slot : result_.counters.late_behind);
     }
     ++in_flight_;
     slot->Start(target, intended);
@@ -384,8 +382,21 @@ Nanos LoadWorker::UntilNextReport() const {
   return std::max<Nanos>((period_us - now_us % period_us) * kMicrosecond, kMillisecond);
 }
 
+void LoadWorker::TakeClientCounters() {
+  const http::ClientCounters& client = client_->counters();
+  const http::TlsCounters tls = client_->tls_counters();
+  LoadCounters& c = result_.counters;
+  c.connections_opened = client.connections_opened;
+  c.connections_reused = client.connections_reused;
+  c.stale_retries = client.stale_retries;
+  c.tls_handshakes = tls.handshakes;
+  c.tls_resumed = tls.resumed;
+}
+
 void LoadWorker::ReportInterval() {
+  TakeClientCounters();
   interval_.in_flight = in_flight_;
+  interval_.counters = result_.counters;
   interval_.wall_end_ms = WallNowMicros() / 1000;
   monitor_->Report(index_, interval_);
   interval_ = IntervalSnapshot{};
@@ -406,7 +417,7 @@ void LoadWorker::MaybeFinish() {
     // Due before the end but never sent (all slots busy until then): reported, not hidden.
     MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();
     uint64_t due = pacer_->DueCount(end);
-    if (due > next_due_) result_.dropped = due - next_due_;
+    if (due > next_due_) result_.counters.dropped = due - next_due_;
   }
   pace_timer_.Cancel();
   stop_timer_.Cancel();
@@ -415,8 +426,6 @@ void LoadWorker::MaybeFinish() {
     timer->Cancel();
   FlushRecords(true);
   ReportInterval();
-  result_.client = client_->counters();
-  result_.tls = client_->tls_counters();
   client_->CloseIdle();
   // The keys sorted here, while other workers may still be answering: the merge after the run,
   // on one thread, then merges the workers' orders (10,000 keys: about 2 ms less).

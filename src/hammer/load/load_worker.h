@@ -80,6 +80,8 @@ class LoadWorker final : public RequestSlot::Owner {
   void RecordFailure(const PreparedRequest& target, Failure failure, std::string_view detail);
   void FlushRecords(bool force);
   void ReportInterval();
+  // The client's connection and TLS counters into result_.counters.
+  void TakeClientCounters();
   // Time until the end of the current report interval (aligned to the wall clock).
   Nanos UntilNextReport() const;
   void MaybeFinish();

@@ -8,7 +8,6 @@ void RunMonitor::Report(int index, IntervalSnapshot& interval) {
   std::lock_guard<std::mutex> lock(mutex_);
   succeeded_ += interval.succeeded;
   failed_ += interval.failed;
-  late_ += interval.late;
   failures_.Merge(interval.failures);
   recent_.Merge(interval.latency);
   if (interval.succeeded + interval.failed > 0) {
@@ -21,6 +20,7 @@ void RunMonitor::Report(int index, IntervalSnapshot& interval) {
     timeline_.Add(at, interval.succeeded, interval.failed, interval.latency);
   }
   in_flight_[static_cast<size_t>(index)] = interval.in_flight;
+  counters_[static_cast<size_t>(index)] = interval.counters;
   if (interval.keys.size() > 0) key_intervals_.push_back(std::move(interval.keys));
 }
 
@@ -34,10 +34,11 @@ RunMonitor::View RunMonitor::Totals() {
   View view;
   view.succeeded = succeeded_;
   view.failed = failed_;
-  view.late = late_;
   view.failures = failures_;
   for (uint64_t n : in_flight_)
     view.in_flight += n;
+  for (const LoadCounters& counters : counters_)
+    view.counters.MergeCounters(counters);
   return view;
 }
 

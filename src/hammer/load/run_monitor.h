@@ -15,6 +15,7 @@
 
 #include "hammer/base/clock.h"
 #include "hammer/base/failure.h"
+#include "hammer/load/load_counters.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_table.h"
 #include "hammer/stats/timeline.h"
@@ -27,7 +28,7 @@ struct IntervalSnapshot {
   FailureCounts failures;
   stats::Histogram latency;  // successful requests of the interval, µs
   uint64_t in_flight = 0;
-  uint64_t late = 0;          // open loop: requests sent more than 1 ms after their due time
+  LoadCounters counters;      // the worker's, since the run began
   int64_t wall_start_ms = 0;  // when this interval began (Unix ms), for the timeline
   int64_t wall_end_ms = 0;    // when it ended; the timeline counts it at the midpoint
   // The interval's figures per key, filled only for --metrics-listen (bounded by --max-keys
@@ -37,7 +38,8 @@ struct IntervalSnapshot {
 
 class RunMonitor {
  public:
-  explicit RunMonitor(int workers) : in_flight_(static_cast<size_t>(workers), 0) {}
+  explicit RunMonitor(int workers)
+      : in_flight_(static_cast<size_t>(workers), 0), counters_(static_cast<size_t>(workers)) {}
 
   // Called by worker `index` with the interval it just closed (its `keys` are moved out).
   void Report(int index, IntervalSnapshot& interval);
@@ -46,7 +48,7 @@ class RunMonitor {
     uint64_t succeeded = 0;
     uint64_t failed = 0;
     uint64_t in_flight = 0;
-    uint64_t late = 0;
+    LoadCounters counters;  // every worker's, as last reported
     FailureCounts failures;
     stats::Histogram recent;  // everything reported since the previous TakeView
   };
@@ -64,11 +66,11 @@ class RunMonitor {
   std::mutex mutex_;
   uint64_t succeeded_ = 0;
   uint64_t failed_ = 0;
-  uint64_t late_ = 0;
   FailureCounts failures_;
   stats::Histogram recent_;
   stats::Timeline timeline_;
   std::vector<uint64_t> in_flight_;
+  std::vector<LoadCounters> counters_;  // per worker
   std::vector<stats::KeyTable> key_intervals_;
 };
 

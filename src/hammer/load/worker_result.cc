@@ -15,16 +15,9 @@ void WorkerResult::Merge(WorkerResult&& other) {
       }
     }
   }
-  late_no_slot += other.late_no_slot;
-  late_behind += other.late_behind;
-  dropped += other.dropped;
-  aborted += other.aborted;
-  warmup += other.warmup;
-  redirects += other.redirects;
+  counters.MergeCounters(other.counters);
   connect_time.Merge(other.connect_time);
   handshake_time.Merge(other.handshake_time);
-  client.Merge(other.client);
-  tls.Merge(other.tls);
   grpc_statuses.Merge(other.grpc_statuses);
 }
 

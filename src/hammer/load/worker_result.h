@@ -14,6 +14,7 @@
 #include "hammer/http/client.h"
 #include "hammer/http/tls.h"
 #include "hammer/load/grpc_answer.h"
+#include "hammer/load/load_counters.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_table.h"
@@ -28,17 +29,10 @@ struct WorkerResult {
   stats::Histogram uncorrected;  // open loop: latency from the actual send time
   FailureCounts failures;
   std::array<std::vector<std::string>, kFailureCount> failure_examples;
-  uint64_t late_no_slot = 0;        // open loop: sent > 1 ms late because every slot was busy
-  uint64_t late_behind = 0;         // open loop: sent > 1 ms late because the loop was behind (CPU)
-  uint64_t dropped = 0;             // open loop: due before the end, never sent (slots busy)
-  uint64_t redirects = 0;           // redirect hops followed
-  uint64_t aborted = 0;             // in flight when a second signal abandoned them
-  uint64_t warmup = 0;              // ended, but due or sent during --warmup: not counted
+  LoadCounters counters;
   stats::Histogram connect_time;    // TCP connects of new connections, µs
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
-  http::ClientCounters client;
-  http::TlsCounters tls;
-  GrpcStatusCounts grpc_statuses;  // gRPC calls answered with a grpc-status (after --warmup)
+  GrpcStatusCounts grpc_statuses;   // gRPC calls answered with a grpc-status (after --warmup)
 
   // Adds `other` (left valid but unspecified: its examples are moved).
   void Merge(WorkerResult&& other);

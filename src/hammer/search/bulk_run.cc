@@ -120,13 +120,8 @@ Result<BulkResult> RunBulk(const BulkOptions& options, const ProgressOptions& pr
   result.input_error = input_status;
   result.dead_letter_error = (*dead_letters)->Close();
   const BulkStats& s = result.stats;
-  for (auto [name, value] :
-       {std::pair{"documents_read", s.documents_read}, std::pair{"indexed", s.indexed},
-        std::pair{"dead_lettered", s.dead_lettered()}, std::pair{"unroutable", s.unroutable},
-        std::pair{"requests", s.requests},
-        std::pair{"requests_off_primary", s.requests_off_primary}}) {
-    reporter.hadoop().Counter("hammer_bulk", name, value);
-  }
+  reporter.hadoop().Counters("hammer_bulk", BulkStats::kCounterSpecs, s.CounterValues());
+  reporter.hadoop().Counter("hammer_bulk", "dead_lettered", s.dead_lettered());
   return result;
 }
 

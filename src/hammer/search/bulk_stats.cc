@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "hammer/search/json_text.h"
+#include "hammer/stats/counter_exposition.h"
 #include "hammer/stats/report/json.h"
 
 namespace hammer::search {
@@ -43,34 +43,10 @@ void BulkStats::Merge(const BulkStats& o) {
   if (routing_mode.empty()) routing_mode = o.routing_mode;
   if (shards == 0) shards = o.shards;
   if (partitions_per_shard == 0) partitions_per_shard = o.partitions_per_shard;
-  documents_read += o.documents_read;
+  MergeCounters(o);
   request_latency.Merge(o.request_latency);
-  input_bytes += o.input_bytes;
-  invalid_input += o.invalid_input;
-  unroutable += o.unroutable;
   for (const auto& [reason, n] : o.unroutable_reasons)
     unroutable_reasons[reason] += n;
-  indexed += o.indexed;
-  conflicts_after_retry += o.conflicts_after_retry;
-  rejected_by_server += o.rejected_by_server;
-  retries_exhausted += o.retries_exhausted;
-  outcome_unknown += o.outcome_unknown;
-  interrupted += o.interrupted;
-  requests += o.requests;
-  requests_failed += o.requests_failed;
-  requests_rejected += o.requests_rejected;
-  requests_split += o.requests_split;
-  items_retried += o.items_retried;
-  requests_off_primary += o.requests_off_primary;
-  requests_unroutable += o.requests_unroutable;
-  shard_requests += o.shard_requests;
-  shard_requests_remote += o.shard_requests_remote;
-  body_bytes_sent += o.body_bytes_sent;
-  body_bytes_uncompressed += o.body_bytes_uncompressed;
-  discoveries += o.discoveries;
-  placement_changes += o.placement_changes;
-  refreshes_started += o.refreshes_started;
-  discovery_failures += o.discovery_failures;
   for (const NodeTraffic& node : o.nodes)
     Node(node.address, node.name).Merge(node);
   seconds = std::max(seconds, o.seconds);
@@ -135,69 +111,37 @@ std::string BulkSummaryJson(const BulkStats& s) {
   // here the requests are POST _bulk calls; a failed one was not answered (transport) or was
   // answered 429/5xx as a whole (rejected); the latency is that of the others.
   const uint64_t failed = s.requests_failed + s.requests_rejected;
-  std::string out = fmt::format("{{\"schema\":\"{}\",\"command\":\"bulk\"", stats::kSummarySchema);
-  out += fmt::format(",\"requests\":{},\"succeeded\":{},\"failed\":{}", s.requests,
-                     s.requests - std::min(failed, s.requests), failed);
-  out += ",\"failures\":{";
-  if (s.requests_failed > 0) out += fmt::format("\"transport\":{}", s.requests_failed);
-  if (s.requests_rejected > 0) {
-    out += fmt::format("{}\"rejected\":{}", s.requests_failed > 0 ? "," : "", s.requests_rejected);
-  }
-  out += "},\"latency\":" + stats::LatencyJson(s.request_latency).dump() + ",\"thresholds\":[]";
-  out += ",\"target\":" + JsonString(s.target);
-  out += ",\"routing\":" + JsonString(s.routing_mode);
-  out += fmt::format(",\"shards\":{}", s.shards);
-  auto field = [&out](std::string_view name, uint64_t value) {
-    out += fmt::format(",\"{}\":{}", name, value);
-  };
-  field("documents_read", s.documents_read);
-  field("indexed", s.indexed);
-  field("dead_lettered", s.dead_lettered());
-  field("invalid_input", s.invalid_input);
-  field("rejected_by_server", s.rejected_by_server);
-  field("retries_exhausted", s.retries_exhausted);
-  field("outcome_unknown", s.outcome_unknown);
-  field("interrupted", s.interrupted);
-  field("conflicts_after_retry", s.conflicts_after_retry);
-  field("unroutable", s.unroutable);
-  field("input_bytes", s.input_bytes);
-  field("body_bytes_sent", s.body_bytes_sent);
-  field("body_bytes_uncompressed", s.body_bytes_uncompressed);
-  field("requests_failed", s.requests_failed);
-  field("requests_rejected", s.requests_rejected);
-  field("requests_split", s.requests_split);
-  field("items_retried", s.items_retried);
-  field("requests_off_primary", s.requests_off_primary);
-  field("requests_unroutable", s.requests_unroutable);
-  field("shard_requests", s.shard_requests);
-  field("shard_requests_remote", s.shard_requests_remote);
-  field("discoveries", s.discoveries);
-  field("placement_changes", s.placement_changes);
-  field("refreshes_started", s.refreshes_started);
-  field("discovery_failures", s.discovery_failures);
-  out += fmt::format(",\"seconds\":{:.6f}", s.seconds);
-  out += fmt::format(",\"docs_per_second\":{:.1f}",
-                     s.seconds > 0 ? static_cast<double>(s.indexed) / s.seconds : 0.0);
-  out += fmt::format(",\"balanced\":{}", s.balanced() ? "true" : "false");
-  out += fmt::format(",\"stopped_by_signal\":{}", s.stopped_by_signal ? "true" : "false");
-  out += ",\"unroutable_reasons\":{";
-  bool first = true;
-  for (const auto& [reason, n] : s.unroutable_reasons) {
-    out += fmt::format("{}{}:{}", first ? "" : ",", JsonString(reason), n);
-    first = false;
-  }
-  out += "},\"nodes\":[";
-  first = true;
+  nlohmann::ordered_json j = stats::SummaryHeader("bulk");
+  j["requests"] = s.requests;
+  j["succeeded"] = s.requests - std::min(failed, s.requests);
+  j["failed"] = failed;
+  nlohmann::ordered_json failures = nlohmann::ordered_json::object();
+  if (s.requests_failed > 0) failures["transport"] = s.requests_failed;
+  if (s.requests_rejected > 0) failures["rejected"] = s.requests_rejected;
+  j["failures"] = std::move(failures);
+  j["latency"] = stats::LatencyJson(s.request_latency);
+  j["thresholds"] = nlohmann::ordered_json::array();
+  j["target"] = s.target;
+  j["routing"] = s.routing_mode;
+  j["shards"] = s.shards;
+  stats::AddCounterJson(j, BulkStats::kCounterSpecs, s.CounterValues());
+  j["dead_lettered"] = s.dead_lettered();
+  j["seconds"] = s.seconds;
+  j["docs_per_second"] = s.seconds > 0 ? static_cast<double>(s.indexed) / s.seconds : 0.0;
+  j["balanced"] = s.balanced();
+  j["stopped_by_signal"] = s.stopped_by_signal;
+  j["unroutable_reasons"] = s.unroutable_reasons;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
   for (const NodeTraffic& node : s.nodes) {
-    out += fmt::format(
-        "{}{{\"name\":{},\"address\":{},\"requests\":{},"
-        "\"requests_since_placement_change\":{},\"documents\":{},\"body_bytes\":{}}}",
-        first ? "" : ",", JsonString(node.name), JsonString(node.address), node.requests,
-        node.requests_since_placement_change, node.documents, node.body_bytes);
-    first = false;
+    nodes.push_back({{"name", node.name},
+                     {"address", node.address},
+                     {"requests", node.requests},
+                     {"requests_since_placement_change", node.requests_since_placement_change},
+                     {"documents", node.documents},
+                     {"body_bytes", node.body_bytes}});
   }
-  out += "]}\n";
-  return out;
+  j["nodes"] = std::move(nodes);
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace hammer::search

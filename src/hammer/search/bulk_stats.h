@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/counters.h"
 #include "hammer/stats/histogram.h"
 
 namespace hammer::search {
@@ -33,45 +34,71 @@ struct NodeTraffic {
   void Merge(const NodeTraffic& other);
 };
 
+// Every counter of a bulk run, one line each (base/counters.h: field, kind, Prometheus family,
+// label, help): the fields of BulkStats, its merge, the summary's JSON members and the Hadoop
+// counters (group hammer_bulk) follow from this table.
+#define HAMMER_BULK_COUNTERS(X)                                                                    \
+  /* The reader thread's. */                                                                       \
+  X(documents_read, kCounter, "hammer_bulk_documents_read_total", "",                              \
+    "Documents read from the input (valid or not).")                                               \
+  X(input_bytes, kCounter, "hammer_bulk_input_bytes_total", "",                                    \
+    "Bytes of the documents accepted for sending.")                                                \
+  X(invalid_input, kCounter, "hammer_bulk_invalid_input_total", "",                                \
+    "Documents rejected before sending (dead-lettered).")                                          \
+  X(unroutable, kCounter, "hammer_bulk_unroutable_total", "",                                      \
+    "Documents without a predictable shard (sent to any node).")                                   \
+  /* The loop thread's: outcomes. */                                                               \
+  X(indexed, kCounter, "hammer_bulk_indexed_total", "",                                            \
+    "Items answered 2xx (a delete of a missing document included).")                               \
+  X(conflicts_after_retry, kCounter, "hammer_bulk_conflicts_after_retry_total", "",                \
+    "Creates answered 409 after an attempt with an unknown outcome (counted as indexed).")         \
+  X(rejected_by_server, kCounter, "hammer_bulk_rejected_by_server_total", "",                      \
+    "Items or requests failed with an error that is not retried (dead-lettered).")                 \
+  X(retries_exhausted, kCounter, "hammer_bulk_retries_exhausted_total", "",                        \
+    "Items dead-lettered after the last retry.")                                                   \
+  X(outcome_unknown, kCounter, "hammer_bulk_outcome_unknown_total", "",                            \
+    "Documents without _id in a request whose fate is unknown (dead-lettered).")                   \
+  X(interrupted, kCounter, "hammer_bulk_interrupted_total", "",                                    \
+    "Documents not written because the run was stopped (dead-lettered).")                          \
+  /* The loop thread's: traffic. */                                                                \
+  X(requests, kCounter, "hammer_bulk_requests_total", "", "POST _bulk sent (retries included).")   \
+  X(requests_failed, kCounter, "hammer_bulk_requests_failed_total", "",                            \
+    "Requests failed in transport (connect, reset, timeout).")                                     \
+  X(requests_rejected, kCounter, "hammer_bulk_requests_rejected_total", "",                        \
+    "Requests answered 429 or 5xx as a whole.")                                                    \
+  X(requests_split, kCounter, "hammer_bulk_requests_split_total", "",                              \
+    "Requests answered 400 or 413 and split in halves.")                                           \
+  X(items_retried, kCounter, "hammer_bulk_items_retried_total", "", "Item sends after the first.") \
+  X(requests_off_primary, kCounter, "hammer_bulk_requests_off_primary_total", "",                  \
+    "Shard batches sent to a node not holding that shard's primary.")                              \
+  X(requests_unroutable, kCounter, "hammer_bulk_requests_unroutable_total", "",                    \
+    "Batches of documents whose shard is unknown.")                                                \
+  X(shard_requests, kCounter, "hammer_bulk_shard_requests_total", "",                              \
+    "(request, shard) pairs: the shard-level requests the cluster fans a bulk out to.")            \
+  X(shard_requests_remote, kCounter, "hammer_bulk_shard_requests_remote_total", "",                \
+    "Shard-level requests whose primary was on another node than the one receiving the bulk.")     \
+  X(body_bytes_sent, kCounter, "hammer_bulk_body_bytes_sent_total", "",                            \
+    "Request body bytes as sent (gzip-compressed with --gzip).")                                   \
+  X(body_bytes_uncompressed, kCounter, "hammer_bulk_body_bytes_uncompressed_total", "",            \
+    "Request body bytes before compression.")                                                      \
+  X(discoveries, kCounter, "hammer_bulk_discoveries_total", "",                                    \
+    "Successful refreshes of the cluster view.")                                                   \
+  X(placement_changes, kCounter, "hammer_bulk_placement_changes_total", "",                        \
+    "Refreshes that moved a primary or changed the node list.")                                    \
+  X(refreshes_started, kCounter, "hammer_bulk_refreshes_started_total", "",                        \
+    "Cluster-view reads begun, the first included (a run may end before a late one ends).")        \
+  X(discovery_failures, kCounter, "hammer_bulk_discovery_failures_total", "",                      \
+    "Cluster-view reads that failed.")
+
 struct BulkStats {
   // What was written, for the report.
   std::string target;
   std::string routing_mode;  // "shard-aware" or "round-robin"
   int32_t shards = 0;
   int32_t partitions_per_shard = 0;
+  std::map<std::string, uint64_t> unroutable_reasons;  // of `unroutable`, by reason
 
-  // Reader thread.
-  uint64_t documents_read = 0;
-  uint64_t input_bytes = 0;    // of the documents accepted for sending
-  uint64_t invalid_input = 0;  // rejected before sending (dead-lettered)
-  uint64_t unroutable = 0;     // documents without a predictable shard (sent anywhere)
-  std::map<std::string, uint64_t> unroutable_reasons;
-
-  // Loop thread: outcomes.
-  uint64_t indexed = 0;                // 2xx items (a delete of a missing document included)
-  uint64_t conflicts_after_retry = 0;  // create answered 409 after an attempt with unknown outcome
-  uint64_t rejected_by_server = 0;     // non-retryable item or request errors (dead-lettered)
-  uint64_t retries_exhausted = 0;      // dead-lettered after max retries
-  uint64_t outcome_unknown = 0;        // id-less documents in a request whose fate is unknown
-  uint64_t interrupted = 0;            // not written because the run was stopped
-
-  // Loop thread: traffic.
-  uint64_t requests = 0;               // POST _bulk sent (retries included)
-  uint64_t requests_failed = 0;        // transport failures (connect, reset, timeout)
-  uint64_t requests_rejected = 0;      // whole request answered 429 or 5xx
-  uint64_t requests_split = 0;         // answered 400/413 and split in halves
-  uint64_t items_retried = 0;          // item sends after the first
-  uint64_t requests_off_primary = 0;   // shard batches sent to a node not holding that primary
-  uint64_t requests_unroutable = 0;    // batches of documents whose shard is unknown
-  uint64_t shard_requests = 0;         // (request, shard) pairs: what the server fans out to
-  uint64_t shard_requests_remote = 0;  // ... whose primary was on another node than the receiver
-  uint64_t body_bytes_sent = 0;        // as sent (gzip-compressed with --gzip)
-  uint64_t body_bytes_uncompressed = 0;
-  uint64_t discoveries = 0;        // successful cluster-view refreshes
-  uint64_t placement_changes = 0;  // refreshes that moved a primary or changed the node list
-  uint64_t refreshes_started = 0;  // cluster-view reads begun (the first one included); a
-                                   // run may end before a late one completes
-  uint64_t discovery_failures = 0;
+  HAMMER_PLAIN_COUNTERS(HAMMER_BULK_COUNTERS)
   std::vector<NodeTraffic> nodes;
   // Latency of the POST _bulk requests not counted as failed (answered, but neither 429 nor
   // 5xx), from the send to the end of the response, µs: the summary's "latency".

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace hammer::stats {
 
 std::string PrometheusLabel(std::string_view value) {
@@ -33,7 +35,17 @@ std::vector<uint64_t> CumulativeCounts(const Histogram& micros, std::span<const 
 }
 
 void PrometheusText::Family(std::string_view name, std::string_view type, std::string_view help) {
-  fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  out_.append("# HELP ").append(name).push_back(' ');
+  for (char c : help) {  // the text format escapes a backslash and a line feed in help text
+    if (c == '\\') {
+      out_.append("\\\\");
+    } else if (c == '\n') {
+      out_.append("\\n");
+    } else {
+      out_.push_back(c);
+    }
+  }
+  fmt::format_to(std::back_inserter(out_), "\n# TYPE {} {}\n", name, type);
 }
 
 void PrometheusText::Series(std::string_view name, std::string_view suffix,
@@ -66,7 +78,13 @@ void PrometheusText::Sample(std::string_view name, std::span<const PrometheusLab
 void PrometheusText::Sample(std::string_view name, std::span<const PrometheusLabelPair> labels,
                             double value) {
   Series(name, "", labels, "");
-  fmt::format_to(std::back_inserter(out_), "{}\n", value);
+  if (std::isnan(value)) {  // the text format's spellings (Go's ParseFloat), not fmt's
+    out_.append("NaN\n");
+  } else if (std::isinf(value)) {
+    out_.append(value > 0 ? "+Inf\n" : "-Inf\n");
+  } else {
+    fmt::format_to(std::back_inserter(out_), "{}\n", value);
+  }
 }
 
 void PrometheusText::HistogramSeconds(std::string_view name,

@@ -143,7 +143,9 @@ TEST(UpstreamPoolTest, ARetryAvoidsTheInstanceThatFailedWhenAnotherIsLeft) {
 TEST(UpstreamPoolTest, MetricsNameEachInstanceEscaped) {
   UpstreamPool pool(2, Ejecting(3), BalancePolicy::kRoundRobin);
   std::vector<std::string> names = {"http://a:1", "http://b\"\\:2"};
-  std::string text = pool.PrometheusText(names, kStart);
+  stats::PrometheusText out;
+  pool.AppendMetrics(out, names, kStart);
+  const std::string& text = out.text();
   EXPECT_NE(text.find("hammer_dark_upstream_outstanding{instance=\"http://a:1\"} 0\n"),
             std::string::npos)
       << text;

@@ -262,7 +262,7 @@ TEST_F(LoadRunTest, ConnectionsCloseAsTheInputRunsOut) {
   EXPECT_EQ(open, 1u);
   ASSERT_TRUE(summary.has_value() && summary->ok()) << summary->status().message();
   EXPECT_EQ((*summary)->succeeded, 4u);
-  EXPECT_EQ((*summary)->client.connections_opened, 4u);  // one each, none opened again
+  EXPECT_EQ((*summary)->counters.connections_opened, 4u);  // one each, none opened again
   EXPECT_EQ(records.Lines().size(), 4u);
 }
 

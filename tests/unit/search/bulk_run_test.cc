@@ -445,3 +445,30 @@ TEST_F(BulkRunTest, UnknownIndexEndsTheRunBeforeReading) {
 
 }  // namespace
 }  // namespace hammer::search
+
+namespace hammer::search {
+namespace {
+
+TEST(BulkStatsTest, TheCounterTableKeepsTheRulesAndMerges) {
+  Status table = CheckCounterSpecs(BulkStats::kCounterSpecs);
+  EXPECT_TRUE(table.ok()) << table.message();
+  BulkStats a, b;
+  a.documents_read = 3;
+  a.indexed = 2;
+  a.invalid_input = 1;
+  b.documents_read = 4;
+  b.indexed = 4;
+  b.discovery_failures = 1;
+  a.Merge(b);
+  EXPECT_EQ(a.documents_read, 7u);
+  EXPECT_EQ(a.indexed, 6u);
+  EXPECT_EQ(a.discovery_failures, 1u);
+  EXPECT_TRUE(a.balanced());
+  const std::string json = BulkSummaryJson(a);
+  EXPECT_NE(json.find("\"documents_read\":7"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"dead_lettered\":1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"discovery_failures\":1"), std::string::npos) << json;
+}
+
+}  // namespace
+}  // namespace hammer::search
