@@ -85,6 +85,13 @@ int DarkMain(int argc, char** argv) {
                  "identical strategy: derive the shared number from this request header");
   app.add_option("--allow", options.allow, "path regex that makes unsafe methods eligible");
   app.add_option("--deny", options.deny, "path regex never forked");
+  app.add_option("--dark-grpc-methods", options.dark_grpc_methods,
+                 "a gRPC method that only reads, as a glob of its path (repeatable; e.g. "
+                 "'/shop.Catalog/Get*'): its calls are copied to dark clusters spoken to in "
+                 "HTTP/2 (--dark-http2) when the request is one message, and compared by "
+                 "grpc-status and message fields (gRPC calls are all POST: without this, none "
+                 "is copied; streaming calls never are)")
+      ->type_name("GLOB");
   app.add_option("--upstream-timeout", flags.upstream_timeout, "regular side timeout")
       ->capture_default_str();
   app.add_option("--dark-timeout", flags.dark_timeout, "dark side timeout")->capture_default_str();

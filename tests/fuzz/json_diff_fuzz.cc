@@ -9,6 +9,7 @@
 // Besides crashes and sanitizer reports, __builtin_trap() fires when:
 //   - a document compared with its own minified form (simdjson::minify) shows a difference;
 //   - a path is reported twice, is under an ignore prefix, does not start with "status",
+//   "grpc-status",
 //     "header." or "body", or comes with an occurrence count of 0 or an over-long rendering;
 //   - more differences come back than max_differences allows;
 //   - an untruncated comparison of (b, a) does not report the same paths as (a, b), with

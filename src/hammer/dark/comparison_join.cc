@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "hammer/base/clock.h"
 
@@ -22,11 +23,21 @@ ComparisonJoin::Answer* ComparisonJoin::DarkFor(size_t cluster) {
 }
 
 void ComparisonJoin::Store(Answer& answer, int status, std::span<const http::Header> headers,
-                           std::string_view body, int64_t micros) {
+                           std::span<const http::Header> trailers, std::string_view body,
+                           int64_t micros) {
   if (answer.state != State::kWaiting) return;
   answer.state = State::kAnswered;
   answer.status = status;
-  answer.headers.Assign(headers);
+  if (trailers.empty()) {
+    answer.headers.Assign(headers);
+  } else {
+    std::vector<http::Header> fields(headers.begin(), headers.end());
+    fields.insert(fields.end(), trailers.begin(), trailers.end());
+    answer.headers.Assign(fields);
+  }
+  if (http::IsGrpc(answer.headers.headers())) {
+    answer.grpc_status = http::GrpcStatusOf(answer.headers.headers());
+  }
   answer.body.assign(body);
   answer.micros = micros;
   MaybeFinish();
@@ -39,8 +50,9 @@ void ComparisonJoin::Settle(Answer& answer, State state) {
 }
 
 void ComparisonJoin::SetPrimary(int status, std::span<const http::Header> headers,
-                                std::string_view body, int64_t micros) {
-  Store(primary_, status, headers, body, micros);
+                                std::string_view body, int64_t micros,
+                                std::span<const http::Header> trailers) {
+  Store(primary_, status, headers, trailers, body, micros);
 }
 
 void ComparisonJoin::PrimaryFailed() {
@@ -48,8 +60,9 @@ void ComparisonJoin::PrimaryFailed() {
 }
 
 void ComparisonJoin::SetDark(size_t cluster, int status, std::span<const http::Header> headers,
-                             std::string_view body, int64_t micros) {
-  if (Answer* dark = DarkFor(cluster)) Store(*dark, status, headers, body, micros);
+                             std::string_view body, int64_t micros,
+                             std::span<const http::Header> trailers) {
+  if (Answer* dark = DarkFor(cluster)) Store(*dark, status, headers, trailers, body, micros);
 }
 
 void ComparisonJoin::DarkFailed(size_t cluster) {
@@ -61,8 +74,8 @@ void ComparisonJoin::DarkNotSent(size_t cluster) {
 }
 
 void ComparisonJoin::SetSecondary(int status, std::span<const http::Header> headers,
-                                  std::string_view body) {
-  Store(secondary_, status, headers, body, -1);
+                                  std::string_view body, std::span<const http::Header> trailers) {
+  Store(secondary_, status, headers, trailers, body, -1);
 }
 
 void ComparisonJoin::SecondaryFailed() {
@@ -95,7 +108,10 @@ void ComparisonJoin::Record(DarkAnswer& dark, const DiffResult* noise) {
   }
   PairOutcome outcome;
   outcome.primary_failed = !primary_.succeeded();
-  outcome.dark_failed = !answer.succeeded();
+  // A gRPC call that ends otherwise on the dark side has failed there, whatever the codes.
+  outcome.dark_failed = !answer.succeeded() ||
+                        (primary_.state == State::kAnswered && primary_.grpc_status.has_value() &&
+                         answer.grpc_status != primary_.grpc_status);
   outcome.primary_micros = primary_.micros;
   outcome.dark_micros = answer.micros;
   outcome.settled_at = MonoNow();

@@ -6,7 +6,9 @@
 // once and shared by the clusters. Shared (shared_ptr) by the exchanges that carry the answers;
 // never awaited by the client's response. Loop thread only.
 //
-// A failure is a transport failure or a status of 500 or more. A copy that was never sent (a
+// A failure is a transport failure or a status of 500 or more, or for gRPC a grpc-status that is
+// the server's fault (http::GrpcStatusIsServerError); a dark gRPC answer whose grpc-status is not
+// the primary's is a failure of the dark side too. A copy that was never sent (a
 // full in-flight budget, the proxy stopping) makes the request incomplete for that cluster,
 // since the dark side was not asked; a copy refused while the cluster is being backed off is a
 // dark failure, since the cluster refused the connections that caused the back-off.
@@ -20,6 +22,7 @@
 
 #include "hammer/dark/comparison_report.h"
 #include "hammer/dark/json_diff.h"
+#include "hammer/http/grpc_wire.h"
 #include "hammer/http/owned_headers.h"
 
 namespace hammer::dark {
@@ -35,14 +38,16 @@ class ComparisonJoin {
   void ExpectSecondary() { secondary_expected_ = true; }
   bool dark_expected() const { return !darks_.empty(); }
 
+  // `trailers` (gRPC's grpc-status among them) are kept with the headers.
   void SetPrimary(int status, std::span<const http::Header> headers, std::string_view body,
-                  int64_t micros);
+                  int64_t micros, std::span<const http::Header> trailers = {});
   void PrimaryFailed();
   void SetDark(size_t cluster, int status, std::span<const http::Header> headers,
-               std::string_view body, int64_t micros);
+               std::string_view body, int64_t micros, std::span<const http::Header> trailers = {});
   void DarkFailed(size_t cluster);
   void DarkNotSent(size_t cluster);
-  void SetSecondary(int status, std::span<const http::Header> headers, std::string_view body);
+  void SetSecondary(int status, std::span<const http::Header> headers, std::string_view body,
+                    std::span<const http::Header> trailers = {});
   void SecondaryFailed();
 
  private:
@@ -53,7 +58,11 @@ class ComparisonJoin {
     http::OwnedHeaders headers;
     std::string body;
     int64_t micros = -1;
-    bool succeeded() const { return state == State::kAnswered && status < 500; }
+    std::optional<uint32_t> grpc_status;  // of a gRPC answer
+    bool succeeded() const {
+      return state == State::kAnswered && status < 500 &&
+             !(grpc_status && http::GrpcStatusIsServerError(*grpc_status));
+    }
   };
   struct DarkAnswer {
     size_t cluster = 0;
@@ -61,7 +70,7 @@ class ComparisonJoin {
     Answer answer;
   };
   void Store(Answer& answer, int status, std::span<const http::Header> headers,
-             std::string_view body, int64_t micros);
+             std::span<const http::Header> trailers, std::string_view body, int64_t micros);
   void Settle(Answer& answer, State state);
   Answer* DarkFor(size_t cluster);
   void MaybeFinish();

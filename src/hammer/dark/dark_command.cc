@@ -12,6 +12,7 @@
 #include "hammer/base/duration.h"
 #include "hammer/base/signals.h"
 #include "hammer/dark/canary_verdict.h"
+#include "hammer/dark/eligibility.h"
 #include "hammer/dark/listen_reservation.h"
 #include "hammer/dark/proxy_group.h"
 #include "hammer/dark/zk_membership.h"
@@ -237,6 +238,9 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
   } else {
     return Status::Error("--lb: expected least-request or round-robin, got '" + flags.lb + "'");
   }
+  Result<ForkEligibility> eligibility = ForkEligibility::Create(
+      options.allow, options.deny, options.trust_method_override, options.dark_grpc_methods);
+  if (!eligibility.ok()) return eligibility.status();
   if (options.outliers.max_ejection_percent > 100) {
     return Status::Error("--max-ejection-percent: expected 0 to 100");
   }

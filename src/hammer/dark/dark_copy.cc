@@ -6,6 +6,7 @@
 
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/dark_cluster.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::dark {
 
@@ -24,7 +25,12 @@ DarkCopy::DarkCopy(InFlightSet<DarkCopy>* owner, std::shared_ptr<ComparisonJoin>
 
 void DarkCopy::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
-  if (join_) headers_.Assign(head.headers);
+  grpc_ = http::IsGrpc(head.headers);
+  if (join_ || grpc_) headers_.Assign(head.headers);
+}
+
+void DarkCopy::OnResponseTrailers(std::span<const http::Header> trailers) {
+  trailers_.Assign(trailers);
 }
 
 void DarkCopy::OnResponseBody(std::string_view data) {
@@ -37,6 +43,16 @@ void DarkCopy::OnResponseComplete(const http::ExchangeResult& result) {
   if (cluster_ != nullptr) {
     std::optional<Failure> failure = result.failure;
     if (!failure && status_ >= 500) failure = Failure::kHttp5xx;
+    if (!failure && grpc_) {
+      // The status comes in the trailers, or alone in the head (Trailers-Only).
+      std::optional<uint32_t> code = http::GrpcStatusOf(trailers_.headers());
+      if (!code) code = http::GrpcStatusOf(headers_.headers());
+      if (!code) {
+        failure = Failure::kProtocol;
+      } else if (http::GrpcStatusIsServerError(*code)) {
+        failure = Failure::kGrpcStatus;
+      }
+    }
     if (failure) {
       Bump(counters_->failed[static_cast<size_t>(*failure)]);
     } else {
@@ -50,9 +66,10 @@ void DarkCopy::OnResponseComplete(const http::ExchangeResult& result) {
     if (result.failure) {
       cluster_ == nullptr ? join_->SecondaryFailed() : join_->DarkFailed(cluster_->index());
     } else if (cluster_ == nullptr) {
-      join_->SetSecondary(status_, headers_.headers(), response_body_);
+      join_->SetSecondary(status_, headers_.headers(), response_body_, trailers_.headers());
     } else {
-      join_->SetDark(cluster_->index(), status_, headers_.headers(), response_body_, micros);
+      join_->SetDark(cluster_->index(), status_, headers_.headers(), response_body_, micros,
+                     trailers_.headers());
     }
   }
   owner_->Finish(this);  // last: destroyed after this loop iteration

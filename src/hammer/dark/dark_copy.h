@@ -39,6 +39,7 @@ class DarkCopy final : public http::ResponseHandler, public net::Deletable {
 
   void OnResponseHead(const http::ResponseHead& head) override;
   void OnResponseBody(std::string_view data) override;
+  void OnResponseTrailers(std::span<const http::Header> trailers) override;
   void OnResponseComplete(const http::ExchangeResult& result) override;
 
   // The handler stopped before the answer came; the HttpClient no longer knows this copy.
@@ -55,6 +56,8 @@ class DarkCopy final : public http::ResponseHandler, public net::Deletable {
   std::string body_;
   int status_ = 0;
   http::OwnedHeaders headers_;
+  http::OwnedHeaders trailers_;
+  bool grpc_ = false;  // a gRPC answer: its grpc-status judges it too
   std::string response_body_;
 };
 

@@ -52,6 +52,17 @@ namespace hammer::dark {
   X(retries, kCounter, "hammer_dark_retries_total", "",                                            \
     "User requests sent again to another regular instance after a try that failed before any "     \
     "byte of its answer reached the client.")                                                      \
+  X(not_forked_upgrade, kCounter, "hammer_dark_not_forked_total", "reason=upgrade",                \
+    "Requests that may not be copied to the dark clusters, by reason: upgrade (a tunnel, "         \
+    "WebSocket and others), grpc_streaming (a gRPC call whose request is not one message: "        \
+    "client or bidirectional streaming), grpc_unlisted (a gRPC method --dark-grpc-methods does "   \
+    "not name), too_large (a body over --stream-threshold). Counted while a dark cluster is "      \
+    "active.")                                                                                     \
+  X(not_forked_grpc_streaming, kCounter, "hammer_dark_not_forked_total", "reason=grpc_streaming",  \
+    "")                                                                                            \
+  X(not_forked_grpc_unlisted, kCounter, "hammer_dark_not_forked_total", "reason=grpc_unlisted",    \
+    "")                                                                                            \
+  X(not_forked_too_large, kCounter, "hammer_dark_not_forked_total", "reason=too_large", "")        \
   X(retries_over_budget, kCounter, "hammer_dark_retries_over_budget_total", "",                    \
     "Retryable failures not retried because the retries in flight were at their budget "           \
     "(--retry-budget).")
@@ -73,6 +84,9 @@ namespace hammer::dark {
     "Copies in flight when the proxy stopped or began draining.")                           \
   X(streamed, kCounter, "hammer_dark_skipped_streamed_total", "",                           \
     "Copies not sent because the request body was streamed (over --stream-threshold).")     \
+  X(skipped_grpc_http1, kCounter, "hammer_dark_skipped_grpc_http1_total", "",               \
+    "Copies of gRPC calls not sent because the cluster is spoken to in HTTP/1.1 (see "      \
+    "--dark-http2).")                                                                       \
   X(failed, kByFailure, "hammer_dark_failed_total", "", "Copies that failed, by type.")     \
   X(in_flight, kGauge, "hammer_dark_copies_in_flight", "",                                  \
     "Copies sent and not yet answered, failed or abandoned.")

@@ -59,6 +59,9 @@ struct DarkOptions {
   std::string identical_header;    // identical strategy: derive the shared number from this header
   std::vector<std::string> allow;  // path regexes that make unsafe methods eligible
   std::vector<std::string> deny;   // path regexes never forked
+  // --dark-grpc-methods: globs of the gRPC methods that are read-only (eligibility.h); their
+  // calls are forked when the request is one message.
+  std::vector<std::string> dark_grpc_methods;
   Nanos upstream_timeout = 30 * kSecond;
   Nanos dark_timeout = 5 * kSecond;
   Nanos connect_timeout = 5 * kSecond;

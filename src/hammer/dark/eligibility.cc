@@ -1,8 +1,12 @@
 #include "hammer/dark/eligibility.h"
 
+#include <fnmatch.h>
 #include <re2/re2.h>
 
+#include <utility>
+
 #include "hammer/base/strings.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::dark {
 namespace {
@@ -27,16 +31,25 @@ Status Compile(const std::vector<std::string>& patterns, std::string_view what,
 }  // namespace
 
 ForkEligibility::ForkEligibility(const std::vector<std::string>& allow,
-                                 const std::vector<std::string>& deny, bool trust_method_override)
-    : trust_method_override_(trust_method_override) {
+                                 const std::vector<std::string>& deny, bool trust_method_override,
+                                 std::vector<std::string> grpc_methods)
+    : trust_method_override_(trust_method_override), grpc_methods_(std::move(grpc_methods)) {
   status_ = Compile(allow, "allow", allow_);
   if (status_.ok()) status_ = Compile(deny, "deny", deny_);
+  for (const std::string& glob : grpc_methods_) {
+    if (status_.ok() && !glob.starts_with("/")) {
+      status_ = Status::Error("--dark-grpc-methods \"" + glob +
+                              "\": a gRPC method is a path, /package.Service/Method (e.g. "
+                              "/shop.Catalog/Get*)");
+    }
+  }
 }
 
 Result<ForkEligibility> ForkEligibility::Create(const std::vector<std::string>& allow,
                                                 const std::vector<std::string>& deny,
-                                                bool trust_method_override) {
-  ForkEligibility eligibility(allow, deny, trust_method_override);
+                                                bool trust_method_override,
+                                                std::vector<std::string> grpc_methods) {
+  ForkEligibility eligibility(allow, deny, trust_method_override, std::move(grpc_methods));
   if (!eligibility.status().ok()) return eligibility.status();
   return eligibility;
 }
@@ -74,7 +87,21 @@ std::optional<std::string_view> ForkEligibility::MethodOverride(
   return std::nullopt;
 }
 
+bool ForkEligibility::IsListedGrpcMethod(std::string_view path) const {
+  const std::string text(path);
+  for (const std::string& glob : grpc_methods_) {
+    if (fnmatch(glob.c_str(), text.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
 bool ForkEligibility::Eligible(const http::RequestHead& head) const {
+  if (http::IsGrpc(head.headers)) {
+    if (!status_.ok() || head.method != "POST") return false;
+    const std::string_view path = head.target.substr(0, head.target.find('?'));
+    if (!IsListedGrpcMethod(path) && !MatchesAny(allow_, head.target)) return false;
+    return !MatchesAny(deny_, head.target);
+  }
   return Eligible(head.method, head.target, MethodOverride(head.headers));
 }
 

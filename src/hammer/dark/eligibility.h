@@ -14,6 +14,11 @@
 //    default), the real method is judged, and an override naming an unsafe method makes the
 //    request ineligible too, since an upstream that honours overrides would treat the copy as
 //    a write.
+//  * gRPC calls (a gRPC content type, http/grpc_wire.h) are all POST, so their method cannot
+//    say whether they are safe: a call is safe when its path (/package.Service/Method) matches
+//    one of the --dark-grpc-methods globs (fnmatch(3) syntax without FNM_PATHNAME, so '*' also
+//    matches '/': "/shop.Catalog/Get*"), named by the operator as read-only. Allow and deny
+//    patterns apply as to any request.
 //  * Patterns are RE2 and must match the whole request-target as received (path and query,
 //    e.g. "/white?x=1"), as Java's Matcher.matches() does in rest.li: write ".*white.*" to match
 //    a substring. An allow pattern makes unsafe methods eligible; a deny pattern wins over
@@ -44,18 +49,22 @@ class ForkEligibility {
  public:
   ForkEligibility() = default;  // safe methods only, no patterns, overrides untrusted
   ForkEligibility(const std::vector<std::string>& allow, const std::vector<std::string>& deny,
-                  bool trust_method_override = false);
+                  bool trust_method_override = false, std::vector<std::string> grpc_methods = {});
   static Result<ForkEligibility> Create(const std::vector<std::string>& allow,
                                         const std::vector<std::string>& deny,
-                                        bool trust_method_override = false);
+                                        bool trust_method_override = false,
+                                        std::vector<std::string> grpc_methods = {});
 
   const Status& status() const { return status_; }
 
   // `method_override` is the method override header's value when one is present.
   bool Eligible(std::string_view method, std::string_view target,
                 std::optional<std::string_view> method_override = std::nullopt) const;
-  // The same, reading the method, target and override headers from a parsed request head.
+  // The same, reading the method, target and override headers from a parsed request head; a
+  // gRPC call is judged by its path against the gRPC method globs.
   bool Eligible(const http::RequestHead& head) const;
+  // Whether a gRPC call's path is one of the read-only methods named.
+  bool IsListedGrpcMethod(std::string_view path) const;
 
   // The first method override header's value, if any.
   static std::optional<std::string_view> MethodOverride(std::span<const http::Header> headers);
@@ -69,6 +78,7 @@ class ForkEligibility {
   std::vector<std::shared_ptr<const re2::RE2>> allow_;
   std::vector<std::shared_ptr<const re2::RE2>> deny_;
   bool trust_method_override_ = false;
+  std::vector<std::string> grpc_methods_;  // fnmatch globs
   Status status_;
 };
 

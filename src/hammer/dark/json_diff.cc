@@ -10,7 +10,9 @@
 #include <utility>
 
 #include "hammer/base/strings.h"
+#include "hammer/dark/protobuf_json.h"
 #include "hammer/dark/uniform.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::dark {
 
@@ -339,6 +341,34 @@ class Walker {
   bool stopped_ = false;
 };
 
+// A gRPC answer's body as JSON (json_diff.h): its one message, or an array of its messages;
+// nothing when it cannot be read so (not whole messages, compressed, a message that is not
+// JSON or protobuf, or longer than `max_bytes` once read).
+std::optional<std::string> GrpcBodyAsJson(const ResponseView& answer, size_t max_bytes) {
+  bool compressed = false;
+  std::optional<std::vector<std::string_view>> messages =
+      http::SplitGrpcMessages(answer.body, &compressed);
+  if (!messages || compressed) return std::nullopt;
+  const std::string_view type = http::FindHeader(answer.headers, "content-type").value_or("");
+  const bool json =
+      type.size() >= 21 && http::EqualsIgnoreCase(type.substr(0, 21), "application/grpc+json");
+  std::string out = messages->size() == 1 ? "" : "[";
+  for (size_t i = 0; i < messages->size(); ++i) {
+    if (i > 0) out.push_back(',');
+    const std::string_view message = (*messages)[i];
+    if (json) {
+      out.append(message);
+    } else {
+      std::optional<std::string> read = ProtobufToJson(message);
+      if (!read) return std::nullopt;
+      out += *read;
+    }
+    if (out.size() > max_bytes) return std::nullopt;
+  }
+  if (messages->size() != 1) out.push_back(']');
+  return out;
+}
+
 }  // namespace
 
 std::string_view DifferenceKindName(DifferenceKind kind) {
@@ -404,6 +434,23 @@ DiffResult JsonDiff::Compare(const ResponseView& left, const ResponseView& right
     walker.Finish();
     return result;
   }
+  const bool grpc = http::IsGrpc(left.headers) && http::IsGrpc(right.headers);
+  if (grpc) {
+    const std::optional<uint32_t> l = http::GrpcStatusOf(left.headers);
+    const std::optional<uint32_t> r = http::GrpcStatusOf(right.headers);
+    if (l != r && !IsIgnored("grpc-status")) {
+      auto text = [](std::optional<uint32_t> code) {
+        return code ? std::to_string(*code) : std::string();
+      };
+      walker.Add("grpc-status",
+                 !r   ? DifferenceKind::kMissing
+                 : !l ? DifferenceKind::kExtra
+                      : DifferenceKind::kValue,
+                 text(l), text(r));
+      walker.Finish();
+      return result;
+    }
+  }
   for (const std::string& name : options_.headers) {
     std::optional<std::string> l = JoinedHeader(left.headers, name);
     std::optional<std::string> r = JoinedHeader(right.headers, name);
@@ -414,14 +461,24 @@ DiffResult JsonDiff::Compare(const ResponseView& left, const ResponseView& right
     walker.Add("header." + name, kind, Truncate(l.value_or("")), Truncate(r.value_or("")));
   }
   if (left.body != right.body && !IsIgnored("body")) {
+    std::string_view left_body = left.body, right_body = right.body;
+    std::optional<std::string> left_messages, right_messages;
+    if (grpc) {
+      left_messages = GrpcBodyAsJson(left, options_.max_body_bytes);
+      right_messages = GrpcBodyAsJson(right, options_.max_body_bytes);
+      if (left_messages && right_messages) {
+        left_body = *left_messages;
+        right_body = *right_messages;
+      }
+    }
     element l;
     element r;
     bool left_json =
-        left.body.size() <= options_.max_body_bytes &&
-        parsers_->left.parse(left.body.data(), left.body.size()).get(l) == simdjson::SUCCESS;
+        left_body.size() <= options_.max_body_bytes &&
+        parsers_->left.parse(left_body.data(), left_body.size()).get(l) == simdjson::SUCCESS;
     bool right_json =
-        right.body.size() <= options_.max_body_bytes &&
-        parsers_->right.parse(right.body.data(), right.body.size()).get(r) == simdjson::SUCCESS;
+        right_body.size() <= options_.max_body_bytes &&
+        parsers_->right.parse(right_body.data(), right_body.size()).get(r) == simdjson::SUCCESS;
     if (left_json && right_json) {
       walker.CompareDocuments(l, r);
     } else {

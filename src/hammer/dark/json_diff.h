@@ -23,6 +23,13 @@
 //        strings, booleans by value.
 //    When one body is JSON and the other is not: kType at "body"; when neither is: kValue at
 //    "body" (bytes differ).
+//  * gRPC answers (both with a gRPC content type, http/grpc_wire.h): "grpc-status" first, when
+//    their grpc-status values differ (read from the headers, which carry the trailers too), and
+//    nothing further then, as for "status"; then the bodies as their messages: one message is
+//    "body", several an array ("body[]"); each message compared as JSON, read as JSON for
+//    application/grpc+json, else read without its schema from the protobuf wire format
+//    (protobuf_json.h), so that field 2 of the message in field 1 is "body.1.2". Bodies that
+//    are not whole messages, or compressed ones, are compared as bytes.
 //
 // Left is the reference (primary), right the candidate (dark or secondary). Paths under an
 // ignore prefix (the prefix itself, or the prefix followed by "." or "[") are neither reported

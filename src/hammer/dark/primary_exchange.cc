@@ -237,7 +237,7 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
       response_stream_->End();
       if (join_) {
         join_->SetPrimary(status_, headers_.headers(), response_body_,
-                          (result.end - start_) / kMicrosecond);
+                          (result.end - start_) / kMicrosecond, trailers_.headers());
       }
     }
   } else if (result.failure || too_large_) {
@@ -256,7 +256,7 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
                           keep_alive);
     if (join_) {
       join_->SetPrimary(status_, headers_.headers(), response_body_,
-                        (result.end - start_) / kMicrosecond);
+                        (result.end - start_) / kMicrosecond, trailers_.headers());
     }
   }
   if (response_stream_ != nullptr) {

@@ -5,6 +5,7 @@
 
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/forwarding.h"
+#include "hammer/http/grpc_wire.h"
 #include "hammer/http/request_writer.h"
 #include "hammer/stats/key_template.h"
 
@@ -22,7 +23,8 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       counters_(counters),
       registry_(registry),
       membership_(*membership),
-      eligibility_(options->allow, options->deny, options->trust_method_override),
+      eligibility_(options->allow, options->deny, options->trust_method_override,
+                   options->dark_grpc_methods),
       rng_(seed),
       own_pool_(pool != nullptr
                     ? nullptr
@@ -30,7 +32,8 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
                                                      options->balance)),
       pool_(pool != nullptr ? pool : own_pool_.get()),
       primaries_(loop),
-      copies_(loop) {
+      copies_(loop),
+      taps_(loop) {
   client_options_.connect_timeout = options->connect_timeout;
   holding_.loop = loop;
   holding_.max_response_bytes = options->max_response_bytes;
@@ -60,6 +63,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
 DarkProxyHandler::~DarkProxyHandler() {
   // Copies first: they may still tell the comparison joins of the requests in flight.
   AbandonCopies();
+  taps_.TakeAll();  // each detaches from its request's body
   AbandonRequests();
 }
 
@@ -137,16 +141,6 @@ void DarkProxyHandler::SyncClusters() {
   }
 }
 
-namespace {
-
-bool IsGrpcRequest(const http::RequestHead& head) {
-  std::optional<std::string_view> type = http::FindHeader(head.headers, "content-type");
-  return type && type->size() >= 16 &&
-         http::EqualsIgnoreCase(type->substr(0, 16), "application/grpc");
-}
-
-}  // namespace
-
 void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Responder responder) {
   Bump(counters_->proxy.requests);
   const bool http2 = received.head.major_version == 2;
@@ -162,7 +156,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
                       "absolute-form (http://host/path)\n");
     return;
   }
-  if (http2 && !options_->upstream_http2 && IsGrpcRequest(received.head)) {
+  if (http2 && !options_->upstream_http2 && http::IsGrpc(received.head.headers)) {
     // gRPC needs HTTP/2 end to end (trailers, streams in both directions): a Trailers-Only
     // answer with status UNAVAILABLE (14) says why rather than a broken call.
     Bump(counters_->proxy.responses);
@@ -216,12 +210,27 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   // The copies go out after the regular request and are never awaited.
   for (DarkCluster* cluster : active_)
     Bump(counters_->clusters[cluster->index()].considered);
-  if (!eligible || request.upgrade) return;
+  const bool grpc = http::IsGrpc(request.head.headers);
+  if (request.upgrade || !eligible) {
+    if (!active_.empty()) {
+      if (request.upgrade) {
+        Bump(counters_->proxy.not_forked_upgrade);
+      } else if (grpc) {
+        Bump(counters_->proxy.not_forked_grpc_unlisted);
+      }
+    }
+    return;
+  }
+  if (grpc && request.body_stream != nullptr) {
+    ForkWhenWhole(request, join);
+    return;
+  }
   // An HTTP/2 body is held whole (the stream's own cap), but one that HTTP/1.1 would have
   // streamed is not copied either: eligibility does not depend on the client's protocol.
   const bool streamed =
       request.body_stream != nullptr ||
       (options_->stream_threshold != 0 && request.body.size() > options_->stream_threshold);
+  if (streamed && !active_.empty()) Bump(counters_->proxy.not_forked_too_large);
   Fork(request, join, streamed);
   if (!streamed && join && join->dark_expected() && !options_->compare_secondary.empty()) {
     SendSecondary(request, join);
@@ -332,6 +341,63 @@ void DarkProxyHandler::Fork(const http::IncomingRequest& request,
                i == 0 ? join : std::shared_ptr<ComparisonJoin>());
     }
   }
+}
+
+void DarkProxyHandler::ForkWhenWhole(const http::IncomingRequest& request,
+                                     const std::shared_ptr<ComparisonJoin>& join) {
+  IdenticalSelector identical(rng_, options_->identical_header, request.head.headers);
+  std::vector<TappedRequest::Planned> planned;
+  for (DarkCluster* cluster : active_) {
+    ClusterCounters& counters = counters_->clusters[cluster->index()];
+    Bump(counters.eligible);
+    if (cluster->strategy() == ForkStrategyKind::kConstantQps) {
+      Bump(counters.streamed);  // its schedule replays whole requests only
+      continue;
+    }
+    uint32_t copies = cluster->CopiesFor(identical);
+    Bump(counters.selected, copies);
+    if (copies == 0) continue;
+    if (join) join->ExpectDark(cluster->index(), reports_[cluster->index()].get());
+    if (!options_->DarkClusterSpeaksHttp2(cluster->name())) {  // gRPC needs HTTP/2
+      Bump(counters.skipped_grpc_http1, copies);
+      if (join) join->DarkNotSent(cluster->index());
+      continue;
+    }
+    planned.push_back({cluster, copies});
+  }
+  if (planned.empty()) return;
+  const size_t limit = options_->stream_threshold != 0 ? options_->stream_threshold
+                                                       : options_->max_request_body_bytes;
+  TappedRequest* tapped = taps_.Adopt(std::make_unique<TappedRequest>(
+      &taps_, loop_, request, request.head.target, join, std::move(planned), limit,
+      [this](TappedRequest& t, bool whole) { SendTapped(t, whole); }));
+  if (!tapped->Attach(request.body_stream)) SendTapped(*tapped, false);
+}
+
+// A unary call's request is one message; a client or bidirectional stream's is any number of
+// them, and is not copied (its answers depend on what the client sends as it goes).
+void DarkProxyHandler::SendTapped(TappedRequest& tapped, bool whole) {
+  std::optional<std::vector<std::string_view>> messages;
+  if (whole) messages = http::SplitGrpcMessages(tapped.body());
+  const bool send = messages && messages->size() == 1 && !draining_;
+  if (!send && !draining_) {
+    if (tapped.over_limit()) {
+      Bump(counters_->proxy.not_forked_too_large);
+    } else if (whole) {
+      Bump(counters_->proxy.not_forked_grpc_streaming);
+    }  // else the client or the upstream gave up on the call: nothing to copy
+  }
+  for (const TappedRequest::Planned& planned : tapped.planned()) {
+    if (!send) {
+      if (tapped.join()) tapped.join()->DarkNotSent(planned.cluster->index());
+      continue;
+    }
+    for (uint32_t i = 0; i < planned.copies; ++i) {
+      SendCopy(*planned.cluster, tapped.head(), tapped.body(), tapped.client_ip(),
+               i == 0 ? tapped.join() : std::shared_ptr<ComparisonJoin>());
+    }
+  }
+  tapped.Finish();
 }
 
 void DarkProxyHandler::SendCopy(DarkCluster& cluster, const http::RequestHead& head,

@@ -52,6 +52,7 @@
 #include "hammer/dark/json_diff.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/primary_exchange.h"
+#include "hammer/dark/tapped_request.h"
 #include "hammer/dark/upstream_pool.h"
 #include "hammer/http/client.h"
 #include "hammer/http/server.h"
@@ -96,6 +97,11 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   DarkCluster* ClusterFor(const DarkClusterMembership& cluster);
   void Fork(const http::IncomingRequest& request, const std::shared_ptr<ComparisonJoin>& join,
             bool streamed);
+  // A listed gRPC call (eligibility.h): each cluster's copies are decided now, and sent once
+  // its body, copied as it streams to the primary, has ended as one message (TappedRequest).
+  void ForkWhenWhole(const http::IncomingRequest& request,
+                     const std::shared_ptr<ComparisonJoin>& join);
+  void SendTapped(TappedRequest& tapped, bool whole);
   void SendCopy(DarkCluster& cluster, const http::RequestHead& head, std::string_view body,
                 std::string_view client_ip, std::shared_ptr<ComparisonJoin> join);
   ForwardOptions ForwardOptionsFor(const http::IncomingRequest& request) const;
@@ -138,6 +144,7 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   std::vector<DarkCluster*> active_;                    // in the current snapshot
   InFlightSet<PrimaryExchange> primaries_;
   InFlightSet<DarkCopy> copies_;
+  InFlightSet<TappedRequest> taps_;  // gRPC calls whose copies wait for their body
 };
 
 }  // namespace hammer::dark

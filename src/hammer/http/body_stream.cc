@@ -24,6 +24,21 @@ void BodyStream::Consume(size_t bytes) {
   }
 }
 
+bool BodyStream::SetTap(Tap* tap) {
+  if (tap == nullptr) {
+    tap_ = nullptr;
+    return true;
+  }
+  if (consumed_ > 0 || failed_ || cancelled_) return false;
+  if (!available().empty()) tap->OnTapped(available());
+  if (ended_) {
+    tap->OnTapEnded(true);
+  } else {
+    tap_ = tap;
+  }
+  return true;
+}
+
 void BodyStream::Append(std::string_view data) {
   if (ended_ || failed_ || cancelled_ || data.empty()) return;
   // Reuse the room of what was consumed rather than grow.
@@ -33,6 +48,7 @@ void BodyStream::Append(std::string_view data) {
   }
   data_.append(data);
   appended_ += data.size();
+  if (tap_ != nullptr) tap_->OnTapped(data);
   charge_.Set(data_.capacity());
   if (full()) producer_blocked_ = true;
   WakeConsumer();
@@ -41,12 +57,14 @@ void BodyStream::Append(std::string_view data) {
 void BodyStream::End() {
   if (ended_ || failed_ || cancelled_) return;
   ended_ = true;
+  if (tap_ != nullptr) std::exchange(tap_, nullptr)->OnTapEnded(true);
   WakeConsumer();
 }
 
 void BodyStream::Fail() {
   if (ended_ || failed_ || cancelled_) return;
   failed_ = true;
+  if (tap_ != nullptr) std::exchange(tap_, nullptr)->OnTapEnded(false);
   Drop();
   WakeConsumer();
 }
@@ -54,6 +72,7 @@ void BodyStream::Fail() {
 void BodyStream::Cancel() {
   if (failed_ || cancelled_) return;
   cancelled_ = true;
+  if (tap_ != nullptr) std::exchange(tap_, nullptr)->OnTapEnded(false);
   Drop();
   WakeProducer();
 }

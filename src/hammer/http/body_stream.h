@@ -53,6 +53,16 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
     // The stream was full and has room again, or the consumer cancelled it.
     virtual void OnBodyStreamDrained() = 0;
   };
+  // Sees a copy of the body as it passes, without holding it up (the dark proxy copies a
+  // request to its dark clusters this way): each piece as it is appended, then once how the
+  // body ended: whole (End), or not (Fail, or Cancel before End). Called from inside Append,
+  // End, Fail and Cancel: a tap must not call the stream.
+  class Tap {
+   public:
+    virtual ~Tap() = default;
+    virtual void OnTapped(std::string_view data) = 0;
+    virtual void OnTapEnded(bool whole) = 0;
+  };
 
   // `length`: the body's size when the producer knows it (Content-Length), else unknown (the
   // consumer frames it, e.g. chunked). `budget` may be null.
@@ -89,6 +99,10 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   bool full() const { return data_.size() - start_ >= window_; }
   bool ended() const { return ended_; }
   void SetProducer(Producer* producer) { producer_ = producer; }
+  // One tap at a time; detach (nullptr) before it is destroyed. A tap set once bytes were
+  // appended is handed what waits at once (and the end, if the body has ended); a stream that
+  // was already partly consumed, failed or cancelled cannot be tapped (false).
+  bool SetTap(Tap* tap);
 
   std::optional<uint64_t> length() const { return length_; }
   uint64_t appended() const { return appended_; }
@@ -115,6 +129,7 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   bool producer_wake_pending_ = false;
   Consumer* consumer_ = nullptr;
   Producer* producer_ = nullptr;
+  Tap* tap_ = nullptr;
   OwnedHeaders trailers_;
   BufferCharge charge_;
 };

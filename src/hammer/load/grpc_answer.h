@@ -1,16 +1,6 @@
 // gRPC unary calls as load: which requests are gRPC calls, and how the answer to one is judged.
 //
-// The wire format is gRPC over HTTP/2 (grpc/grpc doc/PROTOCOL-HTTP2.md):
-//
-//   Request  -> Request-Headers *Length-Prefixed-Message EOS
-//               (content-type application/grpc[+format][;params], te: trailers)
-//   Response -> (Response-Headers *Length-Prefixed-Message Trailers) / Trailers-Only
-//   Status   -> "grpc-status" 1*DIGIT             0 is OK; the names are grpc's status codes
-//                                                 (doc/statuscodes.md): 14 UNAVAILABLE, ...
-//   Message  -> "grpc-message" Percent-Encoded     why, for a non-zero status
-//
-// A Trailers-Only answer carries grpc-status in its only HEADERS frame (the head); otherwise it
-// comes in the trailers, which win when both carry one.
+// The wire format is gRPC over HTTP/2 (http/grpc_wire.h).
 //
 // GrpcAnswer follows one answer as the HTTP client delivers it (head, body pieces, trailers)
 // and judges the call once it has ended. The HTTP status is judged before it (a 4xx or 5xx is
@@ -35,30 +25,23 @@
 #include <vector>
 
 #include "hammer/base/failure.h"
+#include "hammer/http/grpc_wire.h"
 #include "hammer/http/message.h"
 #include "hammer/http/request_writer.h"
-#include "hammer/load/grpc_messages.h"
 
 namespace hammer::load {
 
-// Whether `headers` make a gRPC call: a Content-Type of application/grpc, alone or with a
-// "+format" or parameters.
+// Whether `headers` make a gRPC call (a gRPC Content-Type, http/grpc_wire.h).
 bool IsGrpcRequest(const http::HeaderList& headers);
-
-// The name of gRPC status `code` ("OK", "CANCELLED", ... "UNAUTHENTICATED"), "" beyond 16.
-std::string_view GrpcStatusName(uint32_t code);
-inline constexpr uint32_t kGrpcStatusCodes = 17;  // 0 (OK) to 16 (UNAUTHENTICATED)
-
-// grpc-message's Percent-Encoded value decoded ("%20" -> ' '); a '%' not followed by two hex
-// digits is kept as it is, as the protocol asks of receivers.
-std::string PercentDecodeGrpcMessage(std::string_view value);
 
 // gRPC calls answered, by grpc-status: ghz's "status code distribution". A mergeable value.
 struct GrpcStatusCounts {
-  // by_code[c] for codes 0..16; by_code[kGrpcStatusCodes] for any larger code.
-  std::array<uint64_t, kGrpcStatusCodes + 1> by_code{};
+  // by_code[c] for codes 0..16; by_code[http::kGrpcStatusCodes] for any larger code.
+  std::array<uint64_t, http::kGrpcStatusCodes + 1> by_code{};
 
-  void Record(uint32_t code) { ++by_code[code < kGrpcStatusCodes ? code : kGrpcStatusCodes]; }
+  void Record(uint32_t code) {
+    ++by_code[code < http::kGrpcStatusCodes ? code : http::kGrpcStatusCodes];
+  }
   void Merge(const GrpcStatusCounts& other) {
     for (size_t i = 0; i < by_code.size(); ++i)
       by_code[i] += other.by_code[i];
@@ -93,7 +76,7 @@ class GrpcAnswer {
 
   std::optional<std::string> status_;  // grpc-status as received
   std::string message_;                // grpc-message as received (percent-encoded)
-  GrpcMessageReader messages_;
+  http::GrpcMessageReader messages_;
 };
 
 }  // namespace hammer::load

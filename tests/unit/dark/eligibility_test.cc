@@ -136,3 +136,39 @@ TEST(ForkEligibilityTest, CopiesSharePatterns) {
 
 }  // namespace
 }  // namespace hammer::dark
+
+namespace hammer::dark {
+namespace {
+
+http::RequestHead GrpcCall(std::string_view path, std::span<const http::Header> headers) {
+  http::RequestHead head;
+  head.method = "POST";
+  head.target = path;
+  head.headers = headers;
+  return head;
+}
+
+TEST(ForkEligibilityTest, GrpcCallsAreSafeWhenTheirMethodIsListed) {
+  auto eligibility = ForkEligibility::Create({}, {"/shop.Catalog/GetSecret"}, false,
+                                             {"/shop.Catalog/Get*", "/shop.Search/*"});
+  ASSERT_TRUE(eligibility.ok());
+  const http::Header grpc[] = {{"content-type", "application/grpc+proto"}, {"te", "trailers"}};
+  EXPECT_TRUE(eligibility->Eligible(GrpcCall("/shop.Catalog/GetItem", grpc)));
+  EXPECT_TRUE(eligibility->Eligible(GrpcCall("/shop.Search/Query", grpc)));
+  EXPECT_FALSE(eligibility->Eligible(GrpcCall("/shop.Catalog/PutItem", grpc)));
+  EXPECT_FALSE(eligibility->Eligible(GrpcCall("/shop.Catalog/GetSecret", grpc)));  // denied
+  // The same POST without a gRPC content type is judged as any POST: unsafe.
+  const http::Header json[] = {{"content-type", "application/json"}};
+  EXPECT_FALSE(eligibility->Eligible(GrpcCall("/shop.Catalog/GetItem", json)));
+  // Unlisted, no gRPC call is copied.
+  EXPECT_FALSE(ForkEligibility().Eligible(GrpcCall("/shop.Catalog/GetItem", grpc)));
+}
+
+TEST(ForkEligibilityTest, AGrpcMethodGlobIsAPath) {
+  auto created = ForkEligibility::Create({}, {}, false, {"shop.Catalog/Get*"});
+  ASSERT_FALSE(created.ok());
+  EXPECT_NE(created.status().message().find("/package.Service/Method"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hammer::dark

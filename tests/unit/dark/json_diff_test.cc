@@ -241,3 +241,55 @@ TEST(JsonDiffTest, SymmetricPaths) {
 
 }  // namespace
 }  // namespace hammer::dark
+
+namespace hammer::dark {
+namespace {
+
+std::string Framed(std::string_view message) {
+  std::string out(1, '\0');
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((message.size() >> shift) & 0xff));
+  return out.append(message);
+}
+
+// Field 1 = "w", field 2 = {1: cents}: an item and its price.
+std::string Item(char cents) {
+  return std::string("\x0a\x01w\x12\x02\x08", 6) + cents;
+}
+
+TEST(JsonDiffTest, GrpcAnswersCompareTheirStatusThenTheirMessageFields) {
+  JsonDiff diff;
+  const http::Header ok[] = {{"content-type", "application/grpc"}, {"grpc-status", "0"}};
+  const http::Header gone[] = {{"content-type", "application/grpc"}, {"grpc-status", "5"}};
+  const std::string a = Framed(Item(100)), b = Framed(Item(90));
+  ResponseView left{200, ok, a};
+  EXPECT_TRUE(diff.Compare(left, ResponseView{200, ok, a}).empty());
+  DiffResult price = diff.Compare(left, ResponseView{200, ok, b});
+  ASSERT_EQ(Paths(price), Strings{"body.2.1"});
+  EXPECT_EQ(price.differences[0].left, "100");
+  EXPECT_EQ(price.differences[0].right, "90");
+  DiffResult status = diff.Compare(left, ResponseView{200, gone, ""});
+  ASSERT_EQ(Paths(status), Strings{"grpc-status"});
+  EXPECT_EQ(status.differences[0].right, "5");
+  // Two messages are an array; a body that is not whole messages is compared as bytes.
+  const std::string two = a + a, two_changed = a + b;
+  EXPECT_EQ(Paths(diff.Compare(ResponseView{200, ok, two}, ResponseView{200, ok, two_changed})),
+            Strings{"body[].2.1"});
+  EXPECT_EQ(Paths(diff.Compare(left, ResponseView{200, ok, a.substr(1)})), Strings{"body"});
+  JsonDiffOptions options;
+  options.ignore = {"body.2"};
+  JsonDiff ignoring(options);
+  EXPECT_TRUE(ignoring.Compare(left, ResponseView{200, ok, b}).empty());
+}
+
+TEST(JsonDiffTest, GrpcJsonMessagesAreComparedAsJson) {
+  JsonDiff diff;
+  const http::Header json[] = {{"content-type", "application/grpc+json"}, {"grpc-status", "0"}};
+  const std::string a = Framed(R"({"name":"w","price":1})"),
+                    b = Framed(R"({"name":"w","price":2})");
+  EXPECT_EQ(Paths(diff.Compare(ResponseView{200, json, a}, ResponseView{200, json, b})),
+            Strings{"body.price"});
+}
+
+}  // namespace
+}  // namespace hammer::dark

@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "hammer/load/grpc_messages.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::load {
 namespace {
+
+using http::GrpcMessageReader;
+using http::GrpcStatusName;
+using http::PercentDecodeGrpcMessage;
 
 // A length-prefixed message: flag 0, the length as 4 big-endian bytes, the message.
 std::string Framed(std::string_view message, char flag = 0) {
