@@ -1,9 +1,6 @@
-// ConnectionTable (server_connection.h): the listener's owner of its connections.
-#include <memory>
-#include <utility>
-#include <vector>
+#include "hammer/http/connection_table.h"
 
-#include "hammer/http/server_connection.h"
+#include <utility>
 
 namespace hammer::http {
 
@@ -13,23 +10,24 @@ ConnectionTable::~ConnectionTable() {
   all_.clear();
 }
 
-std::vector<ServerConnection*> ConnectionTable::All() const {
-  std::vector<ServerConnection*> out;
+std::vector<ConnectionTable::Entry*> ConnectionTable::All() const {
+  std::vector<Entry*> out;
   out.reserve(all_.size());
   for (const auto& [connection, owned] : all_)
     out.push_back(connection);
   return out;
 }
 
-void ConnectionTable::Add(std::unique_ptr<ServerConnection> connection) {
-  ServerConnection* raw = connection.get();
+void ConnectionTable::Add(std::unique_ptr<Entry> connection) {
+  Entry* raw = connection.get();
   all_.emplace(raw, std::move(connection));
 }
 
-void ConnectionTable::Remove(ServerConnection* connection, net::EventLoop* loop) {
+void ConnectionTable::Remove(Entry* connection, net::EventLoop* loop) {
+  waiting_.Remove(connection);
   auto it = all_.find(connection);
   if (it == all_.end()) return;
-  std::unique_ptr<ServerConnection> owned = std::move(it->second);
+  std::unique_ptr<Entry> owned = std::move(it->second);
   all_.erase(it);
   loop->DeleteLater(std::move(owned));
 }

@@ -98,7 +98,9 @@ class H2ServerSession final : public H2Session {
     // The client reset (or the session dropped) a stream whose request was handed over and not
     // yet answered: a later Respond for it does nothing.
     virtual void OnRequestCancelled(int32_t /*stream_id*/) {}
-    virtual void OnRefused(H2Refusal refusal) = 0;
+    // The session refused a stream or ended the connection (answered 413/431/503, reset, or
+    // GOAWAY): the visitor counts it if it keeps counts.
+    virtual void OnRefused(H2Refusal /*refusal*/) {}
     // A streamed answer has more bytes (or its end) for Produce, or a streamed request body's
     // consumer took bytes and their WINDOW_UPDATE waits for Produce; called from the stream's
     // deferred wake-up, never from inside Receive or Produce.

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "hammer/http/listener_context.h"
 #include "hammer/http/server_connection.h"
 
 namespace hammer::http {
@@ -72,29 +73,39 @@ std::string_view ReasonPhrase(int status) {
 }
 
 HttpListener::HttpListener(net::EventLoop* loop, RequestHandler* handler, ServerOptions options)
-    : loop_(loop),
-      handler_(handler),
-      options_(std::move(options)),
-      resources_(options_.resources ? options_.resources : std::make_shared<ServerResources>()),
-      accept_retry_(loop, [this] { AcceptPending(); }),
-      read_buffer_(kReadChunk, '\0'),
-      connections_(std::make_unique<ConnectionTable>()) {}
+    : context_(std::make_unique<ListenerContext>(loop, handler, std::move(options))),
+      accept_retry_(loop, [this] { AcceptPending(); }) {}
 
 HttpListener::~HttpListener() {
-  if (fd_.valid()) loop_->Remove(fd_.get());
-  connections_.reset();
-  open_connections_.store(0, std::memory_order_relaxed);
+  if (fd_.valid()) context_->loop->Remove(fd_.get());
+  context_.reset();  // its table destroys the connections still open
+}
+
+bool HttpListener::draining() const {
+  return context_->draining;
+}
+
+size_t HttpListener::open_connections() const {
+  return context_ ? context_->open_connections.load(std::memory_order_relaxed) : 0;
+}
+
+ServerResources& HttpListener::resources() {
+  return *context_->resources;
+}
+
+uint64_t HttpListener::requests() const {
+  return context_->requests;
 }
 
 void HttpListener::StartDraining() {
-  if (draining_) return;
-  draining_ = true;
+  if (context_->draining) return;
+  context_->draining = true;
   accept_retry_.Cancel();
   if (fd_.valid()) {
-    loop_->Remove(fd_.get());
+    context_->loop->Remove(fd_.get());
     fd_.Reset();
   }
-  for (ServerConnection* connection : connections_->All())
+  for (ConnectionTable::Entry* connection : context_->connections.All())
     connection->Drain();
 }
 
@@ -106,7 +117,7 @@ Status HttpListener::Listen(const net::SocketAddress& address, bool reuse_port) 
   local_ = *local;
   fd_ = std::move(*fd);
   spare_ = net::OpenSpareDescriptor();
-  return loop_->Add(fd_.get(), EPOLLIN | EPOLLET, this);
+  return context_->loop->Add(fd_.get(), EPOLLIN | EPOLLET, this);
 }
 
 void HttpListener::OnIoEvents(uint32_t /*events*/) {
@@ -114,6 +125,7 @@ void HttpListener::OnIoEvents(uint32_t /*events*/) {
 }
 
 void HttpListener::AcceptPending() {
+  ServerResources& resources = *context_->resources;
   while (fd_.valid()) {
     net::Accepted accepted = net::Accept(fd_.get());
     switch (accepted.kind) {
@@ -130,39 +142,41 @@ void HttpListener::AcceptPending() {
         return;
     }
     if (!Admit()) {
-      resources_->Count(Rejection::kConnectionLimit);
+      resources.Count(Rejection::kConnectionLimit);
       continue;  // the descriptor closes here: the client sees its connection closed at once
     }
     std::unique_ptr<net::Transport> transport =
         std::make_unique<net::PlainTransport>(std::move(accepted.fd));
-    if (options_.tls) {
-      Result<std::unique_ptr<net::Transport>> wrapped = options_.tls->Wrap(std::move(transport));
+    if (context_->options.tls) {
+      Result<std::unique_ptr<net::Transport>> wrapped =
+          context_->options.tls->Wrap(std::move(transport));
       if (!wrapped.ok()) {  // OpenSSL out of memory: the socket closes with it
-        resources_->CloseConnection();
+        resources.CloseConnection();
         continue;
       }
       transport = std::move(*wrapped);
     }
-    auto connection = std::make_unique<ServerConnection>(this, std::move(transport));
+    auto connection = std::make_unique<ServerConnection>(context_.get(), std::move(transport));
     if (!connection->Register().ok()) continue;  // its destructor gives the slot back
-    connections_->Add(std::move(connection));
-    open_connections_.fetch_add(1, std::memory_order_relaxed);
+    context_->connections.Add(std::move(connection));
+    context_->open_connections.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 // Takes a connection slot, closing the connection that has waited longest for a request head
 // when the cap is reached and it has waited long enough (see DecideAdmission).
 bool HttpListener::Admit() {
-  if (resources_->TryOpenConnection()) return true;
-  ServerConnection* oldest = connections_->oldest_waiting();
+  ServerResources& resources = *context_->resources;
+  if (resources.TryOpenConnection()) return true;
+  ConnectionTable::Entry* oldest = context_->connections.oldest_waiting();
   std::optional<MonoNanos> oldest_since;
-  if (oldest != nullptr) oldest_since = oldest->waiting_since();
+  if (oldest != nullptr) oldest_since = oldest->waiting_since;
   Admission admission =
-      DecideAdmission(resources_->open_connections(), resources_->limits().max_connections,
-                      oldest_since, loop_->now(), options_.evictable_after);
+      DecideAdmission(resources.open_connections(), resources.limits().max_connections,
+                      oldest_since, context_->loop->now(), context_->options.evictable_after);
   if (admission == Admission::kReject) return false;
   if (admission == Admission::kEvictOldestWaiting) oldest->Evict();
-  return resources_->TryOpenConnection();
+  return resources.TryOpenConnection();
 }
 
 // Out of descriptors: the spare one is given up to accept the pending connection, which is
@@ -172,7 +186,7 @@ bool HttpListener::ShedPendingConnection() {
   spare_.Reset();
   net::Accepted accepted = net::Accept(fd_.get());
   bool shed = accepted.kind == net::Accepted::Kind::kConnection;
-  if (shed) resources_->Count(Rejection::kOutOfDescriptors);
+  if (shed) context_->resources->Count(Rejection::kOutOfDescriptors);
   accepted.fd.Reset();
   spare_ = net::OpenSpareDescriptor();
   return shed;

@@ -40,7 +40,7 @@
 //
 // HTTP/2 (ServerOptions::http2.enabled): a connection whose client chose "h2" in ALPN, or whose
 // first bytes are the HTTP/2 connection preface (h2c with prior knowledge), is served as HTTP/2
-// on libnghttp2 (h2_server_connection.h): the same handler and Responder, one request per
+// on libnghttp2 (h2_server_codec.h): the same handler and Responder, one request per
 // stream, answers in any order, under the same limits (connection cap, buffer budget, head
 // deadline, head and body caps) plus HTTP/2's own (concurrent streams, rapid reset, floods).
 #pragma once
@@ -64,8 +64,7 @@
 namespace hammer::http {
 
 class ServerConnection;
-class H2ServerConnection;
-class ConnectionTable;
+struct ListenerContext;
 
 // Bytes asked of one read(2), and the size of a listener's shared read buffer.
 inline constexpr size_t kReadChunk = 64 * 1024;
@@ -124,11 +123,12 @@ class Responder {
   // If the client goes away first, or has already, the stream is cancelled.
   void RespondStream(std::string_view head, std::shared_ptr<BodyStream> body, bool keep_alive);
 
- private:
-  friend class ServerConnection;
-  friend class H2ServerConnection;  // answers a stream through its ServerConnection
+  // Made by the server's connections: `sequence` names the request on `connection` (an HTTP/2
+  // stream id, or the count of HTTP/1.1 requests); `alive` expires with the connection.
   Responder(ServerConnection* connection, std::weak_ptr<bool> alive, uint64_t sequence)
       : connection_(connection), alive_(std::move(alive)), sequence_(sequence) {}
+
+ private:
   ServerConnection* connection_ = nullptr;
   std::weak_ptr<bool> alive_;
   uint64_t sequence_ = 0;
@@ -193,36 +193,28 @@ class HttpListener final : public net::IoHandler {
   // "Connection: close". Requests already being served are not disturbed. Idempotent. The
   // listener's loop thread only.
   void StartDraining();
-  bool draining() const { return draining_; }
+  bool draining() const;
   // Connections currently open. Any thread (a relaxed atomic: a gauge for draining and
   // metrics).
-  size_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
+  size_t open_connections() const;
   net::SocketAddress local_address() const { return local_; }
-  ServerResources& resources() { return *resources_; }
+  ServerResources& resources();
   // Requests handed to the handler by this listener (loop thread only).
-  uint64_t requests() const { return requests_; }
+  uint64_t requests() const;
   void OnIoEvents(uint32_t events) override;
 
  private:
-  friend class ServerConnection;
-  friend class H2ServerConnection;
   void AcceptPending();
   bool Admit();
   bool ShedPendingConnection();
 
-  net::EventLoop* loop_;
-  RequestHandler* handler_;
-  ServerOptions options_;
-  std::shared_ptr<ServerResources> resources_;
+  // What the listener shares with its connections (its loop, handler, options, resources, their
+  // table); destroyed with the listener, and the connections still open with it.
+  std::unique_ptr<ListenerContext> context_;
   net::Fd fd_;
   net::Fd spare_;  // given up to accept a connection when descriptors run out
   net::SocketAddress local_;
-  bool draining_ = false;
-  std::atomic<size_t> open_connections_{0};
   net::Timer accept_retry_;
-  uint64_t requests_ = 0;
-  std::string read_buffer_;  // shared by this loop's connections for reads that parse at once
-  std::unique_ptr<ConnectionTable> connections_;
 };
 
 // The reason phrase for a status code ("OK", "Not Found", ...; "" when unknown).

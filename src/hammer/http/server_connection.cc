@@ -1,20 +1,40 @@
 #include "hammer/http/server_connection.h"
 
-#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
+
+#include "hammer/http/h2_server_codec.h"
+#include "hammer/http/http1_server_codec.h"
+#include "hammer/http/listener_context.h"
 
 namespace hammer::http {
 
 namespace {
 
-constexpr Nanos kLingerTime = 5 * kSecond;  // how long a refused client may keep sending
+constexpr Nanos kLingerTime = 5 * kSecond;  // how long a client may keep sending after the end
 // A buffer grown past this for one large message is given back once it is empty again.
 constexpr size_t kKeepCapacity = 64 * 1024;
-constexpr std::string_view kRequestTimeout =
-    "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+// The first size of a connection's own input buffer; it doubles up to its cap as needed.
+constexpr size_t kOwnBufferStart = 16 * 1024;
+// Reads per readiness event before the connection yields to the others on its loop (1 MiB of
+// plain TCP, 256 KiB of TLS records).
+constexpr int kReadsPerEvent = 16;
+
+// The HTTP/2 connection preface (RFC 9113 §3.4); its first line is no HTTP/1.1 request.
+constexpr std::string_view kHttp2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+enum class Preface : uint8_t { kYes, kMaybe, kNo };
+
+// Whether `input`, the connection's first bytes, is the HTTP/2 preface (kMaybe: it may still
+// become one).
+Preface DetectPreface(std::string_view input) {
+  const size_t n = std::min(input.size(), kHttp2Preface.size());
+  if (input.substr(0, n) != kHttp2Preface.substr(0, n)) return Preface::kNo;
+  return n == kHttp2Preface.size() ? Preface::kYes : Preface::kMaybe;
+}
 
 void ReleaseIfLarge(std::string& buffer) {
   if (buffer.empty() && buffer.capacity() > kKeepCapacity) std::string().swap(buffer);
@@ -22,43 +42,41 @@ void ReleaseIfLarge(std::string& buffer) {
 
 }  // namespace
 
-ServerConnection::ServerConnection(HttpListener* listener,
+ServerConnection::ServerConnection(ListenerContext* listener,
                                    std::unique_ptr<net::Transport> transport)
     : listener_(listener),
-      loop_(listener->loop_),
-      resources_(listener->resources_.get()),
+      loop_(listener->loop),
       transport_(std::move(transport)),
-      parser_(listener->options_.limits),
-      timer_(listener->loop_, [this] { OnTimer(); }),
-      input_cap_(listener->options_.limits.max_head_bytes + kReadChunk),
-      charge_(&listener->resources_->budget()),
-      may_be_preface_(listener->options_.http2.enabled && listener->options_.tls == nullptr) {
-  head_clock_.accepted = loop_->now();
+      timer_(listener->loop, [this] { OnTimer(); }),
+      accepted_(listener->loop->now()),
+      input_cap_(listener->options.limits.max_head_bytes + kReadChunk),
+      charge_(&listener->resources->budget()) {
   Result<net::SocketAddress> peer = net::PeerAddress(transport_->fd());
   if (peer.ok()) client_ip_ = peer->Ip();
 }
 
+// Destroyed with its listener, still open: its slot goes back; its codec lets go of its streams.
 ServerConnection::~ServerConnection() {
-  *alive_ = false;
-  // Destroyed with its listener, still open: give its slot back, and let go of its streams.
-  if (phase_ != Phase::kClosed) {
-    resources_->CloseConnection();
-    ReleaseStreams();
-  }
+  if (state_ != State::kClosed) listener_->resources->CloseConnection();
 }
 
 Status ServerConnection::Register() {
   if (Status s = loop_->Add(transport_->fd(), kWatchInput, this); !s.ok()) return s;
-  if (listener_->options_.tls == nullptr) {
-    EnterHead();
+  const ServerOptions& options = listener_->options;
+  if (options.tls == nullptr) {
+    UseHttp1(/*detect_http2=*/options.http2.enabled);
+    Observe();
     return Status::Ok();
   }
-  phase_ = Phase::kHandshake;
-  waiting_since_ = loop_->now();
-  listener_->connections_->StartWaiting(this);
-  timer_.ArmAt(std::min(HandshakeDeadline(), FirstHeadDeadline()));
+  state_ = State::kHandshake;
+  listener_->connections.StartWaiting(this, accepted_);
+  const MonoNanos first_head =
+      HeadDeadline(HeadClock{.accepted = accepted_}, options.header_timeout, options.idle_timeout);
+  timer_.ArmAt(std::min(HandshakeDeadline(), first_head));
   return Status::Ok();
 }
+
+// --- kHandshake and the choice of codec ----------------------------------------------------
 
 // The head deadline of a TLS connection counts from the accept, like a plain one's, so the
 // handshake is part of the time the first head has: a slow client holds a descriptor and a
@@ -66,25 +84,18 @@ Status ServerConnection::Register() {
 // (handshake_timeout, then header_timeout). The handshake keeps its own, possibly shorter,
 // deadline and its own counter; whichever is earlier closes the connection.
 MonoNanos ServerConnection::HandshakeDeadline() const {
-  return head_clock_.accepted + listener_->options_.tls->options().handshake_timeout;
+  return accepted_ + listener_->options.tls->options().handshake_timeout;
 }
-
-MonoNanos ServerConnection::FirstHeadDeadline() const {
-  const ServerOptions& options = listener_->options_;
-  return HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout);
-}
-
-// --- kHandshake ----------------------------------------------------------------------------
 
 void ServerConnection::ContinueHandshake() {
   net::IoResult r = transport_->Handshake();
   switch (r.kind) {
     case net::IoResult::Kind::kOk:
-      if (listener_->options_.http2.enabled && transport_->application_protocol() == "h2") {
-        StartHttp2({});
-        return;
+      if (listener_->options.http2.enabled && transport_->application_protocol() == "h2") {
+        UseHttp2();
+      } else {
+        UseHttp1(/*detect_http2=*/false);
       }
-      EnterHead();
       return;
     case net::IoResult::Kind::kWantRead:
     case net::IoResult::Kind::kWantWrite:
@@ -96,382 +107,352 @@ void ServerConnection::ContinueHandshake() {
   }
 }
 
-// --- kHead ---------------------------------------------------------------------------------
-
-void ServerConnection::EnterHead() {
-  phase_ = Phase::kHead;
-  waiting_since_ = loop_->now();
-  listener_->connections_->StartWaiting(this);
-  const ServerOptions& options = listener_->options_;
-  timer_.ArmAt(HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout));
+ServerCodec::Context ServerConnection::CodecContext() const {
+  return {&listener_->options, listener_->resources.get(), loop_, accepted_};
 }
 
-// The first bytes of a head are in: from now on the head deadline, not the idle timeout, runs
-// (the first request's deadline already counts from the accept).
-void ServerConnection::OnHeadBytes() {
-  head_clock_.head_started = loop_->now();
-  if (head_clock_.first_request) return;
-  const ServerOptions& options = listener_->options_;
-  timer_.ArmAt(HeadDeadline(head_clock_, options.header_timeout, options.idle_timeout));
+void ServerConnection::UseHttp1(bool detect_http2) {
+  Host* host = this;
+  codec_ = std::make_unique<Http1ServerCodec>(host, CodecContext(), detect_http2);
+  state_ = detect_http2 ? State::kDetecting : State::kOpen;
+}
+
+// The connection keeps its slot, its registration and its place in the waiting queue (until the
+// first stream opens). False when the connection closed (no memory for a session).
+bool ServerConnection::UseHttp2() {
+  codec_ = H2ServerCodec::Create(this, CodecContext());
+  if (codec_ == nullptr) {
+    Close();
+    return false;
+  }
+  state_ = State::kOpen;
+  if (listener_->draining) codec_->Drain();
+  return true;
+}
+
+// --- Events --------------------------------------------------------------------------------
+
+void ServerConnection::OnIoEvents(uint32_t events) {
+  switch (state_) {
+    case State::kClosed:
+      return;
+    case State::kLingering:
+      DrainLingering();
+      return;
+    case State::kHandshake:
+      ContinueHandshake();
+      if (!Exchanging()) return;
+      // The request may have come with the handshake's last flight: read it now, since the edge
+      // that brought it has been consumed.
+      events |= EPOLLIN;
+      break;
+    default:
+      break;
+  }
+  if (events & (EPOLLHUP | EPOLLERR)) {
+    Close();  // the client is gone: nothing more can be answered
+    return;
+  }
+  if ((events & EPOLLOUT) && out_sent_ < out_.size() && !Flush()) return;
+  const bool peer_closing = (events & EPOLLRDHUP) != 0;
+  if (state_ == State::kPaused) {
+    // Input is not watched, so this is the peer closing (or half-closing) its side. As when it
+    // is read (EOF): the client is gone, nothing more can usefully be answered. A tunnel's
+    // client may half-close and still read what the other side sends.
+    if (peer_closing && !codec_->half_close_allowed()) {
+      Close();
+      return;
+    }
+  } else if (state_ == State::kDetecting || state_ == State::kOpen) {
+    if (events & (EPOLLIN | EPOLLRDHUP)) OnReadable(peer_closing);
+  }
+  Advance();
 }
 
 void ServerConnection::Evict() {
-  resources_->Count(Rejection::kEvicted);
+  listener_->resources->Count(Rejection::kEvicted);
   Close();
 }
 
 void ServerConnection::Drain() {
-  if (phase_ == Phase::kHttp2) {
-    http2_->Drain();
-    return;
-  }
-  if (phase_ == Phase::kHandshake) {
+  if (state_ == State::kHandshake) {
     Close();
     return;
   }
-  if (phase_ == Phase::kHead && !parser_.started() && in_end_ == in_start_ &&
-      out_sent_ == out_.size()) {
-    Close();
-  }
+  if (!Exchanging()) return;
+  codec_->Drain();
+  Advance();
 }
 
-// --- Events, parsing and dispatch (reading is in server_input.cc) -------------------------
+// --- Answers -------------------------------------------------------------------------------
 
-void ServerConnection::OnIoEvents(uint32_t events) {
-  if (phase_ == Phase::kClosed) return;
-  if (phase_ == Phase::kHttp2) {
-    http2_->OnIoEvents(events);
-    if (phase_ != Phase::kClosed) UpdateCharge();
+void ServerConnection::Respond(uint64_t sequence, int status, std::string_view content_type,
+                               std::string_view body, std::span<const Header> extra) {
+  if (!Exchanging()) return;
+  codec_->Respond(sequence, status, content_type, body, extra);
+  Advance();
+}
+
+void ServerConnection::RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
+  if (!Exchanging()) return;
+  codec_->RespondRaw(sequence, bytes, keep_alive);
+  Advance();
+}
+
+void ServerConnection::RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
+  if (!Exchanging()) return;
+  codec_->RespondRawThenReset(sequence, bytes);
+  Advance();
+}
+
+void ServerConnection::RespondStream(uint64_t sequence, std::string_view head,
+                                     std::shared_ptr<BodyStream> body, bool keep_alive) {
+  if (!Exchanging()) {
+    body->Cancel();  // nobody will ever read it
     return;
   }
-  if (phase_ == Phase::kHandshake) {
-    ContinueHandshake();
-    if (phase_ != Phase::kHead) return;
-    // The request may have come with the handshake's last flight: read it now, since the edge
-    // that brought it has been consumed.
-    events |= EPOLLIN;
+  codec_->RespondStream(sequence, head, std::move(body), keep_alive);
+  Advance();
+}
+
+bool ServerConnection::KeepsAlive() const {
+  return codec_ != nullptr && codec_->KeepsAlive();
+}
+
+// --- ServerCodec::Host ---------------------------------------------------------------------
+
+void ServerConnection::Dispatch(IncomingRequest& request, uint64_t sequence) {
+  ++listener_->requests;
+  request.client_ip = client_ip_;
+  listener_->handler->OnRequest(request, Responder(this, alive_, sequence));
+}
+
+// Bytes already written are dropped from the front of the output rather than let the buffer
+// grow past what is still unsent (a client reading slowly would otherwise make it grow without
+// end).
+std::string& ServerConnection::OutputFor(size_t more) {
+  if (out_sent_ > 0 && out_.size() + more > out_.capacity()) {
+    out_.erase(0, out_sent_);
+    out_sent_ = 0;
   }
-  if (phase_ == Phase::kLingering) {
-    DrainLingering();
-    return;
-  }
-  if (events & EPOLLOUT) Flush();
-  if (phase_ == Phase::kClosed) return;
-  const bool peer_closing = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
-  if (reading_paused_) {
-    // Input is not watched, so this is the peer closing (or half-closing) its side. As when
-    // it is read (EOF): the client is gone, nothing more can usefully be answered. A client
-    // that half-closes after its last request still gets an answer being written.
-    // A tunnel's client may half-close and still read what the other side sends.
-    if ((events & (EPOLLHUP | EPOLLERR)) ||
-        (peer_closing && phase_ != Phase::kClosing && !tunnel_)) {
+  return out_;
+}
+
+bool ServerConnection::draining() const {
+  return listener_->draining;
+}
+
+void ServerConnection::End(ServerCodec::Ending ending) {
+  if (!Exchanging()) return;
+  const bool watching_input = state_ != State::kPaused;
+  switch (ending) {
+    case ServerCodec::Ending::kAbort:
       Close();
+      return;
+    case ServerCodec::Ending::kBestEffort:
+      if (Flush()) Close();
+      return;
+    case ServerCodec::Ending::kClose:
+      state_ = State::kClosing;
+      break;
+    case ServerCodec::Ending::kLinger:
+      state_ = State::kClosingToLinger;
+      break;
+    case ServerCodec::Ending::kReset:
+      state_ = State::kClosingWithReset;
+      break;
+  }
+  if (watching_input) Watch(kWatchOutputOnly);  // input is no longer read
+}
+
+// --- Input ---------------------------------------------------------------------------------
+
+void ServerConnection::OnReadable(bool peer_closing) {
+  for (int reads = 0;; ++reads) {
+    if (state_ != State::kDetecting && state_ != State::kOpen) return;
+    if (reads == kReadsPerEvent) {
+      ReadLater();  // yield to the other connections of this loop
+      return;
     }
+    const ServerCodec::Intake intake =
+        state_ == State::kDetecting ? ServerCodec::Intake::kTake : codec_->intake();
+    if (intake == ServerCodec::Intake::kNone) {
+      Pause();
+      return;
+    }
+    const bool take = intake == ServerCodec::Intake::kTake;
+    const bool again = in_start_ == in_end_ && take ? ReadIntoSharedBuffer(peer_closing)
+                                                    : ReadIntoOwnBuffer(peer_closing, take);
+    if (!again) return;
+  }
+}
+
+// Nothing is buffered: read into the loop's shared buffer, hand it over at once, keep only the
+// rest. True when the socket may hold more.
+bool ServerConnection::ReadIntoSharedBuffer(bool peer_closing) {
+  std::string& buffer = listener_->read_buffer;
+  net::IoResult r = transport_->Read(buffer.data(), buffer.size());
+  if (r.kind != net::IoResult::Kind::kOk) {
+    OnReadStopped(r);
+    return false;
+  }
+  std::string_view input(buffer.data(), r.bytes);
+  const size_t used = Feed(input);
+  if (state_ == State::kClosed) return false;
+  KeepUnparsed(input.substr(used));
+  WriteOut();
+  // A short read drained the socket; the next edge brings whatever comes next (a close already
+  // announced by this event would not come again: read on until EOF then).
+  return r.bytes == buffer.size() || peer_closing || !transport_->short_read_drains();
+}
+
+// Bytes are held: read behind them, into the connection's own buffer; `take`: hand the buffer
+// over. True when the socket may hold more.
+bool ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool take) {
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  if (in_end_ == in_.size() && in_start_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_start_, in_end_ - in_start_);
+    in_end_ -= in_start_;
+    in_start_ = 0;
+  }
+  if (in_end_ == in_.size() && in_.size() < input_cap_) {
+    in_.resize(std::min(input_cap_, std::max(kOwnBufferStart, in_.size() * 2)));
+  }
+  const size_t room = in_.size() - in_end_;
+  if (room == 0) {
+    // Full: what the client sends now waits in its TCP window until the buffer drains.
+    Pause();
+    return false;
+  }
+  net::IoResult r = transport_->Read(in_.data() + in_end_, room);
+  if (r.kind != net::IoResult::Kind::kOk) {
+    OnReadStopped(r);
+    return false;
+  }
+  in_end_ += r.bytes;
+  if (take) {
+    FeedBuffered();
+    if (state_ == State::kClosed) return false;
+    WriteOut();
+  }
+  return r.bytes == room || peer_closing || !transport_->short_read_drains();
+}
+
+// A read that brought no bytes: kWantRead waits for the next edge. The client's EOF ends the
+// connection, or only its own direction where the codec allows it (a tunnel, once what it sent
+// is taken); an error ends it.
+void ServerConnection::OnReadStopped(const net::IoResult& result) {
+  if (result.kind == net::IoResult::Kind::kWantRead ||
+      result.kind == net::IoResult::Kind::kWantWrite) {
     return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(peer_closing);
-  if (phase_ != Phase::kClosed) UpdateCharge();
-}
-
-void ServerConnection::ServeBuffered() {
-  if (serving_ || in_end_ == in_start_) return;
-  size_t used = ParseAndDispatch(std::string_view(in_.data() + in_start_, in_end_ - in_start_));
-  if (phase_ == Phase::kClosed) return;
-  in_start_ += used;
-  if (in_start_ == in_end_ || phase_ == Phase::kClosing || phase_ == Phase::kLingering) {
-    in_start_ = in_end_ = 0;
-    if (phase_ != Phase::kServing) std::string().swap(in_);  // an idle connection holds none
+  if (result.kind == net::IoResult::Kind::kEof && codec_->half_close_allowed() &&
+      in_start_ == in_end_) {
+    codec_->OnInputEnd();
+    Pause();
+    return;
   }
-  if (phase_ == Phase::kHead && head_clock_.head_started == 0 &&
-      (in_end_ > in_start_ || parser_.started())) {
-    OnHeadBytes();
-  }
+  Close();
 }
 
-bool ServerConnection::TakingRequests() const {
-  return phase_ == Phase::kHead || phase_ == Phase::kBody || phase_ == Phase::kStreamingBody;
-}
-
-// Parses and dispatches requests from `input` while the connection can take one (a handler
-// that answers at once lets the next pipelined request through). Returns the bytes used.
-size_t ServerConnection::ParseAndDispatch(std::string_view input) {
-  serving_ = true;
-  size_t used = 0;
-  while (used < input.size() && TakingRequests()) {
-    if (may_be_preface_) {
-      bool need_more = false;
-      if (IsHttp2Preface(input.substr(used), &need_more)) {
-        StartHttp2(input.substr(used));
-        used = input.size();  // the HTTP/2 session has taken it all
+// Hands input to the codec; returns the bytes it took. The first bytes on a port that also
+// speaks h2c choose the codec first: held while they may be the HTTP/2 preface.
+size_t ServerConnection::Feed(std::string_view input) {
+  if (state_ == State::kDetecting) {
+    switch (DetectPreface(input)) {
+      case Preface::kMaybe:
+        return 0;  // kept until more arrives, under the first head's deadline
+      case Preface::kYes:
+        if (!UseHttp2()) return 0;
         break;
-      }
-      if (need_more) break;  // kept unparsed until more arrives, under the head deadline
-      may_be_preface_ = false;
-    }
-    // The answers already queued must drain before another request is taken.
-    if (phase_ == Phase::kHead && !parser_.started() && OutputBacklogged()) break;
-    // A streamed body waits until its stream drains (OnBodyStreamDrained); so does the client.
-    if (phase_ == Phase::kStreamingBody && RequestStreamFull()) {
-      PauseReading();
-      break;
-    }
-    if (tunnel_ && phase_ == Phase::kStreamingBody) {  // raw bytes of the other protocol
-      request_stream_->Append(input.substr(used));
-      used = input.size();
-      break;
-    }
-    Progress p = parser_.Feed(input.substr(used), *this);
-    used += p.consumed;
-    if (phase_ == Phase::kClosed) break;
-    if (p.state == Progress::State::kError) {
-      if (SpeaksNeitherProtocol(p.error)) {
-        resources_->Count(Rejection::kBadRequest);
-        Close();
+      case Preface::kNo:
+        state_ = State::kOpen;
         break;
-      }
-      if (p.error == ParseError::kHeadTooLarge || p.error == ParseError::kTooManyHeaders) {
-        Refuse(Rejection::kHeadTooLarge, 431, ParseErrorName(p.error));
-      } else if (p.error == ParseError::kBodyTooLarge) {
-        Refuse(Rejection::kBodyTooLarge, 413, ParseErrorName(p.error));
-      } else if (p.error == ParseError::kUnsupportedTransferCoding) {
-        Refuse(Rejection::kUnsupportedCoding, 501, ParseErrorName(p.error));
-      } else {
-        Refuse(Rejection::kBadRequest, 400, ParseErrorName(p.error));
-      }
-      break;
     }
-    if (refusal_) {
-      Refuse(*refusal_, 503, "over capacity: too many bytes buffered");
-      break;
-    }
-    if (p.state == Progress::State::kNeedMore) {
-      if (dispatch_early_) {  // a streamed body: the handler takes the request now
-        dispatch_early_ = false;
-        Dispatch();
-        if (phase_ == Phase::kClosed) break;
-      }
-      if (phase_ == Phase::kBody || phase_ == Phase::kStreamingBody) {
-        timer_.ArmAfter(StreamIdleTimeout());
-      }
-      break;
-    }
-    // kComplete: OnHead/OnBody have collected (copied) the request; hand it over.
-    parser_.Reset();
-    if (tunnel_) {  // the head is whole; what follows belongs to the tunnel
-      dispatch_early_ = false;
-      Dispatch();
-      if (phase_ == Phase::kClosed) break;
-      continue;
-    }
-    if (request_stream_ != nullptr) {  // a streamed body ended
-      request_stream_->End();
-      if (dispatch_early_) {  // ... in the read that streaming began with
-        dispatch_early_ = false;
-        Dispatch();
-        if (phase_ == Phase::kClosed) break;
-      }
-      if (request_stream_ != nullptr) EndRequestStream();
-      continue;
-    }
-    Dispatch();
   }
-  serving_ = false;
+  receiving_ = true;
+  const size_t used = codec_->Receive(input);
+  receiving_ = false;
   return used;
 }
 
-void ServerConnection::OnHead(const RequestHead& head) {
-  phase_ = Phase::kBody;
-  listener_->connections_->StopWaiting(this);
-  const BufferBudget& budget = resources_->budget();
-  const ServerOptions& options = listener_->options_;
-  uint64_t body_bytes =
-      head.framing == BodyFraming::kContentLength ? head.content_length : uint64_t{0};
-  const bool stream = options.stream_body_above != 0 && body_bytes > options.stream_body_above;
-  if (stream) body_bytes = options.stream_window;  // what a streamed body holds at most
-  if (budget.exhausted() || budget.WouldExceed(body_bytes)) {
-    refusal_ = Rejection::kOverBudget;
+void ServerConnection::FeedBuffered() {
+  const size_t used = Feed(std::string_view(in_.data() + in_start_, in_end_ - in_start_));
+  if (state_ == State::kClosed) return;
+  in_start_ += used;
+  if (in_start_ == in_end_ || !Exchanging()) {
+    in_start_ = in_end_ = 0;
+    // An idle connection holds none; one reading ahead keeps its buffer.
+    if (!Exchanging() || codec_->intake() != ServerCodec::Intake::kHold) std::string().swap(in_);
+  }
+}
+
+// Bytes of the shared buffer the codec did not take (a partial head, pipelined requests) move
+// into the connection's own buffer, which was empty.
+void ServerConnection::KeepUnparsed(std::string_view rest) {
+  if (rest.empty() || !Exchanging()) return;  // a connection ending takes no more
+  if (in_.size() < rest.size()) in_.resize(std::max(kOwnBufferStart, rest.size()));
+  std::memcpy(in_.data(), rest.data(), rest.size());
+  in_start_ = 0;
+  in_end_ = rest.size();
+}
+
+// Changes what epoll reports for the socket. Re-arming input makes epoll report what arrived
+// while it was not watched. Fails only without kernel memory: the connection is closed.
+void ServerConnection::Watch(uint32_t events) {
+  if (!loop_->Modify(transport_->fd(), events, this).ok()) Close();
+}
+
+void ServerConnection::Pause() {
+  if (state_ != State::kOpen) return;
+  state_ = State::kPaused;
+  Watch(kWatchOutputOnly);
+}
+
+void ServerConnection::ResumeIfWanted() {
+  if (state_ != State::kPaused || in_end_ - in_start_ >= input_cap_ ||
+      codec_->intake() == ServerCodec::Intake::kNone) {
     return;
   }
-  if (head.expect_continue) {
-    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
-    Flush();
-  }
-  // The views point into the input buffer, which is reused or compacted: copy.
-  const std::string_view extra[] = {head.method, head.target};
-  head_copy_.Assign(head.headers, extra);
-  head_ = head;
-  head_.method = head_copy_.Extra(0);
-  head_.target = head_copy_.Extra(1);
-  head_.headers = head_copy_.headers();
-  body_.clear();
-  if (options.upgrades && head.minor_version >= 1 && head.framing == BodyFraming::kNone &&
-      FindHeader(head.headers, "Upgrade") &&
-      ListHasToken(FindHeader(head.headers, "Connection").value_or(""), "upgrade")) {
-    tunnel_ = true;
-    StartRequestStream(std::nullopt);
-    return;
-  }
-  if (stream) StartRequestStream(head.content_length);
+  state_ = State::kOpen;
+  Watch(kWatchInput);
+  // Input the transport took off the socket before the pause (TLS) raises no event.
+  if (state_ == State::kOpen && transport_->holds_input()) ReadLater();
 }
 
-void ServerConnection::OnBody(std::string_view data) {
-  if (refusal_) return;  // answered 503 once the parser returns
-  if (request_stream_ != nullptr) {
-    request_stream_->Append(data);  // dropped if its consumer cancelled it
-    return;
-  }
-  body_.append(data);
-  const size_t threshold = listener_->options_.stream_body_above;
-  if (threshold != 0 && body_.size() > threshold) {  // a chunked body grew past the threshold
-    StartRequestStream(std::nullopt);
-    request_stream_->Append(body_);
-    body_.clear();
-    ReleaseIfLarge(body_);
-  }
-}
-
-Nanos ServerConnection::StreamIdleTimeout() const {
-  return tunnel_ ? listener_->options_.tunnel_idle_timeout : listener_->options_.idle_timeout;
-}
-
-void ServerConnection::Dispatch() {
-  if (request_stream_ != nullptr && !request_stream_->ended()) {
-    phase_ = Phase::kStreamingBody;
-    timer_.ArmAfter(StreamIdleTimeout());
-  } else {
-    phase_ = Phase::kServing;
-    timer_.Cancel();
-  }
-  ++listener_->requests_;
-  ++sequence_;
-  request_keep_alive_ = head_.keep_alive;
-  request_was_head_ = head_.method == "HEAD";
-  IncomingRequest request{head_, body_, client_ip_, request_stream_, tunnel_};
-  listener_->handler_->OnRequest(request, Responder(this, alive_, sequence_));
-  body_.clear();  // the handler has copied what it keeps
-  ReleaseIfLarge(body_);
-}
-
-// --- Refusals and timeouts -----------------------------------------------------------------
-
-void ServerConnection::Refuse(Rejection rejection, int status, std::string_view reason) {
-  resources_->Count(rejection);
-  refusal_.reset();
-  listener_->connections_->StopWaiting(this);
-  timer_.Cancel();
-  std::string body(reason);
-  body.append("\n");
-  request_was_head_ = false;
-  AppendResponseHead(status, "text/plain", body.size(), {}, /*keep_alive=*/false);
-  out_.append(body);
-  // The client may still be sending what we refused: read and drop it before closing, or the
-  // close would reset the connection and the client might never see this answer.
-  linger_after_flush_ = true;
-  phase_ = Phase::kClosing;
-  PauseReading();
-  Flush();
-}
-
-void ServerConnection::OnTimer() {
-  switch (phase_) {
-    case Phase::kHandshake:
-      if (loop_->now() >= HandshakeDeadline()) {
-        listener_->options_.tls->CountHandshakeTimeout();
-      } else {
-        resources_->Count(Rejection::kHeaderTimeout);  // no head yet: nothing to answer
-      }
-      Close();
-      return;
-    case Phase::kHead: {
-      bool head_begun = head_clock_.head_started != 0 || in_end_ > in_start_;
-      if (!head_begun && !head_clock_.first_request) {
-        Close();  // an idle keep-alive connection: nothing was asked, nothing is refused
-        return;
-      }
-      resources_->Count(Rejection::kHeaderTimeout);
-      if (head_begun) {
-        out_.append(kRequestTimeout);
-        phase_ = Phase::kClosing;
-        Flush();  // best effort: the client may not be reading
-      }
-      Close();
+// What is left to read may never raise an event: the socket's edge was consumed by the read
+// that stopped at the budget, and TLS may hold records already taken off the socket. So the
+// next read comes from the loop itself, after the other connections' events of this
+// iteration; reading until kWantRead (as if the peer were closing) leaves nothing behind.
+void ServerConnection::ReadLater() {
+  if (read_queued_) return;  // one deferred read at a time
+  read_queued_ = true;
+  loop_->Defer([this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
+    read_queued_ = false;
+    if (state_ == State::kLingering) {
+      DrainLingering();
       return;
     }
-    case Phase::kBody:
-      resources_->Count(Rejection::kBodyTimeout);
-      out_.append(kRequestTimeout);
-      phase_ = Phase::kClosing;
-      Flush();
-      Close();
-      return;
-    case Phase::kStreamingBody:
-      // The handler has it: nothing to answer. An idle tunnel is no refusal.
-      if (!tunnel_) resources_->Count(Rejection::kBodyTimeout);
-      Close();
-      return;
-    case Phase::kLingering:
-      Close();
-      return;
-    case Phase::kServing:
-      if (response_stream_ != nullptr) Close();  // the client stopped reading the response
-      return;
-    case Phase::kClosing:
-    case Phase::kHttp2:
-    case Phase::kClosed:
-      return;
-  }
+    OnReadable(/*peer_closing=*/true);
+    Advance();
+  });
 }
 
-// Lingering close (as nginx does): stop writing, drain input for a while, then close.
-void ServerConnection::StartLingering() {
-  phase_ = Phase::kLingering;
-  shutdown(transport_->fd(), SHUT_WR);
-  in_start_ = in_end_ = 0;
-  std::string().swap(in_);
-  timer_.ArmAfter(kLingerTime);
-  if (reading_paused_) {
-    reading_paused_ = false;
-    Watch(kWatchInput);
-  }
-  DrainLingering();
-}
+// --- Output and progress -------------------------------------------------------------------
 
-// --- Output --------------------------------------------------------------------------------
-
-void ServerConnection::Answered(bool keep_alive) {
-  if (phase_ == Phase::kStreamingBody) {
-    // Answered before the streamed body's end: the rest is not read (the stream is failed for
-    // its consumer), and the connection closes after the answer, lingering so the client sees it.
-    keep_alive = false;
-    linger_after_flush_ = true;
-    request_stream_->SetProducer(nullptr);
-    request_stream_->Fail();
-    request_stream_.reset();
-  }
-  if (!keep_alive) {
-    phase_ = Phase::kClosing;
-    PauseReading();
-    Flush();  // closes once written
-    return;
-  }
-  head_clock_.first_request = false;
-  head_clock_.idle_since = loop_->now();
-  head_clock_.head_started = 0;
-  EnterHead();
-  Flush();  // with room in the output, requests pipelined behind this one go on (OnOutputRoom)
-  if (phase_ != Phase::kClosed) UpdateCharge();
-}
-
-void ServerConnection::Flush() {
+// Writes the output as the socket takes it (EPOLLOUT continues). False when the connection
+// closed (a write error: the client is gone).
+bool ServerConnection::Flush() {
   while (out_sent_ < out_.size()) {
     iovec iov{out_.data() + out_sent_, out_.size() - out_sent_};
     net::IoResult r = transport_->Write(&iov, 1);
     if (r.kind == net::IoResult::Kind::kWantWrite || r.kind == net::IoResult::Kind::kWantRead) {
-      break;  // EPOLLOUT continues
+      break;
     }
     if (r.kind != net::IoResult::Kind::kOk) {
       Close();
-      return;
+      return false;
     }
     out_sent_ += r.bytes;
   }
@@ -480,61 +461,144 @@ void ServerConnection::Flush() {
     out_sent_ = 0;
     ReleaseIfLarge(out_);
   }
-  if (!OutputBacklogged()) OnOutputRoom();
+  return true;
 }
 
-// The output is below its high-water mark (or empty): the connection may move on.
-void ServerConnection::OnOutputRoom() {
-  switch (phase_) {
-    case Phase::kClosing:
-      if (out_sent_ < out_.size()) return;
-      if (linger_after_flush_) {
-        StartLingering();
-      } else {
-        Close();
-      }
-      return;
-    case Phase::kHead:
-      // Synchronous answers inside ParseAndDispatch continue there.
-      if (serving_) return;
-      ServeBuffered();
-      if (phase_ == Phase::kClosed) return;
-      ResumeReadingIfRoom();
-      return;
-    case Phase::kServing:
-    case Phase::kStreamingBody:
-      if (response_stream_ != nullptr) PumpResponse();
-      return;
-    case Phase::kHandshake:
-    case Phase::kBody:
-    case Phase::kLingering:
-    case Phase::kHttp2:
-    case Phase::kClosed:
-      return;
+// Writes, and pulls what the codec has ready while less than kOutputHighWater bytes wait.
+void ServerConnection::WriteOut() {
+  while (Flush() && Exchanging() && output_pending() <= kOutputHighWater) {
+    std::string& out = OutputFor(kOutputHighWater);
+    const size_t before = out.size();
+    codec_->Produce(out, out_sent_ + kOutputHighWater);
+    if (out_.size() == before) return;
   }
+}
+
+void ServerConnection::Advance() {
+  if (receiving_) return;  // Feed's caller advances once the codec returns
+  for (;;) {
+    if (!Exchanging() && !Closing()) return;
+    WriteOut();
+    if (Closing()) {
+      if (out_sent_ == out_.size()) FinishClosing();
+      break;
+    }
+    if (!Exchanging()) return;
+    // Input the codec left (pipelined requests, a streamed body's rest) goes once it takes it.
+    const size_t held = in_end_ - in_start_;
+    if (held == 0) break;
+    if (state_ != State::kDetecting && codec_->intake() != ServerCodec::Intake::kTake) break;
+    FeedBuffered();
+    if (in_end_ - in_start_ == held && Exchanging()) break;  // nothing taken
+  }
+  ResumeIfWanted();
+  Observe();
+}
+
+void ServerConnection::Observe() {
+  ServerCodec::Outlook outlook;
+  if (Exchanging()) {
+    outlook = codec_->Look();
+  } else if (!Closing()) {
+    return;  // kHandshake and kLingering keep their own deadline; kClosed has none
+  }
+  if (outlook.deadline == 0) {
+    timer_.Cancel();
+  } else if (!timer_.armed() || timer_.deadline() != outlook.deadline) {
+    timer_.ArmAt(outlook.deadline);
+  }
+  if (outlook.waiting == ServerCodec::Waiting::kNo) {
+    listener_->connections.StopWaiting(this);
+  } else {
+    listener_->connections.StartWaiting(this, outlook.waiting_since);
+  }
+  UpdateCharge();
 }
 
 void ServerConnection::UpdateCharge() {
-  charge_.Set(in_.capacity() + out_.capacity() + body_.capacity() +
-              (http2_ ? http2_->buffered_bytes() : 0));
+  charge_.Set(in_.capacity() + out_.capacity() + (codec_ ? codec_->buffered_bytes() : 0));
+}
+
+void ServerConnection::OnTimer() {
+  switch (state_) {
+    case State::kHandshake:
+      if (loop_->now() >= HandshakeDeadline()) {
+        listener_->options.tls->CountHandshakeTimeout();
+      } else {
+        listener_->resources->Count(Rejection::kHeaderTimeout);  // no head yet: nothing to answer
+      }
+      Close();
+      return;
+    case State::kLingering:
+      Close();
+      return;
+    case State::kDetecting:
+    case State::kOpen:
+    case State::kPaused: {
+      const MonoNanos deadline = codec_->Look().deadline;
+      if (deadline != 0 && loop_->now() >= deadline) codec_->OnDeadline();
+      Advance();  // re-arms a deadline that moved since the timer was armed
+      return;
+    }
+    case State::kClosing:
+    case State::kClosingToLinger:
+    case State::kClosingWithReset:
+    case State::kClosed:
+      return;
+  }
+}
+
+// --- The end -------------------------------------------------------------------------------
+
+void ServerConnection::FinishClosing() {
+  if (state_ == State::kClosingToLinger) {
+    StartLingering();
+  } else {
+    Close();
+  }
+}
+
+// Lingering close (as nginx does): stop writing, drain input for a while, then close.
+void ServerConnection::StartLingering() {
+  state_ = State::kLingering;
+  codec_->Stop();
+  listener_->connections.StopWaiting(this);
+  shutdown(transport_->fd(), SHUT_WR);
+  in_start_ = in_end_ = 0;
+  std::string().swap(in_);
+  timer_.ArmAfter(kLingerTime);
+  Watch(kWatchInput);
+  UpdateCharge();
+  if (state_ == State::kLingering) DrainLingering();
+}
+
+void ServerConnection::DrainLingering() {
+  std::string& scratch = listener_->read_buffer;
+  for (int reads = 0; reads < kReadsPerEvent; ++reads) {
+    net::IoResult r = transport_->Read(scratch.data(), scratch.size());
+    if (r.kind == net::IoResult::Kind::kWantRead) return;
+    if (r.kind != net::IoResult::Kind::kOk) {
+      Close();
+      return;
+    }
+  }
+  ReadLater();  // yield to the other connections of this loop
 }
 
 void ServerConnection::Close() {
-  if (phase_ == Phase::kClosed) return;
-  phase_ = Phase::kClosed;
-  timer_.Cancel();
-  if (http2_) http2_->Stop();
-  if (reset_on_close_) {
+  if (state_ == State::kClosed) return;
+  if (state_ == State::kClosingWithReset) {
     linger reset{1, 0};  // close() with a zero linger sends RST instead of FIN
     setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
   }
+  state_ = State::kClosed;
+  timer_.Cancel();
+  if (codec_ != nullptr) codec_->Stop();
   loop_->Remove(transport_->fd());
-  ReleaseStreams();
-  resources_->CloseConnection();
-  listener_->open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  listener_->resources->CloseConnection();
+  listener_->open_connections.fetch_sub(1, std::memory_order_relaxed);
   charge_.Set(0);
-  listener_->connections_->StopWaiting(this);
-  listener_->connections_->Remove(this, loop_);
+  listener_->connections.Remove(this, loop_);
 }
 
 }  // namespace hammer::http

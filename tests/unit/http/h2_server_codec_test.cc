@@ -1,4 +1,4 @@
-// H2ServerConnection over a real socket: a client that stops taking a streamed answer (it opens
+// H2ServerCodec over a real socket: a client that stops taking a streamed answer (it opens
 // no flow-control window) is closed after idle_timeout, and the answer's body is cancelled so
 // that its producer stops. The client is a raw socket writing frames by hand: no HTTP/2
 // library lets its user withhold every WINDOW_UPDATE.
@@ -67,7 +67,7 @@ bool Eventually(Predicate done) {
   return true;
 }
 
-TEST(H2ServerConnectionTest, AClientThatTakesNothingOfAStreamedAnswerIsClosed) {
+TEST(H2ServerCodecTest, AClientThatTakesNothingOfAStreamedAnswerIsClosed) {
   net::LoopGroup loops(1);
   ASSERT_TRUE(loops.Init().ok());
   EndlessAnswer handler(loops.loop(0));
