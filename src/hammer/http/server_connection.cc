@@ -300,7 +300,7 @@ bool ServerConnection::ReadIntoSharedBuffer(bool peer_closing) {
   const size_t used = Feed(input);
   if (state_ == State::kClosed) return false;
   KeepUnparsed(input.substr(used));
-  WriteOut();
+  if (!Flush()) return false;  // answers given at once go before the next read finds an EOF
   // A short read drained the socket; the next edge brings whatever comes next (a close already
   // announced by this event would not come again: read on until EOF then).
   return r.bytes == buffer.size() || peer_closing || !transport_->short_read_drains();
@@ -332,8 +332,7 @@ bool ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool take) {
   in_end_ += r.bytes;
   if (take) {
     FeedBuffered();
-    if (state_ == State::kClosed) return false;
-    WriteOut();
+    if (state_ == State::kClosed || !Flush()) return false;
   }
   return r.bytes == room || peer_closing || !transport_->short_read_drains();
 }

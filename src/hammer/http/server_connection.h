@@ -44,8 +44,10 @@
 // error ends it at once. A client that half-closes after its last request still gets the answer
 // being written (kClosing*).
 //
-// Output: answers are appended to the output buffer and written as the socket accepts them;
-// bodies that come later are pulled from the codec while less than kOutputHighWater bytes wait.
+// Output: answers are appended to the output buffer and written as the socket accepts them
+// (those given while the connection reads, after each read: a client that sends its last
+// request and closes its side gets the answer given at once); bodies that come later are pulled
+// from the codec while less than kOutputHighWater bytes wait.
 // The buffers' capacities and the codec's are charged to the server's BufferBudget.
 //
 // Ownership: the listener's ConnectionTable owns every connection; a connection closes itself

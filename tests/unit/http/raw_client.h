@@ -45,6 +45,8 @@ class RawClient {
     EXPECT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   }
   // Like Write, but a connection the server has closed is a false result, not a SIGPIPE.
+  // Closes the sending side (FIN); the answers can still be read.
+  void CloseWrite() { EXPECT_EQ(shutdown(fd_.get(), SHUT_WR), 0); }
   bool TrySend(std::string_view bytes) {
     return send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
            static_cast<ssize_t>(bytes.size());

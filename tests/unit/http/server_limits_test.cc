@@ -179,6 +179,16 @@ TEST(ServerLimitsTest, AnIdleKeepAliveConnectionClosesWithoutCountingARejection)
     EXPECT_EQ(server.resources().rejected(static_cast<Rejection>(i)), 0u) << i;
 }
 
+TEST(ServerLimitsTest, AClientThatClosesItsSideAfterItsRequestGetsTheAnswer) {
+  LimitServer server;
+  RawClient client(server.address());
+  client.Write("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+  client.CloseWrite();
+  std::string answers = client.ReadAll();  // the answer, then the close
+  EXPECT_TRUE(client.closed());
+  EXPECT_EQ(CountResponses(answers), 1);
+}
+
 TEST(ServerLimitsTest, OverTheConnectionCapNewConnectionsAreClosedAtOnce) {
   ServerOptions options;
   options.resources = std::make_shared<ServerResources>(
