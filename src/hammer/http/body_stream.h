@@ -6,9 +6,9 @@
 // one read brought).
 //
 // The dark proxy uses one per direction of a streamed exchange: a request body (producer: the
-// ServerConnection reading it from the client; consumer: the ClientConnection sending it
-// upstream) and a response body (producer: whoever receives it from the HttpClient; consumer:
-// the ServerConnection writing it to the client).
+// server connection's codec reading it from the client; consumer: the ClientConnection sending
+// it upstream) and a response body (producer: whoever receives it from the HttpClient;
+// consumer: the server connection's codec writing it to the client).
 //
 // Wake-ups are deferred (EventLoop::Defer), never made from inside a call, so neither side
 // can re-enter the other: Append, End and Fail schedule Consumer::OnBodyStreamReady; a Consume
