@@ -92,7 +92,10 @@ int DarkMain(int argc, char** argv) {
                  "grpc-status and message fields (gRPC calls are all POST: without this, none "
                  "is copied; streaming calls never are)")
       ->type_name("GLOB");
-  app.add_option("--upstream-timeout", flags.upstream_timeout, "regular side timeout")
+  app.add_option("--upstream-timeout", flags.upstream_timeout,
+                 "regular side: the longest wait for an answer to begin, and the longest pause "
+                 "inside one (a long download, an event stream); a gRPC call's grpc-timeout, "
+                 "when the client sends one, bounds the whole call instead")
       ->capture_default_str();
   app.add_option("--dark-timeout", flags.dark_timeout, "dark side timeout")->capture_default_str();
   app.add_option("--connect-timeout", flags.connect_timeout, "TCP connect timeout")

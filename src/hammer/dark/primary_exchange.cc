@@ -5,6 +5,7 @@
 
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/forwarding.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::dark {
 
@@ -25,6 +26,7 @@ PrimaryExchange::PrimaryExchange(InFlightSet<PrimaryExchange>* owner, ProxyCount
       response_charge_(holding.budget) {}
 
 PrimaryExchange::~PrimaryExchange() {
+  responder_.Watch(nullptr);
   CloseTunnel();
   if (response_stream_ != nullptr) {
     response_stream_->SetProducer(nullptr);
@@ -165,6 +167,16 @@ void PrimaryExchange::OnBodyStreamDrained() {
   owner_->Finish(this);  // last: destroyed after this loop iteration
 }
 
+// The client gave up before any answer began (called from inside the server: the responder is
+// not used).
+void PrimaryExchange::OnRequestAbandoned() {
+  Bump(counters_->client_aborted);
+  flow_.Abort();  // the upstream sees the request aborted; no completion follows
+  if (observer_ != nullptr) observer_->TryAbandoned(*this);
+  if (join_) join_->PrimaryFailed();
+  owner_->Finish(this);  // destroyed after this loop iteration
+}
+
 // Whether the request may go to another instance: nothing of the answer has reached the
 // client, the request body is held whole (a streamed one is consumed), and the request either
 // never reached the upstream (no connection, or a connection reset before any byte was
@@ -243,11 +255,16 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
   } else if (result.failure || too_large_) {
     Failure failure = result.failure ? *result.failure : Failure::kProtocol;
     Bump(counters_->upstream_failed[static_cast<size_t>(failure)]);
-    int status = failure == Failure::kTimeout ? 504 : 502;
-    std::string body = "hammer dark: upstream " + std::string(FailureName(failure)) +
-                       (too_large_ ? ": response larger than the limit" : ": " + result.detail) +
-                       "\n";
-    responder_.Respond(status, "text/plain", body);
+    std::string why = "hammer dark: upstream " + std::string(FailureName(failure)) +
+                      (too_large_ ? ": response larger than the limit" : ": " + result.detail);
+    if (grpc_) {
+      const std::string message = http::PercentEncodeGrpcMessage(why);
+      const http::Header status[] = {{"grpc-status", failure == Failure::kTimeout ? "4" : "14"},
+                                     {"grpc-message", message}};
+      responder_.Respond(200, "application/grpc", "", status);
+    } else {
+      responder_.Respond(failure == Failure::kTimeout ? 504 : 502, "text/plain", why + "\n");
+    }
     if (join_) join_->PrimaryFailed();
   } else {
     bool keep_alive = responder_.keeps_alive();

@@ -73,6 +73,7 @@ class TryObserver {
 
 class PrimaryExchange final : public http::ResponseHandler,
                               public net::Deletable,
+                              private http::RequestWatcher,
                               private http::BodyStream::Producer {
  public:
   // `request_body`: the streamed request body, or null. `client_takes_chunked`: the client
@@ -93,7 +94,17 @@ class PrimaryExchange final : public http::ResponseHandler,
   // The request asks to switch protocols (IncomingRequest::upgrade): a 101 makes the exchange
   // a tunnel, which lasts until either side closes.
   void ExpectUpgrade() { upgrade_ = true; }
+  // The request is a gRPC call: a failure the proxy answers itself is told to the client in
+  // gRPC's terms (a Trailers-Only answer: grpc-status 4 DEADLINE_EXCEEDED for a timeout, 14
+  // UNAVAILABLE otherwise, and grpc-message saying why), as grpc clients understand it.
+  void ExpectGrpc() { grpc_ = true; }
+  // From now on, a client that gives up before its answer has begun (an HTTP/2 stream reset, a
+  // closed connection) aborts the request upstream at once (an HTTP/2 upstream sees the stream
+  // reset, an HTTP/1.1 one its connection closed), rather than when the upstream answers.
+  void WatchClient() { responder_.Watch(this); }
   bool upgrade() const { return upgrade_; }
+  // The deadline's meaning after the answer begins (http::ClientRequest::idle_timeout).
+  Nanos idle_timeout = 0;
   // The upstream instance of the current try (UpstreamPool's index), and the tries so far.
   size_t instance = 0;
   uint32_t retries = 0;
@@ -114,6 +125,7 @@ class PrimaryExchange final : public http::ResponseHandler,
   void StartStreaming(std::optional<uint64_t> length);
   void SpillIntoStream();
   void OnBodyStreamDrained() override;
+  void OnRequestAbandoned() override;
   void Capture(std::string_view data);
   bool Retryable(const http::ExchangeResult& result) const;
   void OpenTunnel(const http::ResponseHead& head);
@@ -131,6 +143,7 @@ class PrimaryExchange final : public http::ResponseHandler,
   TryObserver* observer_ = nullptr;
   bool idempotent_ = false;
   bool upgrade_ = false;
+  bool grpc_ = false;
   bool tunnel_open_ = false;
   MonoNanos start_;
   std::string head_;

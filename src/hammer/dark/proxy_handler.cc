@@ -205,12 +205,27 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   }
   primary->instance = instance;
   primary->ObserveTries(this, http::IsIdempotentMethod(request.head.method));
-  SendTry(*primary, MonoNow() + options_->upstream_timeout);
+  primary->WatchClient();
+  const bool grpc = http::IsGrpc(request.head.headers);
+  // --upstream-timeout is both the wait for the answer to begin and the longest pause inside
+  // it (a long download, an event stream). A gRPC client may bound its call itself
+  // (grpc-timeout): that is then the deadline of the whole call.
+  MonoNanos deadline = MonoNow() + options_->upstream_timeout;
+  primary->idle_timeout = options_->upstream_timeout;
+  if (grpc) {
+    primary->ExpectGrpc();
+    std::optional<std::string_view> timeout =
+        http::FindHeader(request.head.headers, "grpc-timeout");
+    if (std::optional<int64_t> nanos = timeout ? http::ParseGrpcTimeout(*timeout) : std::nullopt) {
+      deadline = MonoNow() + *nanos;
+      primary->idle_timeout = 0;
+    }
+  }
+  SendTry(*primary, deadline);
 
   // The copies go out after the regular request and are never awaited.
   for (DarkCluster* cluster : active_)
     Bump(counters_->clusters[cluster->index()].considered);
-  const bool grpc = http::IsGrpc(request.head.headers);
   if (request.upgrade || !eligible) {
     if (!active_.empty()) {
       if (request.upgrade) {
@@ -256,6 +271,7 @@ void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
   out.head_method = method == "HEAD";
   out.idempotent = http::IsIdempotentMethod(method);
   out.deadline = deadline;
+  out.idle_timeout = exchange.idle_timeout;
   if (options_->per_try_timeout > 0) {
     out.deadline = std::min(deadline, MonoNow() + options_->per_try_timeout);
   }

@@ -76,6 +76,12 @@ struct ClientRequest {
   bool head_method = false;  // HEAD: the response has no body
   bool idempotent = true;    // may be retried once after a stale keep-alive connection
   MonoNanos deadline = 0;    // the whole exchange must end by then (0: no deadline)
+  // 0: `deadline` holds for the whole exchange. Otherwise it holds only until the exchange
+  // streams: from the response head on, and while a streamed request body flows, the exchange
+  // fails as a timeout only when no byte has moved for idle_timeout (how nginx's
+  // proxy_read_timeout and Envoy's stream idle timeout treat an event stream, a long download
+  // or a gRPC stream).
+  Nanos idle_timeout = 0;
   // A body sent as it arrives, instead of `body` (which must then be empty). The head must
   // announce it: "Content-Length: N" when body_stream->length() is N (the bytes are sent as
   // they are; over HTTP/2 it becomes content-length), "Transfer-Encoding: chunked" when the

@@ -225,6 +225,9 @@ void ClientConnection::WriteStreamedBody() {
     }
     size_t written = r.bytes;
     result_.bytes_sent += written;
+    if (request_.idle_timeout > 0 && request_.deadline != 0) {
+      request_.deadline = loop_->now() + request_.idle_timeout;
+    }
     if (write_offset_ < head_size) {
       size_t of_head = std::min(written, head_size - write_offset_);
       write_offset_ += of_head;
@@ -364,6 +367,9 @@ void ClientConnection::OnHead(const ResponseHead& head) {
   if (handler_ == nullptr) return;  // aborted from inside a callback (ResponseFlow::Abort)
   result_.status = head.status;
   response_keep_alive_ = head.keep_alive;
+  if (request_.idle_timeout > 0) {
+    request_.deadline = loop_->now() + request_.idle_timeout;  // OnTimer re-arms it lazily
+  }
   if (request_.upgrade && head.status == 101) {
     request_.deadline = 0;  // a tunnel lasts as long as its two sides keep it open
     ArmTimer();
@@ -378,6 +384,7 @@ void ClientConnection::OnHead(const ResponseHead& head) {
 
 void ClientConnection::OnBody(std::string_view data) {
   if (handler_ == nullptr) return;  // aborted from inside a callback (ResponseFlow::Abort)
+  if (request_.idle_timeout > 0) request_.deadline = loop_->now() + request_.idle_timeout;
   handler_->OnResponseBody(data);
 }
 

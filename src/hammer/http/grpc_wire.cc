@@ -1,6 +1,7 @@
 #include "hammer/http/grpc_wire.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <iterator>
 
@@ -88,6 +89,58 @@ std::string PercentDecodeGrpcMessage(std::string_view value) {
     }
   }
   return out;
+}
+
+std::string PercentEncodeGrpcMessage(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto byte = static_cast<uint8_t>(c);
+    if (byte >= 0x20 && byte <= 0x7e && c != '%') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xf]);
+    }
+  }
+  return out;
+}
+
+std::optional<int64_t> ParseGrpcTimeout(std::string_view value) {
+  if (value.size() < 2 || value.size() > 9) return std::nullopt;
+  int64_t amount = 0;
+  for (char c : value.substr(0, value.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    amount = amount * 10 + (c - '0');
+  }
+  int64_t unit = 0;
+  switch (value.back()) {
+    case 'H':
+      unit = 3'600'000'000'000;
+      break;
+    case 'M':
+      unit = 60'000'000'000;
+      break;
+    case 'S':
+      unit = 1'000'000'000;
+      break;
+    case 'm':
+      unit = 1'000'000;
+      break;
+    case 'u':
+      unit = 1'000;
+      break;
+    case 'n':
+      unit = 1;
+      break;
+    default:
+      return std::nullopt;
+  }
+  // 99,999,999 hours would pass 64 bits of nanoseconds: such a timeout is forever anyway.
+  constexpr int64_t kForever = INT64_MAX / 2;
+  return amount > kForever / unit ? kForever : amount * unit;
 }
 
 std::optional<std::vector<std::string_view>> SplitGrpcMessages(std::string_view body,

@@ -63,6 +63,14 @@ bool GrpcStatusIsServerError(uint32_t code);
 // digits is kept as it is, as the protocol asks of receivers.
 std::string PercentDecodeGrpcMessage(std::string_view value);
 
+// `text` as grpc-message's Percent-Encoded value: bytes outside 0x20-0x7E, and '%', as %XX.
+std::string PercentEncodeGrpcMessage(std::string_view text);
+
+// A grpc-timeout value, 1 to 8 digits and a unit (H hours, M minutes, S seconds, m
+// milliseconds, u microseconds, n nanoseconds), in nanoseconds (at most INT64_MAX / 2);
+// nothing when malformed.
+std::optional<int64_t> ParseGrpcTimeout(std::string_view value);
+
 // The messages of a whole body (each without its prefix; views into `body`), or nothing when
 // the body is not whole messages (cut inside one, or a flag byte other than 0 or 1). `compressed`
 // (may be null) is set when any message has the compressed flag.

@@ -349,6 +349,7 @@ void H2ClientConnection::OnStreamHead(H2ClientSession::Stream* stream, const Res
   if (exchange->handler == nullptr) return;
   exchange->result.status = head.status;
   if (exchange->result.first_byte == 0) exchange->result.first_byte = loop_->now();
+  KeepAlive(exchange);
   exchange->handler->OnResponseHead(head);
 }
 
@@ -356,6 +357,7 @@ void H2ClientConnection::OnStreamData(H2ClientSession::Stream* stream, std::stri
   auto* exchange = static_cast<Exchange*>(stream);
   if (exchange->handler == nullptr) return;
   exchange->result.bytes_received += data.size();
+  KeepAlive(exchange);
   exchange->handler->OnResponseBody(data);
 }
 
@@ -457,6 +459,13 @@ void H2ClientConnection::FailAll(Failure failure, const std::string& detail) {
   done_.clear();
   for (Exchange* exchange : done)
     Complete(exchange);
+}
+
+void H2ClientConnection::KeepAlive(Exchange* exchange) {
+  // OnTimer finds the later deadline when the earlier one it was armed for comes.
+  if (exchange->request.idle_timeout > 0 && exchange->request.deadline != 0) {
+    exchange->request.deadline = loop_->now() + exchange->request.idle_timeout;
+  }
 }
 
 void H2ClientConnection::ArmTimer(MonoNanos deadline) {
@@ -569,6 +578,7 @@ void H2ClientConnection::OnRequestBodyReady(Exchange* exchange) {
     if (exchange->submitted && session_->Cancel(exchange)) exchange->submitted = false;
     FailExchange(exchange, Failure::kOther, "request body abandoned by its source");
   } else if (exchange->submitted) {
+    KeepAlive(exchange);  // request bytes move
     session_->ResumeBody(exchange);
   }
   if (!deferring_) AfterSession();

@@ -116,6 +116,8 @@ class H2ClientConnection final : public net::IoHandler,
   void Flush();
   void OnTimer();
   void ArmTimer(MonoNanos deadline);
+  // Bytes moved for `exchange`: with an idle_timeout its deadline moves on (ClientRequest).
+  void KeepAlive(Exchange* exchange);
   // Completes `exchange` with a failure (unless it is already completed).
   void FailExchange(Exchange* exchange, Failure failure, std::string detail);
   // Fails every exchange not yet completed and closes the connection.

@@ -112,6 +112,34 @@ void H2ServerCodec::Drain() {
 
 void H2ServerCodec::Stop() {
   session_->CancelStreamedAnswers();  // their producers stop
+  watchers_.clear();
+}
+
+void H2ServerCodec::OnClientGone() {
+  std::unordered_map<int32_t, RequestWatcher*> watchers = std::move(watchers_);
+  watchers_.clear();
+  for (const auto& [stream_id, watcher] : watchers)
+    watcher->OnRequestAbandoned();
+}
+
+void H2ServerCodec::Watch(uint64_t sequence, RequestWatcher* watcher) {
+  if (watcher == nullptr) {
+    watchers_.erase(StreamId(sequence));
+  } else {
+    watchers_[StreamId(sequence)] = watcher;
+  }
+}
+
+RequestWatcher* H2ServerCodec::Unwatch(int32_t stream_id) {
+  auto it = watchers_.find(stream_id);
+  if (it == watchers_.end()) return nullptr;
+  RequestWatcher* watcher = it->second;
+  watchers_.erase(it);
+  return watcher;
+}
+
+void H2ServerCodec::OnRequestCancelled(int32_t stream_id) {
+  if (RequestWatcher* watcher = Unwatch(stream_id)) watcher->OnRequestAbandoned();
 }
 
 // --- Deadlines -----------------------------------------------------------------------------
@@ -193,6 +221,7 @@ void H2ServerCodec::OnAnswerReady() {
 
 void H2ServerCodec::Respond(uint64_t sequence, int status, std::string_view content_type,
                             std::string_view body, std::span<const Header> extra) {
+  Unwatch(StreamId(sequence));
   fields_.clear();
   if (!content_type.empty()) fields_.push_back({"content-type", content_type});
   fields_.insert(fields_.end(), extra.begin(), extra.end());
@@ -201,6 +230,7 @@ void H2ServerCodec::Respond(uint64_t sequence, int status, std::string_view cont
 
 void H2ServerCodec::RespondRaw(uint64_t sequence, std::string_view bytes, bool /*keep_alive*/) {
   const int32_t stream_id = StreamId(sequence);
+  Unwatch(stream_id);
   ResponseParser parser(options_.limits);
   parser.Reset(session_->IsHeadRequest(stream_id));
   RawResponse raw;
@@ -214,12 +244,14 @@ void H2ServerCodec::RespondRaw(uint64_t sequence, std::string_view bytes, bool /
 }
 
 void H2ServerCodec::RespondRawThenReset(uint64_t sequence, std::string_view /*bytes*/) {
+  Unwatch(StreamId(sequence));
   session_->ResetStream(StreamId(sequence), NGHTTP2_INTERNAL_ERROR);
 }
 
 void H2ServerCodec::RespondStream(uint64_t sequence, std::string_view head,
                                   std::shared_ptr<BodyStream> body, bool /*keep_alive*/) {
   const int32_t stream_id = StreamId(sequence);
+  Unwatch(stream_id);  // from here the stream tells the producer (BodyStream::Cancel)
   // Parsed as the head of an answer to HEAD: complete at its blank line, whatever it frames.
   ResponseParser parser(options_.limits);
   parser.Reset(/*head_request=*/true);

@@ -48,6 +48,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "hammer/http/h2_server_session.h"
@@ -91,6 +92,8 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
                      bool keep_alive) override;
   // Streams end on their own: the connection stays open while the listener is not draining.
   bool KeepsAlive() const override { return !host_->draining(); }
+  void Watch(uint64_t sequence, RequestWatcher* watcher) override;
+  void OnClientGone() override;
 
  private:
   H2ServerCodec(Host* host, const Context& context);
@@ -100,6 +103,9 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
   void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
                          std::shared_ptr<BodyStream> body) override;
   void OnRefused(H2Refusal refusal) override;
+  void OnRequestCancelled(int32_t stream_id) override;
+  // The watcher of `stream_id`, unregistered (null when none).
+  RequestWatcher* Unwatch(int32_t stream_id);
   void OnAnswerReady() override;
 
   Host* host_;
@@ -114,6 +120,8 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
   MonoNanos last_write_ = 0;  // when bytes of answers last went out
   MonoNanos idle_since_ = 0;  // when the last stream closed; 0: no stream has been served
   size_t open_streams_ = 0;   // at the last Look
+  // Requests whose handler watches for the client's giving up (Responder::Watch), by stream.
+  std::unordered_map<int32_t, RequestWatcher*> watchers_;
 };
 
 }  // namespace hammer::http

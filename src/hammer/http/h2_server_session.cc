@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "hammer/base/strings.h"
+#include "hammer/http/grpc_wire.h"
 
 namespace hammer::http {
 
@@ -17,12 +18,6 @@ bool LeftOutOfResponse(std::string_view name) {
          EqualsIgnoreCase(name, "proxy-connection") ||
          EqualsIgnoreCase(name, "transfer-encoding") || EqualsIgnoreCase(name, "upgrade") ||
          EqualsIgnoreCase(name, "content-length");
-}
-
-// application/grpc, application/grpc+proto, application/grpc+json (gRPC over HTTP/2).
-bool IsGrpc(H2HeadBuilder& head) {
-  std::optional<std::string_view> type = FindHeader(head.headers(), "content-type");
-  return type && type->size() >= 16 && EqualsIgnoreCase(type->substr(0, 16), "application/grpc");
 }
 
 constexpr size_t kMaxContinuations = 8;     // nghttp2's default since CVE-2024-28182
@@ -149,7 +144,7 @@ struct H2ServerCallbacks {
           }
           // A gRPC call's request may stay open as long as the call (client and
           // bidirectional streaming): its messages are passed on as they come.
-          if (threshold != 0 && !end_stream && IsGrpc(stream->head)) {
+          if (threshold != 0 && !end_stream && IsGrpc(stream->head.headers())) {
             self->StreamBody(stream, length);
             return 0;
           }

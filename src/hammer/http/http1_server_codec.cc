@@ -311,8 +311,17 @@ void Http1ServerCodec::Finish(Ending ending) {
   host_->End(ending);
 }
 
+void Http1ServerCodec::Watch(uint64_t sequence, RequestWatcher* watcher) {
+  if (sequence == sequence_ && Answerable() && !response_) watcher_ = watcher;
+}
+
+void Http1ServerCodec::OnClientGone() {
+  if (watcher_ != nullptr) std::exchange(watcher_, nullptr)->OnRequestAbandoned();
+}
+
 void Http1ServerCodec::Stop() {
   state_ = State::kDone;
+  watcher_ = nullptr;
   if (request_stream_ != nullptr) FailRequestStream();
   if (response_) {
     response_->body->SetConsumer(nullptr);
@@ -331,6 +340,7 @@ bool Http1ServerCodec::KeepsAlive() const {
 void Http1ServerCodec::Respond(uint64_t sequence, int status, std::string_view content_type,
                                std::string_view body, std::span<const Header> extra) {
   if (sequence != sequence_ || !Answerable()) return;
+  watcher_ = nullptr;
   const bool keep_alive = KeepsAlive();
   std::string& out = host_->OutputFor(256 + body.size());
   AppendResponseHead(out, status, content_type, body.size(), extra, keep_alive);
@@ -340,12 +350,14 @@ void Http1ServerCodec::Respond(uint64_t sequence, int status, std::string_view c
 
 void Http1ServerCodec::RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive) {
   if (sequence != sequence_ || !Answerable()) return;
+  watcher_ = nullptr;
   host_->OutputFor(bytes.size()).append(bytes);
   Answered(keep_alive && KeepsAlive());
 }
 
 void Http1ServerCodec::RespondRawThenReset(uint64_t sequence, std::string_view bytes) {
   if (sequence != sequence_ || !Answerable()) return;
+  watcher_ = nullptr;
   host_->OutputFor(bytes.size()).append(bytes);
   Finish(Ending::kReset);
 }
@@ -356,6 +368,7 @@ void Http1ServerCodec::RespondStream(uint64_t sequence, std::string_view head,
     body->Cancel();
     return;
   }
+  watcher_ = nullptr;  // from here the stream tells the producer (BodyStream::Cancel)
   host_->OutputFor(head.size()).append(head);  // the head goes now, whatever the body does
   response_ = ResponseStream{std::move(body), keep_alive};
   response_->body->SetConsumer(this);

@@ -84,6 +84,8 @@ class Http1ServerCodec final : public ServerCodec,
   void RespondStream(uint64_t sequence, std::string_view head, std::shared_ptr<BodyStream> body,
                      bool keep_alive) override;
   bool KeepsAlive() const override;
+  void Watch(uint64_t sequence, RequestWatcher* watcher) override;
+  void OnClientGone() override;
 
  private:
   enum class State : uint8_t { kHead, kBody, kStreamingBody, kTunnel, kTunnelOut, kServing, kDone };
@@ -146,6 +148,7 @@ class Http1ServerCodec final : public ServerCodec,
   // from one (this codec consumes it).
   std::shared_ptr<BodyStream> request_stream_;
   std::optional<ResponseStream> response_;
+  RequestWatcher* watcher_ = nullptr;  // of request sequence_, until it is answered
 };
 
 }  // namespace hammer::http

@@ -28,6 +28,10 @@ void Responder::RespondRawThenReset(std::string_view bytes) {
   connection_->RespondRawThenReset(sequence_, bytes);
 }
 
+void Responder::Watch(RequestWatcher* watcher) {
+  if (alive()) connection_->Watch(sequence_, watcher);
+}
+
 void Responder::RespondStream(std::string_view head, std::shared_ptr<BodyStream> body,
                               bool keep_alive) {
   if (alive_.expired()) {

@@ -97,6 +97,16 @@ struct IncomingRequest {
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.
 // Using it after the client went away does nothing (alive() tells).
+// Told when the client gives up on a request before its answer has begun (an HTTP/2 stream it
+// resets, a connection it closes): a handler that is still working on it may stop (a proxy
+// cancels its upstream request). Called from inside the server's processing, once, after the
+// watcher was unregistered: it must not call the request's Responder.
+class RequestWatcher {
+ public:
+  virtual ~RequestWatcher() = default;
+  virtual void OnRequestAbandoned() = 0;
+};
+
 class Responder {
  public:
   Responder() = default;
@@ -122,6 +132,9 @@ class Responder {
   // client has had a status line already: the connection is closed (the producer counts it).
   // If the client goes away first, or has already, the stream is cancelled.
   void RespondStream(std::string_view head, std::shared_ptr<BodyStream> body, bool keep_alive);
+  // Registers `watcher` for this request until its answer begins (null: none). A watcher
+  // destroyed before then unregisters first (Watch(nullptr)), unless alive() is false.
+  void Watch(RequestWatcher* watcher);
 
   // Made by the server's connections: `sequence` names the request on `connection` (an HTTP/2
   // stream id, or the count of HTTP/1.1 requests); `alive` expires with the connection.

@@ -138,6 +138,12 @@ class ServerCodec {
   virtual void RespondRawThenReset(uint64_t sequence, std::string_view bytes) = 0;
   virtual void RespondStream(uint64_t sequence, std::string_view head,
                              std::shared_ptr<BodyStream> body, bool keep_alive) = 0;
+  // The request's RequestWatcher (null: none), told if the client abandons the request before
+  // its answer begins; an answer unregisters it. A connection the server ends itself (drain,
+  // eviction, the listener going) tells no watcher: the handler sees its own shutdown.
+  virtual void Watch(uint64_t sequence, RequestWatcher* watcher) = 0;
+  // The client closed or broke the connection (Stop follows): every watcher is told.
+  virtual void OnClientGone() = 0;
   // Whether the connection stays open after the current answer (Responder::keeps_alive).
   virtual bool KeepsAlive() const = 0;
 };

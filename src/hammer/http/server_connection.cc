@@ -150,7 +150,7 @@ void ServerConnection::OnIoEvents(uint32_t events) {
       break;
   }
   if (events & (EPOLLHUP | EPOLLERR)) {
-    Close();  // the client is gone: nothing more can be answered
+    ClientGone();  // nothing more can be answered
     return;
   }
   if ((events & EPOLLOUT) && out_sent_ < out_.size() && !Flush()) return;
@@ -160,7 +160,7 @@ void ServerConnection::OnIoEvents(uint32_t events) {
     // is read (EOF): the client is gone, nothing more can usefully be answered. A tunnel's
     // client may half-close and still read what the other side sends.
     if (peer_closing && !codec_->half_close_allowed()) {
-      Close();
+      ClientGone();
       return;
     }
   } else if (state_ == State::kDetecting || state_ == State::kOpen) {
@@ -213,6 +213,10 @@ void ServerConnection::RespondStream(uint64_t sequence, std::string_view head,
   }
   codec_->RespondStream(sequence, head, std::move(body), keep_alive);
   Advance();
+}
+
+void ServerConnection::Watch(uint64_t sequence, RequestWatcher* watcher) {
+  if (Exchanging()) codec_->Watch(sequence, watcher);
 }
 
 bool ServerConnection::KeepsAlive() const {
@@ -351,6 +355,11 @@ void ServerConnection::OnReadStopped(const net::IoResult& result) {
     Pause();
     return;
   }
+  ClientGone();
+}
+
+void ServerConnection::ClientGone() {
+  if (codec_ != nullptr && Exchanging()) codec_->OnClientGone();
   Close();
 }
 

@@ -95,11 +95,15 @@ class ServerConnection final : public ConnectionTable::Entry,
                std::span<const Header> extra);
   void RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive);
   void RespondRawThenReset(uint64_t sequence, std::string_view bytes);
+  void Watch(uint64_t sequence, RequestWatcher* watcher);
   void RespondStream(uint64_t sequence, std::string_view head, std::shared_ptr<BodyStream> body,
                      bool keep_alive);
   bool KeepsAlive() const;
 
  private:
+  // The client closed or broke the connection: the codec tells the handlers watching requests
+  // (RequestWatcher), then the connection closes.
+  void ClientGone();
   // What epoll watches: input and output, or output only while reading is paused.
   static constexpr uint32_t kWatchInput = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
   static constexpr uint32_t kWatchOutputOnly = EPOLLOUT | EPOLLRDHUP | EPOLLET;
