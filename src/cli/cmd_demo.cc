@@ -75,7 +75,6 @@ int DemoMain(int argc, char** argv) {
   options.threads = threads;
   options.rate = rate;
   options.duration = *duration;
-  options.leave_workers_for_exit = true;  // the process ends with the demo
   options.source.loop = true;
   options.source.shuffle = true;
   options.source.seed = 1;

@@ -74,10 +74,6 @@ struct LoadOptions {
   // --metrics-listen: workers also report their figures per key every interval (RunMonitor),
   // which LoadMetrics serves to Prometheus. Off: no per-request cost.
   bool live_key_metrics = false;
-  // For a process that exits after the run (hammer load, hammer demo): RunLoad leaves its
-  // workers (their prepared requests, above all) for the exit instead of freeing them block by
-  // block after the last response. A list of 10,000 URLs replayed: about 8 ms sooner done.
-  bool leave_workers_for_exit = false;
 
   // Requests in flight at most: concurrency, times the streams per connection with HTTP/2.
   uint64_t in_flight_cap() const {

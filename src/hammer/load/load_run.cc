@@ -24,14 +24,6 @@ constexpr size_t kPartialsFlushBytes = 64 * 1024;
 
 using Workers = std::vector<std::unique_ptr<LoadWorker>>;
 
-// LoadOptions::leave_workers_for_exit: the workers, stopped, kept until the process ends
-// (reachable from here, so that a leak checker does not count them). They are never called
-// again: their loops have returned and are gone.
-void LeaveForExit(Workers workers) {
-  static auto* const kept = new std::vector<Workers>();
-  kept->push_back(std::move(workers));
-}
-
 // --start-at: waits until then. Returns the signal that came first, 0 when none did.
 int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
   Nanos wait = start_at - MonoNow();
@@ -198,7 +190,6 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
   progress.hadoop().FailureCounters(summary.total.failures.counts());
   progress.Status("done, " + std::to_string(summary.requests()) + " requests");
-  if (options.leave_workers_for_exit) LeaveForExit(std::move(workers));
   return summary;
 }
 

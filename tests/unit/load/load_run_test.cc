@@ -209,17 +209,6 @@ TEST_F(LoadRunTest, TwoThreadsGiveTheSameTotals) {
   ExpectMixedTotals(*summary, records);
 }
 
-// The workers left for the process's exit (as hammer load leaves them) give the same figures,
-// and nothing touches them once their loops are gone (ASan would say so).
-TEST_F(LoadRunTest, WorkersLeftForExitGiveTheSameTotals) {
-  RecordsFile records;
-  LoadOptions options = Options(2, 4);
-  options.leave_workers_for_exit = true;
-  Result<LoadSummary> summary = RunLoad(options, Lines(MixedInput(), {}), records.fd(), {});
-  ASSERT_TRUE(summary.ok()) << summary.status().message();
-  ExpectMixedTotals(*summary, records);
-}
-
 // The summary's clock: started_at, then ended_at (the last worker's last response), both within
 // the call, and the seconds between them, over 2,000 keys whose workers sort them as they end.
 TEST_F(LoadRunTest, TheRunIsTimedFromItsStartToItsLastResponse) {
