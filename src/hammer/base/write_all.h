@@ -6,7 +6,6 @@
 // callers on one descriptor must serialise themselves.
 #pragma once
 
-#include <span>
 #include <string_view>
 
 #include "hammer/base/status.h"
@@ -14,8 +13,5 @@
 namespace hammer {
 
 Status WriteAll(int fd, std::string_view bytes);
-
-// The pieces in order, up to 64 in each writev(2) call, continued the same way.
-Status WriteAll(int fd, std::span<const std::string_view> pieces);
 
 }  // namespace hammer

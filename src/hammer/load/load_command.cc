@@ -377,10 +377,8 @@ void LoadCommand::AnnounceInput() const {
 Status LoadCommand::WriteReports(const LoadSummary& summary,
                                  const std::vector<stats::ThresholdResult>& thresholds) const {
   if (!flags_.summary_json.empty()) {
-    Status written =
-        WriteOutputFile("--summary-json", flags_.summary_json, [&](const OutputPieces& write) {
-          return WriteLoadSummaryJson(summary, "load", thresholds, write);
-        });
+    Status written = WriteOutputFile("--summary-json", flags_.summary_json,
+                                     LoadSummaryJson(summary, "load", thresholds));
     if (!written.ok()) return written;
   }
   if (!flags_.html.empty()) {

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "hammer/base/output_file.h"
 #include "hammer/load/load_run.h"
 #include "hammer/stats/threshold.h"
 
@@ -22,12 +21,6 @@ std::string FormatLoadSummary(const LoadSummary& summary, bool with_table, size_
 // with the --threshold results and the run's own fields (seconds, rps, the open-loop figures).
 std::string LoadSummaryJson(const LoadSummary& summary, std::string_view command = "load",
                             const std::vector<stats::ThresholdResult>& thresholds = {});
-// The same document handed to `write` piece by piece as it is printed (a piece every few
-// hundred key rows): --summary-json goes to its file without first filling megabytes of fresh
-// memory. Returns the first error `write` returns, which ends the document there.
-Status WriteLoadSummaryJson(const LoadSummary& summary, std::string_view command,
-                            const std::vector<stats::ThresholdResult>& thresholds,
-                            const OutputPieces& write);
 
 // The self-contained HTML report of a run (the stats module's renderer); `metadata` lines are
 // shown under the title (command, target, ...).

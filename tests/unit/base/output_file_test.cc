@@ -1,16 +1,16 @@
-// WriteOutputFile: a whole text or pieces handed over as they are made land in the file in
-// order; errors name the flag and the path, and a failed piece ends the output.
+// Output files: an existing file is truncated as it is opened, so that it never holds the end of
+// an earlier output after the new one (nor only the earlier output's end once the writer is
+// killed); errors name the flag and the path.
 #include "hammer/base/output_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <string_view>
-#include <vector>
 
 namespace hammer {
 namespace {
@@ -33,26 +33,7 @@ class OutputFileTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(OutputFileTest, PiecesLandInOrder) {
-  const std::string path = dir_ + "/summary.json";
-  ASSERT_TRUE(WriteOutputFile("--summary-json", path, "old text, longer than the new").ok());
-  int calls = 0;
-  Status written = WriteOutputFile("--summary-json", path, [&](const OutputPieces& write) {
-    for (const char* piece : {"{", "\"a\": 1", ""}) {
-      ++calls;
-      if (Status s = write(piece); !s.ok()) return s;
-    }
-    // Several at once, an empty one among them.
-    const std::string_view together[] = {", ", "", "\"b\"", ": 2}\n"};
-    ++calls;
-    return write(together);
-  });
-  ASSERT_TRUE(written.ok()) << written.message();
-  EXPECT_EQ(calls, 4);
-  EXPECT_EQ(ReadFile(path), "{\"a\": 1, \"b\": 2}\n");  // the old text's end is gone
-}
-
-// An existing file is written over and cut to the new length, shorter or longer than it was.
+// Each write replaces the whole file, shorter or longer than it was.
 TEST_F(OutputFileTest, AnOldFileEndsWhereTheNewTextDoes) {
   const std::string path = dir_ + "/report.html";
   for (const std::string& text :
@@ -62,49 +43,33 @@ TEST_F(OutputFileTest, AnOldFileEndsWhereTheNewTextDoes) {
   }
 }
 
-// Many pieces in one call (more than one writev takes) land whole and in order.
-TEST_F(OutputFileTest, ManyPiecesAtOnceLandInOrder) {
-  const std::string path = dir_ + "/many.txt";
-  std::vector<std::string> texts;
-  std::string expected;
-  for (int i = 0; i < 3000; ++i) {
-    texts.push_back(std::to_string(i) + (i % 7 == 0 ? "" : ","));
-    expected += texts.back();
-  }
-  const std::vector<std::string_view> pieces(texts.begin(), texts.end());
-  ASSERT_TRUE(WriteOutputFile("--summary-json", path, [&](const OutputPieces& write) {
-                return write(pieces);
-              }).ok());
-  EXPECT_EQ(ReadFile(path), expected);
+// Opened, and before a byte is written, an existing file is empty: a writer killed then leaves
+// nothing of the earlier output.
+TEST_F(OutputFileTest, AnExistingFileIsEmptyOnceOpened) {
+  const std::string path = dir_ + "/summary.json";
+  ASSERT_TRUE(WriteOutputFile("--summary-json", path, std::string(50'000, 'x')).ok());
+  Result<int> fd = OpenOutputFile("--summary-json", path);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  struct stat st {};
+  ASSERT_EQ(fstat(*fd, &st), 0);
+  EXPECT_EQ(st.st_size, 0);
+  close(*fd);
+  EXPECT_EQ(ReadFile(path), "");
 }
 
 TEST_F(OutputFileTest, ErrorsNameTheFlagAndThePath) {
   const std::string path = dir_ + "/missing/summary.json";
-  bool produced = false;
-  Status written = WriteOutputFile("--summary-json", path, [&](const OutputPieces&) {
-    produced = true;
-    return Status::Ok();
-  });
+  Status written = WriteOutputFile("--summary-json", path, "{}");
   ASSERT_FALSE(written.ok());
-  EXPECT_FALSE(produced);  // nothing is made for a file that cannot be opened
   EXPECT_NE(written.message().find("--summary-json: cannot write '" + path + "'"),
             std::string::npos)
       << written.message();
 }
 
-// /dev/full takes no byte (ENOSPC): the first piece fails, its error ends the output and comes
-// back named.
-TEST_F(OutputFileTest, AFailedPieceEndsTheOutput) {
-  int pieces = 0;
-  Status written = WriteOutputFile("--html", "/dev/full", [&](const OutputPieces& write) {
-    for (int i = 0; i < 3; ++i) {
-      ++pieces;
-      if (Status s = write("piece"); !s.ok()) return s;
-    }
-    return Status::Ok();
-  });
+// /dev/full takes no byte (ENOSPC): the write's error comes back named.
+TEST_F(OutputFileTest, AFailedWriteIsNamed) {
+  Status written = WriteOutputFile("--html", "/dev/full", "<html>");
   ASSERT_FALSE(written.ok());
-  EXPECT_EQ(pieces, 1);
   EXPECT_NE(written.message().find("--html: cannot write '/dev/full'"), std::string::npos)
       << written.message();
 }

@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -51,36 +50,6 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats);
 // `stats`' successes, held within the exact [min, max] as in the table and the HTML report: a
 // histogram bucket's highest equivalent value may lie above the largest value recorded.
 std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats);
-
-// A summary's key rows, {"key": ..., then WriteOutcome's members}, as elements of the array a
-// JsonWriter has open. The row of a key with successes and no failures whose key prints as it
-// is (nearly every row) is printed from text made once, at construction, through JsonWriter:
-// the names, separators and indentation between its eleven values are copied and only the
-// values printed, about a quarter of the work of writing the row member by member (10,000
-// one-request rows: 1.4 ms against 5.3 ms on one core). Any other row, or a writer of another
-// layout than the one given here, goes member by member. The text is the same either way.
-// Immutable once made: threads may share one.
-class KeyRowWriter {
- public:
-  // For rows inside `depth` open containers of a writer with this `pretty` and this
-  // JsonWriter::OneLineFrom (none by default).
-  KeyRowWriter(bool pretty, size_t depth,
-               size_t one_line_from = std::numeric_limits<size_t>::max());
-  void Write(JsonWriter& writer, std::string_view key, const KeyStats& stats) const;
-
- private:
-  static constexpr size_t kValues = 11;  // key, 3 counts, min, mean, 4 percentiles, max
-  // Pieces up to this size are copied as this many bytes (the one-line rows' longest is 39).
-  static constexpr size_t kPieceCopy = 48;
-  bool pretty_;
-  size_t depth_;
-  size_t one_line_from_;
-  // The text between the values, in order: the piece before value i is
-  // text_[i == 0 ? 0 : ends_[i - 1], ends_[i]); the last piece, after the last value, ends at
-  // ends_[kValues], the text's end; kPieceCopy bytes of room follow.
-  std::string text_;
-  std::array<size_t, kValues + 1> ends_{};
-};
 
 nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& results);
 // Serialises on one line (pretty = false) or indented by 2.

@@ -15,7 +15,11 @@ namespace hammer::stats {
 JsonWriter::JsonWriter(std::string* out, bool pretty, int depth, bool continuing)
     : out_(out), pretty_(pretty), empty_(static_cast<size_t>(depth), continuing ? '\0' : '\1') {}
 
-// Eight bytes at a time (word_bytes.h).
+namespace {
+
+// Whether `text` is printed between quotes as it is: printable ASCII other than '"' and '\\'
+// (JSON's string syntax, RFC 8259 section 7), as URLs and keys nearly always are. Eight bytes at
+// a time (word_bytes.h).
 bool IsPlainJsonText(std::string_view text) {
   using namespace word_bytes;
   return !AnyWord(text, 'a', [](uint64_t w) {
@@ -24,6 +28,10 @@ bool IsPlainJsonText(std::string_view text) {
   });
 }
 
+// The most bytes PrintJsonDouble prints (nlohmann's serializer gives its conversion as many).
+constexpr size_t kMaxJsonDoubleBytes = 64;
+
+// Prints `value` at `p` as nlohmann's dump does and returns the end of the text.
 char* PrintJsonDouble(char* p, double value) {
   if (!std::isfinite(value)) return std::copy_n("null", 4, p);
   // An integral value below 10^15 is printed in fixed notation with ".0" (Grisu2's format
@@ -36,8 +44,6 @@ char* PrintJsonDouble(char* p, double value) {
   // Grisu2 conversion, without building a json value and a string around it.
   return nlohmann::detail::to_chars(p, p + kMaxJsonDoubleBytes, value);
 }
-
-namespace {
 
 // Room made at a time past what a piece needs: a summary row's pieces then share one resize.
 constexpr size_t kMinGrowth = 4096;

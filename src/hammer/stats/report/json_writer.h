@@ -28,15 +28,6 @@
 
 namespace hammer::stats {
 
-// Whether `text` is printed between quotes as it is: printable ASCII other than '"' and '\\'
-// (JSON's string syntax, RFC 8259 section 7). URLs and keys nearly always are.
-bool IsPlainJsonText(std::string_view text);
-
-// The most bytes PrintJsonDouble prints (nlohmann's serializer gives its conversion as many).
-inline constexpr size_t kMaxJsonDoubleBytes = 64;
-// Prints `value` at `p` as JsonWriter::Double does and returns the end of the text.
-char* PrintJsonDouble(char* p, double value);
-
 // A member name written in the source: the compiler checks that it is printable ASCII without
 // '"' or '\\' (written as it is, RFC 8259 section 7) and at most kMaxSize bytes, and stores it
 // quoted, with its colon. A summary writes a dozen such names a key row; each is then one copy.
@@ -79,7 +70,6 @@ class JsonWriter {
   // line, its members separated by ", " (each name followed by ": ", as pretty): a summary's
   // key rows, one to a line, so that grep finds a URL's row whole. Before the first value.
   void OneLineFrom(size_t depth) { one_line_from_ = depth; }
-  size_t one_line_from() const { return one_line_from_; }
   ~JsonWriter() { Finish(); }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
@@ -106,15 +96,6 @@ class JsonWriter {
   void Uint(bool) = delete;
   void Int(bool) = delete;
   void Null();
-
-  // A value the caller prints itself, in this writer's layout (KeyRowWriter's rows): writes
-  // what comes before a value (nothing after a key) and returns where the value goes, with at
-  // least `bytes` bytes of room; EndRaw takes the end of what the caller printed there.
-  char* BeginRaw(size_t bytes) { return BeginValue(bytes); }
-  void EndRaw(char* end) { Advance(end); }
-  bool pretty() const { return pretty_; }
-  // How many containers are open around the next value.
-  size_t depth() const { return empty_.size(); }
 
  private:
   // Indentation up to this many spaces is one copy of a size the compiler knows.
