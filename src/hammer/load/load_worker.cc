@@ -59,7 +59,6 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
   result_.keys = stats::KeyTable(options->max_keys,
                                  options->max_key_bytes > 0 ? std::max<uint64_t>(share, 1) : 0);
   interval_.keys = stats::KeyTable(options->max_keys);
-  feed_.WarmRowsOf(&result_.keys);
   slot_options_.timeout = options->timeout;
   slot_options_.max_redirects = options->max_redirects;
   slot_options_.cookies = options->cookies;

@@ -13,7 +13,6 @@ namespace hammer::load {
 namespace {
 
 constexpr size_t kInvalidKeyBytes = 256;
-constexpr size_t kCacheLine = 64;
 
 // Whether `a` and `b` are the same line, their last eight bytes compared first: lines on one
 // origin share their start and differ mostly at the end, so most other lines are told apart by
@@ -62,42 +61,7 @@ bool RequestFeed::TakeTicket() {
 bool RequestFeed::RefillLines() {
   next_ = 0;
   if (!lines_->NextBatch(line_batch_, batch_size_)) exhausted_ = true;
-  if (!exhausted_) WarmBatch();
   return !exhausted_;
-}
-
-void RequestFeed::WarmBatch() {
-  if (cache_.empty() || misses_since_hit_ > options_->max_prepared_targets) return;
-  // Each lookup is a chain of loads (bucket, node, the line's text), but the lines' chains are
-  // independent: looked up in one loop, their misses overlap instead of following each other.
-  warm_.clear();
-  std::string_view previous;
-  for (const SourceLine& line : line_batch_) {
-    if (!line.request() || line.text == previous) continue;
-    previous = line.text;
-    auto it = cache_.find(LineKey{line.text, stats::HashKey(line.text)});
-    if (it != cache_.end()) warm_.push_back(it->second.request.get());
-  }
-  // Then what sending and recording each of those requests reads: its fields (the first three
-  // cache lines), its head, its key, its row and the row's histogram counters.
-  for (const PreparedRequest* request : warm_) {
-    const char* fields = reinterpret_cast<const char*>(request);
-    for (size_t at = 0; at < 3 * kCacheLine; at += kCacheLine)
-      __builtin_prefetch(fields + at);
-  }
-  for (const PreparedRequest* request : warm_) {
-    for (size_t at = 0; at < request->head.size(); at += kCacheLine)
-      __builtin_prefetch(request->head.data() + at);
-    __builtin_prefetch(request->key.data());
-    if (rows_ == nullptr || request->stats_generation != rows_->generation()) continue;
-    const char* row = reinterpret_cast<const char*>(request->stats);
-    for (size_t at = 0; at < sizeof(stats::KeyStats); at += kCacheLine)
-      __builtin_prefetch(row + at);
-  }
-  if (rows_ == nullptr) return;
-  for (const PreparedRequest* request : warm_) {
-    if (request->stats_generation == rows_->generation()) request->stats->histogram.Prefetch();
-  }
 }
 
 bool RequestFeed::RefillSpecs() {

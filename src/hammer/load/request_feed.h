@@ -39,7 +39,6 @@
 #include "hammer/load/prepared_request.h"
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
-#include "hammer/stats/key_table.h"
 
 namespace hammer::load {
 
@@ -58,15 +57,10 @@ class RequestFeed {
   // Request files with timing (HAR): the offset of the next request, without taking it.
   std::optional<Nanos> PeekOffset();
   bool exhausted() const { return exhausted_; }
-  // The worker's rows (PreparedRequest::stats), for WarmBatch to prefetch; optional.
-  void WarmRowsOf(const stats::KeyTable* rows) { rows_ = rows; }
 
  private:
   bool TakeTicket();
   bool RefillLines();
-  // Looks up the batch's lines in the cache ahead of Next() and prefetches what their requests
-  // will read (see RefillLines).
-  void WarmBatch();
   bool RefillSpecs();
   const PreparedRequest* FromLine(const SourceLine& line, PreparedRequest* target);
   const PreparedRequest* FromSpec(const RequestSpec& spec, PreparedRequest* target);
@@ -129,10 +123,8 @@ class RequestFeed {
   size_t hand_ = 0;
   Cache::value_type* last_hit_ = nullptr;  // its key may have changed since (a victim's did)
   uint64_t misses_when_full_ = 0;          // misses of lines seen before, with the cache full
-  std::vector<uint32_t> seen_;  // fingerprints in pairs by hash, 2+ slots per entry (0: empty)
-  uint32_t seen_turn_ = 0;      // which slot of a full pair the next fingerprint takes
-  std::vector<const PreparedRequest*> warm_;  // WarmBatch's scratch
-  const stats::KeyTable* rows_ = nullptr;
+  std::vector<uint32_t> seen_;       // fingerprints in pairs by hash, 2+ slots per entry (0: empty)
+  uint32_t seen_turn_ = 0;           // which slot of a full pair the next fingerprint takes
   http::HeaderList merged_headers_;  // scratch for spec headers + global headers
   http::UrlParser url_parser_;       // lines on one host: only their targets are parsed
   RequestTemplate line_template_;    // lines on one host: only their targets are written

@@ -82,16 +82,6 @@ class Histogram {
     RecordN(value, 1);
   }
   void RecordN(int64_t value, uint64_t count);  // count 0 records nothing
-  // Asks the CPU to fetch the counters a Record() would read, ahead of it (sparse form only).
-  void Prefetch() const {
-    if (spill_ == nullptr) return;
-    const char* indices = reinterpret_cast<const char*>(spill_->index.data());
-    const char* counts = reinterpret_cast<const char*>(spill_->count.data());
-    for (int at = 0; at < sparse_size_ * 2; at += 64)
-      __builtin_prefetch(indices + at);
-    for (int at = 0; at < sparse_size_ * 8; at += 64)
-      __builtin_prefetch(counts + at);
-  }
   void Merge(const Histogram& other);
   void Clear();
 

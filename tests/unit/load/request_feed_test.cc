@@ -13,7 +13,6 @@
 #include "hammer/load/load_worker.h"
 #include "hammer/net/event_loop.h"
 #include "hammer/net/resolver.h"
-#include "hammer/stats/key_table.h"
 
 namespace hammer::load {
 namespace {
@@ -170,55 +169,6 @@ TEST_F(RequestFeedTest, CycleLargerThanTheCacheStillHits) {
   EXPECT_EQ(feed.Next(&scratch), nullptr);
   EXPECT_GE(late_hits * 100, late_requests * 75)
       << late_hits << " hits of " << late_requests << " requests in the later passes";
-}
-
-// A batch's lines are looked up and their requests' rows prefetched ahead of Next()
-// (WarmBatch): that changes no request, and a row that has moved since a request cached it (the
-// table folded) is not read. Under ASan, reading a folded-away row's histogram fails this test.
-TEST_F(RequestFeedTest, WarmedBatchesServeTheSameRequestsAndSkipRowsThatMoved) {
-  options_.max_prepared_targets = 16;
-  auto url = [](int i) { return "http://127.0.0.1:1/item/" + std::to_string(i); };
-  // Four lines cycled until their requests are cached with their rows (spilled histograms),
-  // then six: the fifth key folds the table, moving every row those requests point at.
-  std::vector<int> lines;
-  for (int pass = 0; pass < 20; ++pass)
-    for (int i = 0; i < 4; ++i)
-      lines.push_back(i);
-  for (int pass = 0; pass < 20; ++pass)
-    for (int i = 0; i < 6; ++i)
-      lines.push_back(i);
-  std::string text;
-  for (int i : lines)
-    text += url(i) + "\n";
-  source_ = TargetSource::FromText(text, options_.source);
-  RequestFeed feed(&options_, source_.get(), nullptr, &shared_, &client_, 8);
-  stats::KeyTable rows(4);
-  feed.WarmRowsOf(&rows);
-  PreparedRequest scratch;
-  int cached = 0;
-  int stale = 0;  // cached requests whose row had moved when their batch was warmed
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const PreparedRequest* r = feed.Next(&scratch);
-    ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->key, url(lines[n]));
-    cached += r != &scratch;
-    stale += r != &scratch && r->stats_generation != PreparedRequest::kUnresolved &&
-             r->stats_generation != rows.generation();
-    // What LoadWorker::StatsOf does, then a latency of its own so that rows spill.
-    if (r->stats_generation != rows.generation()) {
-      r->stats = rows.StatsFor(r->key);
-      r->stats_generation = rows.generation();
-    }
-    r->stats->RecordSuccess(100 + static_cast<int64_t>(n));
-  }
-  EXPECT_EQ(feed.Next(&scratch), nullptr);
-  EXPECT_GT(cached, static_cast<int>(lines.size()) * 3 / 4);
-  EXPECT_GT(stale, 0) << "no request came back with a row that had moved: nothing was tested";
-  EXPECT_TRUE(rows.folded());
-  uint64_t recorded = 0;
-  for (auto& [key, stats] : rows.TakeRows())
-    recorded += stats.count;
-  EXPECT_EQ(recorded, lines.size());
 }
 
 // Lines on one origin get their heads from the last one's with the target replaced: every
