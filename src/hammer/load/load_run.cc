@@ -68,14 +68,11 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
   return first_signal;
 }
 
-// The run's figures from the workers' merged result and their key tables: keys sorted, those
-// without requests left out, every key merged into the total.
-void Summarize(WorkerResult run, std::vector<stats::KeyTable> keys, const LoadOptions& options,
-               LoadSummary* summary) {
-  // The rows stay in the vector TakeMergedRows fills (10,000 rows are megabytes: a second vector
-  // grown row by row would copy them again into fresh pages at every doubling).
-  summary->keys = stats::KeyTable::TakeMergedRows(std::move(keys), options.max_keys,
-                                                  options.max_key_bytes, &summary->key_folding);
+// The run's figures from the workers' merged result: keys sorted, those without requests left
+// out, every key merged into the total.
+void Summarize(WorkerResult run, LoadSummary* summary) {
+  summary->key_folding = run.keys.Folding();
+  summary->keys = run.keys.TakeRows();
   std::erase_if(summary->keys, [](const auto& row) { return row.second.total() == 0; });
   for (const auto& [key, stats] : summary->keys)
     summary->total.Merge(stats);
@@ -178,14 +175,12 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     if (summary.input_error) return *summary.input_error;
     summary.skipped = input.specs->skipped();
   }
-  // The key tables are merged with their rows' sorting (TakeMergedRows), not here.
+  // The run's key table has the whole --max-key-memory (each worker's had its share).
   WorkerResult run;
-  std::vector<stats::KeyTable> keys;
-  for (auto& worker : workers) {
-    keys.push_back(std::exchange(worker->result().keys, stats::KeyTable()));
+  run.keys = stats::KeyTable(options.max_keys, options.max_key_bytes);
+  for (auto& worker : workers)
     run.Merge(std::move(worker->result()));
-  }
-  Summarize(std::move(run), std::move(keys), options, &summary);
+  Summarize(std::move(run), &summary);
   summary.timeline = monitor.TakeTimeline();
   if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
   progress.hadoop().FailureCounters(summary.total.failures.counts());

@@ -60,8 +60,8 @@ class LoadWorker final : public RequestSlot::Owner {
   // Valid after the loop has returned.
   WorkerResult& result() { return result_; }
   // When the worker found it had nothing left to send or wait for: its last response (or the
-  // stop, or the abort). What it does after (records flushed, connections closed, keys sorted)
-  // is not part of the run's measured time. Valid after the loop has returned.
+  // stop, or the abort). What it does after (records flushed, connections closed) is not part
+  // of the run's measured time. Valid after the loop has returned.
   MonoNanos finished_at() const { return finished_at_; }
 
  private:
@@ -86,13 +86,8 @@ class LoadWorker final : public RequestSlot::Owner {
   Nanos UntilNextReport() const;
   void MaybeFinish();
   bool stopping() const;
-  // Records a success (`micros`) or a `failure` of `request` as its key's first record, kept
-  // without a row (KeyTable::RecordOnceSuccess): false when the request has a row pointer, or
-  // its key a record or a row already, and the caller records into StatsOf(request). Checks the
-  // table's memory budget (KeyTable::Recorded) either way.
-  bool RecordedOnce(const PreparedRequest& request, int64_t micros);
-  bool RecordedOnce(const PreparedRequest& request, Failure failure);
-  // The row of `request`'s key in result_.keys (see PreparedRequest::stats).
+  // The row of `request`'s key in result_.keys (see PreparedRequest::stats), after checking the
+  // table's memory budget (KeyTable::Recorded): the caller records one request into it.
   stats::KeyStats* StatsOf(const PreparedRequest& request);
   // --timestamps: the record's third field, when the request ended (Unix ms).
   std::optional<int64_t> RecordTimestamp() const;

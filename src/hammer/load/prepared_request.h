@@ -21,9 +21,7 @@ struct PreparedRequest {
   std::string_view body;  // body_storage, or a body shared by every request of the run
   const http::Origin* origin = nullptr;
   // The key's row in its worker's KeyTable, resolved by the worker when stats_generation is
-  // not the table's (rows move when the table folds). A cache: loop thread only. While it is
-  // kUnresolved, the worker records the request without a row when its key has had no record
-  // (KeyTable::RecordOnceSuccess: a URL sent once never gets one).
+  // not the table's (rows move when the table folds). A cache: loop thread only.
   mutable stats::KeyStats* stats = nullptr;
   mutable uint64_t stats_generation = kUnresolved;
   static constexpr uint64_t kUnresolved = ~uint64_t{0};

@@ -19,6 +19,33 @@ uint64_t BigEndianWord(const char* bytes) {
   return word;
 }
 
+// How many first bytes `a` and `b` share, at most `limit`, eight at a time; the bytes before
+// `from` (at most the shorter's size and `limit`) are taken as shared, not compared.
+size_t SharedPrefixLength(std::string_view a, std::string_view b, size_t from, size_t limit) {
+  const size_t n = std::min({limit, a.size(), b.size()});
+  size_t i = from;
+  while (i + 8 <= n && std::memcmp(a.data() + i, b.data() + i, 8) == 0)
+    i += 8;
+  if (i + 8 <= n) {
+    // The words differ: the first byte that does is the highest one in big-endian.
+    return i + std::countl_zero(BigEndianWord(a.data() + i) ^ BigEndianWord(b.data() + i)) / 8;
+  }
+  while (i < n && a[i] == b[i])
+    ++i;
+  return i;
+}
+
+// The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
+// key's end. Two keys that share their first `offset` bytes compare as their words do when the
+// words differ: the first byte that differs decides both (as unsigned), and a key that ends
+// first has zeros where the other has bytes, so it is the smaller or the words are equal.
+uint64_t KeyWordAt(std::string_view key, size_t offset) {
+  if (key.size() - offset >= 8) return BigEndianWord(key.data() + offset);
+  char bytes[8] = {};
+  if (key.size() > offset) std::memcpy(bytes, key.data() + offset, key.size() - offset);
+  return BigEndianWord(bytes);
+}
+
 struct Entry {
   uint64_t word;
   size_t index;
@@ -57,24 +84,21 @@ void SortByWord(std::span<Entry> run) {
   if (from.data() != run.data()) std::copy(from.begin(), from.end(), run.begin());
 }
 
-// Sorts `run` by comparing whole keys; clears *distinct if two are equal.
-void SortWhole(std::span<const std::string_view> keys, std::span<Entry> run, bool* distinct) {
+// Sorts `run` by comparing whole keys.
+void SortWhole(std::span<const std::string_view> keys, std::span<Entry> run) {
   std::sort(run.begin(), run.end(),
             [keys](const Entry& a, const Entry& b) { return keys[a.index] < keys[b.index]; });
-  for (size_t i = 1; i < run.size() && *distinct; ++i)
-    *distinct = keys[run[i - 1].index] != keys[run[i].index];
 }
 
-// Sorts `run` by key, whose keys have the same first `offset` bytes (and at least that many);
-// clears *distinct if two are equal. The run's keys are sorted by their 8 bytes after the
+// Sorts `run` by key, whose keys have the same first `offset` bytes (and at least that many).
+// The run's keys are sorted by their 8 bytes after the
 // prefix they all share (often much longer than `offset`: the URLs of one host), and each set
 // of keys whose 8 bytes tie is sorted so in turn, from after those bytes: keys of several hosts
 // (or an "(other)" row, which shares no prefix with URLs) tie on their first words.
-void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, size_t offset,
-               bool* distinct) {
+void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, size_t offset) {
   constexpr size_t kCompareWholeBelow = 32;
   if (run.size() < kCompareWholeBelow) {
-    SortWhole(keys, run, distinct);
+    SortWhole(keys, run);
     return;
   }
   const std::string_view first = keys[run.front().index];
@@ -94,9 +118,9 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
         return keys[e.index].size() >= common + 8;
       });
       if (longer) {
-        SortByKey(keys, ties, common + 8, distinct);
+        SortByKey(keys, ties, common + 8);
       } else {
-        SortWhole(keys, ties, distinct);
+        SortWhole(keys, ties);
       }
     }
     tie = end;
@@ -105,34 +129,11 @@ void SortByKey(std::span<const std::string_view> keys, std::span<Entry> run, siz
 
 }  // namespace
 
-size_t SharedPrefixLength(std::string_view a, std::string_view b, size_t from, size_t limit) {
-  const size_t n = std::min({limit, a.size(), b.size()});
-  size_t i = from;
-  while (i + 8 <= n && std::memcmp(a.data() + i, b.data() + i, 8) == 0)
-    i += 8;
-  if (i + 8 <= n) {
-    // The words differ: the first byte that does is the highest one in big-endian.
-    return i + std::countl_zero(BigEndianWord(a.data() + i) ^ BigEndianWord(b.data() + i)) / 8;
-  }
-  while (i < n && a[i] == b[i])
-    ++i;
-  return i;
-}
-
-uint64_t KeyWordAt(std::string_view key, size_t offset) {
-  if (key.size() - offset >= 8) return BigEndianWord(key.data() + offset);
-  char bytes[8] = {};
-  if (key.size() > offset) std::memcpy(bytes, key.data() + offset, key.size() - offset);
-  return BigEndianWord(bytes);
-}
-
-std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys, bool* distinct) {
+std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys) {
   std::vector<Entry> entries(keys.size());
   for (size_t i = 0; i < keys.size(); ++i)
     entries[i].index = i;
-  bool all_distinct = true;
-  SortByKey(keys, entries, 0, &all_distinct);
-  if (distinct != nullptr) *distinct = all_distinct;
+  SortByKey(keys, entries, 0);
   std::vector<size_t> order(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)
     order[i] = entries[i].index;

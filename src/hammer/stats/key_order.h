@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -19,21 +18,7 @@
 namespace hammer::stats {
 
 // The indices of `keys` sorted by key: keys[order[0]] <= keys[order[1]] <= ..., bytes compared
-// as unsigned. Equal keys come in no particular order. The keys are only read. With `distinct`,
-// *distinct tells whether no two keys are equal (found on the way: keys that differ in their
-// words are never compared again).
-std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys,
-                                   bool* distinct = nullptr);
-
-// How many first bytes `a` and `b` share, at most `limit`, eight at a time; the bytes before
-// `from` (at most the shorter's size and `limit`) are taken as shared, not compared.
-size_t SharedPrefixLength(std::string_view a, std::string_view b, size_t from = 0,
-                          size_t limit = std::string_view::npos);
-
-// The 8 bytes of `key` from `offset` (at most its size) as a big-endian integer, zeros past the
-// key's end. Two keys that share their first `offset` bytes compare as their words do when the
-// words differ: the first byte that differs decides both (as unsigned), and a key that ends
-// first has zeros where the other has bytes, so it is the smaller or the words are equal.
-uint64_t KeyWordAt(std::string_view key, size_t offset);
+// as unsigned. Equal keys come in no particular order. The keys are only read.
+std::vector<size_t> SortedKeyOrder(std::span<const std::string_view> keys);
 
 }  // namespace hammer::stats

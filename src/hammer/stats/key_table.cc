@@ -36,7 +36,6 @@ std::string KeyFolding::Describe() const {
 }
 
 KeyStats* KeyTable::StatsFor(std::string_view key) {
-  key_order_.valid = false;  // the row may grow (SortKeys counted its bytes)
   return RowFor(key, /*new_key=*/true);
 }
 
@@ -44,7 +43,6 @@ KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
   if (last_ != nullptr && last_->first.size() == key.size() && last_->first == key) {
     return &last_->second;
   }
-  if (once_on_) return OnceRowFor(key, new_key);
   if (folded_ && new_key && key != kOtherKey) {
     distinct_.Add(key);
     return TemplateRow(key);
@@ -57,77 +55,6 @@ KeyStats* KeyTable::RowFor(std::string_view key, bool new_key) {
   return NewRow(key, new_key);
 }
 
-bool KeyTable::RecordOnce(std::string_view key, int64_t record) {
-  if (!once_on_) {
-    if (once_ended_ || folded_ || max_keys_ == 0 || other_ != nullptr) return false;
-    StartOnce();
-  }
-  if (key == kOtherKey) return false;  // StatsFor takes it to "(other)"
-  if (last_ != nullptr && last_->first == key) return false;
-  const uint64_t hash = HashKey(key);
-  // A row's key, or a key kept once: StatsFor finds the row, or makes it.
-  if (once_.Find(key, hash) != nullptr) return false;
-  if (keyed_rows() >= max_keys_) return false;  // StatsFor folds the table
-  if (once_.entries().size() >= kMaxOnceEntries) {
-    EndOnce();
-    return false;
-  }
-  key_order_.valid = false;
-  distinct_.AddHash(hash);  // as NewRow
-  once_.Add(key, hash, record);
-  bytes_ += OnceKeys::EntryBytes(key);
-  return true;
-}
-
-void KeyTable::StartOnce() {
-  once_on_ = true;
-  for (const auto& row : rows_) {
-    once_.Add(row.first, HashKey(row.first), OnceKeys::kRow);
-    bytes_ += OnceKeys::EntryBytes(row.first);
-  }
-}
-
-void KeyTable::EndOnce() {
-  if (!once_on_) return;
-  once_on_ = false;
-  once_ended_ = true;
-  key_order_.valid = false;
-  const OnceKeys once = std::move(once_);
-  once_.Clear();
-  bytes_ -= once.MemoryBytes();  // every entry's EntryBytes, added with it
-  for (const OnceKeys::Entry& entry : once.entries()) {
-    if (entry.record != OnceKeys::kRow)
-      OnceKeys::RecordInto(entry.record, *Insert(once.Key(entry)));
-  }
-}
-
-KeyStats* KeyTable::OnceRowFor(std::string_view key, bool new_key) {
-  const uint64_t hash = HashKey(key);
-  if (OnceKeys::Entry* entry = once_.Find(key, hash)) {
-    if (entry->record != OnceKeys::kRow) {
-      // The key's second record: its row now, with the first.
-      const int64_t record = entry->record;
-      once_.MarkRow(entry);
-      KeyStats* row = Insert(key);
-      OnceKeys::RecordInto(record, *row);
-      return row;
-    }
-    // A row's key. (Rows leave the table only after EndOnce, so it is there.)
-    if (const auto it = rows_.find(key); it != rows_.end()) {
-      last_ = &*it;
-      return &it->second;
-    }
-    return Insert(key);
-  }
-  if (key == kOtherKey) return Other();
-  KeyStats* row = NewRow(key, new_key);
-  if (once_on_) {  // not folded by the new row: marked as a row's key
-    once_.Add(key, hash, OnceKeys::kRow);
-    bytes_ += OnceKeys::EntryBytes(key);
-  }
-  return row;
-}
-
 KeyStats* KeyTable::Insert(std::string_view key) {
   // A table that grew to kRowsBeforeReserve rows takes its buckets for max_keys rows (up to
   // kMaxReservedRows) at once: one rehash, instead of one at each doubling, each of which
@@ -135,7 +62,6 @@ KeyStats* KeyTable::Insert(std::string_view key) {
   if (rows_.size() == kRowsBeforeReserve && max_keys_ > kRowsBeforeReserve) {
     rows_.reserve(std::min(max_keys_, kMaxReservedRows));
   }
-  key_order_.valid = false;
   auto [it, inserted] = rows_.try_emplace(std::string(key));
   if (inserted) bytes_ += RowBytes(it->first, it->second);
   last_ = &*it;  // element addresses survive rehashing
@@ -143,7 +69,6 @@ KeyStats* KeyTable::Insert(std::string_view key) {
 }
 
 KeyStats* KeyTable::Other() {
-  EndOnce();  // no key is kept once beside "(other)" (RecordOnce)
   if (other_ == nullptr) {
     auto [it, inserted] = rows_.try_emplace(std::string(kOtherKey));
     if (inserted) bytes_ += RowBytes(it->first, it->second);
@@ -186,8 +111,6 @@ void KeyTable::MergeInto(KeyStats* row, const KeyStats& stats) {
 }
 
 void KeyTable::Fold(bool for_memory) {
-  EndOnce();
-  key_order_.valid = false;
   Rows old = std::move(rows_);
   rows_ = Rows();
   last_ = nullptr;
@@ -235,27 +158,17 @@ void KeyTable::Fold(bool for_memory) {
 }
 
 uint64_t KeyTable::RowBytes(std::string_view key, const KeyStats& stats) {
-  return RowBytes(key, stats.failures.allocated(), stats.histogram.allocated_bytes());
-}
-
-uint64_t KeyTable::RowBytes(std::string_view key, bool failure_counts, uint64_t histogram_bytes) {
   // An estimate of the fixed cost: the hash node (next pointer and cached hash besides the
   // row), its bucket, and malloc's header of each block; a key past std::string's inline
   // buffer (15 bytes in libstdc++) is a block of its own.
   constexpr uint64_t kRowBytes = sizeof(Rows::value_type) + 2 * sizeof(void*) + 8 + 16;
   const uint64_t key_bytes = key.size() > 15 ? key.size() + 1 + 16 : 0;
-  const uint64_t failure_bytes = failure_counts ? sizeof(FailureCounts) + 16 : 0;
-  return kRowBytes + key_bytes + failure_bytes + histogram_bytes;
-}
-
-uint64_t KeyTable::OnceRowBytes(std::string_view key, int64_t record) {
-  // A typed failure allocates the row's failure counts; one success takes no histogram memory.
-  const bool typed_failure = record < 0 && record != OnceKeys::kUntypedFailure;
-  return RowBytes(key, typed_failure, 0);
+  const uint64_t failure_bytes = stats.failures.allocated() ? sizeof(FailureCounts) + 16 : 0;
+  return kRowBytes + key_bytes + failure_bytes + stats.histogram.allocated_bytes();
 }
 
 uint64_t KeyTable::MemoryBytes() const {
-  uint64_t bytes = once_.MemoryBytes();
+  uint64_t bytes = 0;
   for (const auto& [key, stats] : rows_)
     bytes += RowBytes(key, stats);
   return bytes;
@@ -277,8 +190,6 @@ void KeyTable::FitMemory() {
 }
 
 void KeyTable::Shed() {
-  EndOnce();
-  key_order_.valid = false;
   const uint64_t target = max_bytes_ / 4 * 3;
   KeyStats* other = Other();  // before the iterators: inserting may rehash
   std::vector<Rows::iterator> quiet;
@@ -309,25 +220,15 @@ void KeyTable::Add(std::string_view key, const KeyStats& stats) {
 }
 
 void KeyTable::Merge(const KeyTable& other) {
-  if (other.once_on_) {
-    // Its keys kept once are rows in a copy (no load worker's table is merged so).
-    KeyTable rows = other;
-    rows.EndOnce();
-    MergeRows(rows, nullptr);
-    return;
-  }
   MergeRows(other, nullptr);
 }
 
 void KeyTable::Merge(KeyTable&& other) {
-  other.EndOnce();
   MergeRows(other, &other.rows_);
   other = KeyTable(other.max_keys_, other.max_bytes_);
 }
 
 void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
-  EndOnce();
-  key_order_.valid = false;
   distinct_.Merge(other.distinct_);
   lost_requests_ += other.lost_requests_;
   shed_ = shed_ || other.shed_;
@@ -374,7 +275,6 @@ void KeyTable::MergeRows(const KeyTable& other, Rows* erase_from) {
 }
 
 void KeyTable::MoveNodes(Rows* from) {
-  key_order_.valid = false;
   rows_.reserve(rows_.size() + from->size());  // one rehash, not one at each doubling
   while (!from->empty() && !folded_) {
     auto result = rows_.insert(from->extract(from->begin()));
@@ -399,6 +299,30 @@ void KeyTable::Absorb(KeyStats* row, KeyStats&& stats) {
   } else {
     MergeInto(row, stats);
   }
+}
+
+std::vector<std::pair<std::string, KeyStats>> KeyTable::TakeRows() {
+  // Each node is taken out of the table once and its row moved once, in key order; the order
+  // is computed on the keys alone (SortedKeyOrder), not on the rows.
+  std::vector<Rows::node_type> nodes;
+  std::vector<std::string_view> keys;
+  nodes.reserve(rows_.size());
+  keys.reserve(rows_.size());
+  while (!rows_.empty()) {
+    nodes.push_back(rows_.extract(rows_.begin()));
+    keys.push_back(nodes.back().key());  // the string stays in the node until it is moved
+  }
+  std::vector<std::pair<std::string, KeyStats>> rows;
+  rows.reserve(nodes.size());
+  for (size_t i : SortedKeyOrder(keys)) {
+    Rows::node_type node = std::move(nodes[i]);
+    rows.emplace_back(std::move(node.key()), std::move(node.mapped()));
+  }
+  last_ = nullptr;
+  other_ = nullptr;
+  bytes_ = 0;
+  ++generation_;
+  return rows;
 }
 
 KeyFolding KeyTable::Folding() const {

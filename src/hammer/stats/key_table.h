@@ -27,16 +27,6 @@
 // they are counted again only when that bound passes the budget); Add and Merge check it
 // themselves. It holds between checks up to what those records allocated (8 KiB a page).
 //
-// Keys with one record each need no row (a URL log sends most of its URLs once): a caller that
-// records a request of a key it has no StatsFor pointer for (a load worker, a new URL) calls
-// RecordOnceSuccess / RecordOnceFailure first, and they keep the key as its bytes and that
-// record (once_keys.h). The key's row is made when it comes again (StatsFor), or when the table
-// needs its rows: folding, the memory budget, Merge and TakeRows make every such key a row,
-// and the table keeps no more keys so; TakeMergedRows and SortKeys take them as they are.
-// Every figure, row and sentence is the same as if each record had gone through StatsFor, but
-// for the memory budget: a kept key counts its own bytes (OnceKeys::EntryBytes, about 80 for a
-// URL), not a row's (about 300), so a table may fold for memory later than rows alone would.
-//
 // Callers that keep pointers from StatsFor (a load worker caches one per prepared request)
 // must look again when generation() has changed: folding, CheckMemory and Merge move rows.
 // max_keys 0 means no bound (the Hadoop reducer's exact output), and then no memory bound
@@ -47,8 +37,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,7 +48,6 @@
 #include "hammer/stats/key_order.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_template.h"
-#include "hammer/stats/once_keys.h"
 
 namespace hammer::stats {
 
@@ -99,18 +86,6 @@ class KeyTable {
   // The row that `key`'s figures go to (created empty if needed). Valid until generation()
   // changes.
   KeyStats* StatsFor(std::string_view key);
-  // Records a success of `micros` (>= 0) / a failure of `key` as StatsFor(key)->RecordSuccess /
-  // RecordFailure would, keeping the key without a row (above), and returns true, when the key
-  // has had no record. Returns false, recording nothing, when it has had one (or has a row),
-  // when the table is folded, has no bound (max_keys 0) or an "(other)" row, has made its kept
-  // keys rows (folding, Merge...), or when a new key would pass max_keys: the caller then records
-  // through StatsFor(key). Drops the key order.
-  bool RecordOnceSuccess(std::string_view key, int64_t micros) {
-    return micros >= 0 && RecordOnce(key, micros);
-  }
-  bool RecordOnceFailure(std::string_view key, std::optional<Failure> type) {
-    return RecordOnce(key, OnceKeys::FailureRecord(type));
-  }
   // StatsFor(key)->Merge(stats); when that would overflow a counter of the row (hostile input
   // only), into "(other)" instead, or else counted in KeyFolding::lost_requests.
   void Add(std::string_view key, const KeyStats& stats);
@@ -143,53 +118,23 @@ class KeyTable {
   uint64_t MemoryBytes() const;
 
   uint64_t generation() const { return generation_; }
-  // The rows, counting each key kept with one record as one.
-  size_t size() const { return rows_.size() + once_.once(); }
+  size_t size() const { return rows_.size(); }
   bool folded() const { return folded_; }
   KeyFolding Folding() const;
 
   // Every row, sorted by key (bytewise), leaving the table empty.
   std::vector<std::pair<std::string, KeyStats>> TakeRows();
-  // What merging `tables` in order into an empty KeyTable(max_keys, max_bytes) and then calling
-  // its Folding() (into *folding) and TakeRows() gives. When no key is in two of the tables and
-  // their union fits (in max_keys and in max_bytes), which is when that merge would only move
-  // rows, the rows are taken out of each table and sorted together instead: no hash table of
-  // the union is built (a load's end, where each worker's table holds other URLs).
-  static std::vector<std::pair<std::string, KeyStats>> TakeMergedRows(std::vector<KeyTable> tables,
-                                                                      size_t max_keys,
-                                                                      uint64_t max_bytes,
-                                                                      KeyFolding* folding);
-  // Sorts the keys now, on the thread that filled the table, for TakeMergedRows: a load worker
-  // calls it as it ends (while the other workers may still be answering), so that the merge
-  // after the run, on one thread, merges the tables' orders instead of listing and sorting
-  // every key. Called once the rows are final: the order (with the rows' bytes, as the memory
-  // budget counts them) is dropped by anything that may add, remove or grow a row (StatsFor,
-  // Add, Merge, folding), though not by figures recorded through a StatsFor pointer taken
-  // before. A copy of the table has no order. Nothing is done for a folded table
-  // (TakeMergedRows merges those row by row), nor for one whose keys have no bound (max_keys
-  // 0): its order could take as much memory as its rows' keys, and a list cycled over (every
-  // key in every table) would waste the sort of millions of keys; nor for one whose keys were
-  // requested more than twice each on average (such a list, most likely). TakeMergedRows sorts
-  // those itself when it needs to.
-  void SortKeys();
   // Calls f(key, stats) for every row in key order (bytewise), without moving the rows.
   template <typename F>
   void ForEachSorted(F&& f) const {
     std::vector<std::string_view> keys;
     std::vector<const KeyStats*> stats;
-    keys.reserve(size());
-    stats.reserve(size());
+    keys.reserve(rows_.size());
+    stats.reserve(rows_.size());
     for (const auto& row : rows_) {
       keys.push_back(row.first);
       stats.push_back(&row.second);
     }
-    std::vector<KeyStats> once(once_.once());  // the keys kept with one record, as rows
-    ForEachOnce([&](std::string_view key, int64_t record) {
-      KeyStats& row = once[keys.size() - rows_.size()];
-      OnceKeys::RecordInto(record, row);
-      keys.push_back(key);
-      stats.push_back(&row);
-    });
     for (size_t i : SortedKeyOrder(keys))
       f(keys[i], *stats[i]);
   }
@@ -200,64 +145,7 @@ class KeyTable {
     size_t operator()(std::string_view key) const { return HashKey(key); }
   };
   using Rows = std::unordered_map<std::string, KeyStats, Hash, std::equal_to<>>;
-  // SortKeys' result.
-  struct KeyOrder {
-    KeyOrder() = default;
-    // Views into the rows of one table: a copy of the table has other rows, and no order.
-    KeyOrder(const KeyOrder&) {}
-    KeyOrder& operator=(const KeyOrder&) {
-      *this = KeyOrder();
-      return *this;
-    }
-    KeyOrder(KeyOrder&&) = default;  // a moved table keeps its nodes, and their order
-    KeyOrder& operator=(KeyOrder&&) = default;
 
-    bool valid = false;  // cleared by whatever may add, remove or grow a row
-    std::vector<const Rows::value_type*> listed;  // the rows, in rows_' iteration
-    // The keys: the rows' (in `listed`'s order), then those kept once (in ForEachOnce's).
-    std::vector<std::string_view> keys;
-    std::vector<size_t> places;   // the keys' places in `keys`, in key order
-    std::vector<uint64_t> words;  // KeyWordAt(Key(i), common), in key order
-    size_t common = 0;            // the bytes that all the keys share
-    uint64_t bytes = 0;           // the rows' RowBytes, and the kept keys' as rows (OnceRowBytes)
-
-    // The i-th key in key order.
-    std::string_view Key(size_t i) const { return keys[places[i]]; }
-  };
-
-  // One table's keys as TakeDisjointRows takes them out. The places of TakeMergedRows' order
-  // list its tables' keys table after table, each table's rows (as TakeNodes takes them) before
-  // its kept keys (as ForEachOnce lists them): here places [begin, end), of which the first
-  // `rows` are the nodes from `first_node` on, the others the keys kept in `once`.
-  struct TakenKeys {
-    size_t begin = 0;
-    size_t end = 0;
-    size_t rows = 0;
-    size_t first_node = 0;
-    OnceKeys once;
-    // The kept keys' entries in `once` when some of its entries are rows' keys (kRow); empty
-    // when every entry is a kept key.
-    std::vector<uint32_t> kept;
-
-    // The j-th kept key's entry.
-    const OnceKeys::Entry* Kept(size_t j) const {
-      return &once.entries()[kept.empty() ? j : kept[j]];
-    }
-  };
-  bool RecordOnce(std::string_view key, int64_t record);
-  // Starts keeping keys once: marks the rows' keys in once_.
-  void StartOnce();
-  // Makes a row of every key kept once, and keeps no more (before anything that moves rows).
-  void EndOnce();
-  // RowFor while keys are kept once: finds the key in once_, and makes a row of a kept key.
-  KeyStats* OnceRowFor(std::string_view key, bool new_key);
-  // Calls f(key, record) for each key kept once (not kRow), in the order they were added.
-  template <typename F>
-  void ForEachOnce(F&& f) const {
-    for (const OnceKeys::Entry& entry : once_.entries()) {
-      if (entry.record != OnceKeys::kRow) f(once_.Key(entry), entry.record);
-    }
-  }
   void Fold(bool for_memory);
   // CheckMemory's slow path: counts the rows' bytes, then folds and sheds if they are over.
   void FitMemory();
@@ -267,9 +155,6 @@ class KeyTable {
   void Recount();
   // A row's bytes as the budget counts them.
   static uint64_t RowBytes(std::string_view key, const KeyStats& stats);
-  static uint64_t RowBytes(std::string_view key, bool failure_counts, uint64_t histogram_bytes);
-  // The bytes of the row a key kept once with `record` becomes.
-  static uint64_t OnceRowBytes(std::string_view key, int64_t record);
   // Merge's loop; erases each row of `other` from `erase_from` (its rows, or null) once merged.
   void MergeRows(const KeyTable& other, Rows* erase_from);
   // StatsFor; `new_key`: a key of the input (counted as distinct), not a row of another table.
@@ -280,32 +165,6 @@ class KeyTable {
   KeyStats* TemplateRow(std::string_view key);
   KeyStats* Other();
   KeyStats* Insert(std::string_view key);
-  // TakeMergedRows' path when its tables only need their rows moved; false (and `tables` left
-  // as they were) when they need more than that.
-  static bool TakeDisjointRows(std::vector<KeyTable>& tables, size_t max_keys, uint64_t max_bytes,
-                               std::vector<std::pair<std::string, KeyStats>>* rows,
-                               KeyFolding* folding);
-  bool HasKeyOrder() const { return key_order_.valid && key_order_.places.size() == size(); }
-  // Whether `key` has a row or is kept once.
-  bool HasKey(std::string_view key) const {
-    return rows_.contains(key) || (once_on_ && once_.Find(key, HashKey(key)) != nullptr);
-  }
-  // The key orders of `tables` (each HasKeyOrder) merged: indices into their rows, listed table
-  // after table in iteration order; *distinct cleared (and the order left incomplete) when a key
-  // is in two of them.
-  static std::vector<size_t> MergedKeyOrder(const std::vector<KeyTable>& tables, bool* distinct);
-  // Takes every node out of `rows` into `nodes` (and their keys into *keys), in rows' order.
-  // `listed`: the rows' addresses in that order (KeyOrder::listed), fetched well ahead; else
-  // each is fetched while the one before it is taken.
-  static void TakeNodes(Rows& rows, std::vector<Rows::node_type>& nodes,
-                        std::vector<std::string_view>* keys,
-                        std::span<const Rows::value_type* const> listed = {});
-  // The rows of `nodes` moved onto the end of `rows` in `order`, each node freed once its row
-  // is moved. Without `taken`, `order` holds indices into nodes; with it, places of its tables'
-  // keys (TakenKeys), a kept key's row made from its entry.
-  static void MoveRows(std::vector<Rows::node_type>& nodes, std::span<const TakenKeys> taken,
-                       const std::vector<size_t>& order,
-                       std::vector<std::pair<std::string, KeyStats>>& rows);
   // Merges `stats` into `row`, or into "(other)" if `row` would overflow.
   void MergeInto(KeyStats* row, const KeyStats& stats);
   // MergeInto for figures taken out of another table: an empty row takes them whole.
@@ -314,8 +173,8 @@ class KeyTable {
   // (key, figures and histogram: nothing allocated or copied) unless its key has a row here,
   // until CheckMemory folds the table, if it does; the nodes left stay in `from`.
   void MoveNodes(Rows* from);
-  // The rows besides "(other)", and the keys kept once.
-  size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0) + once_.once(); }
+  // The rows besides "(other)".
+  size_t keyed_rows() const { return rows_.size() - (other_ != nullptr ? 1 : 0); }
 
   size_t max_keys_;
   uint64_t max_bytes_;                // 0: no memory bound (always so when max_keys_ is 0)
@@ -336,12 +195,6 @@ class KeyTable {
   uint64_t lost_requests_ = 0;
   uint64_t generation_ = 0;
   DistinctCounter distinct_;
-  KeyOrder key_order_;
-  // The keys kept with one record, and every row's key (kRow) while once_on_.
-  OnceKeys once_;
-  bool once_on_ = false;
-  bool once_ended_ = false;  // EndOnce ran: no key is kept once any more
-  static constexpr size_t kMaxOnceEntries = size_t{1} << 30;  // OnceKeys' 4-byte slots
   // TemplateRow's and Fold's: a buffer and a cache, not part of the value.
   KeyTemplater templater_;
   std::string template_scratch_;

@@ -210,7 +210,7 @@ TEST_F(LoadRunTest, TwoThreadsGiveTheSameTotals) {
 }
 
 // The summary's clock: started_at, then ended_at (the last worker's last response), both within
-// the call, and the seconds between them, over 2,000 keys whose workers sort them as they end.
+// the call, and the seconds between them, over 2,000 keys.
 TEST_F(LoadRunTest, TheRunIsTimedFromItsStartToItsLastResponse) {
   std::string input;
   for (int i = 0; i < 2000; ++i)

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <random>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,27 +100,6 @@ TEST(SortedKeyOrderTest, RandomKeysMatchStringViewOrder) {
   }
 }
 
-TEST(SortedKeyOrderTest, TellsWhetherTheKeysAreDistinct) {
-  const auto distinct = [](const std::vector<std::string_view>& keys) {
-    bool result = false;
-    SortedKeyOrder(keys, &result);
-    return result;
-  };
-  EXPECT_TRUE(distinct({}));
-  EXPECT_TRUE(distinct({"/a"}));
-  EXPECT_TRUE(distinct({"/a/12345678a", "/a/12345678b", "/a/1", "/a/12345678"}));
-  EXPECT_FALSE(distinct({"/a/12345678b", "/a/1", "/a/12345678b"}));  // equal past the word
-  EXPECT_FALSE(distinct({"/a", "/b", "/a"}));
-  EXPECT_FALSE(distinct({"", ""}));
-  std::vector<std::string> many;
-  for (int i = 0; i < 3000; ++i)
-    many.push_back("http://127.0.0.1:18090/item/" + std::to_string(i));
-  std::vector<std::string_view> views(many.begin(), many.end());
-  EXPECT_TRUE(distinct(views));
-  views.push_back(many[1234]);
-  EXPECT_FALSE(distinct(views));
-}
-
 TEST(SortedKeyOrderTest, ThousandsOfUrlsOfSeveralHostsAndOther) {
   // The common prefix is "" ("(other)"), then "http://" within the URLs, then each host's.
   std::mt19937 random(13);
@@ -136,10 +114,6 @@ TEST(SortedKeyOrderTest, ThousandsOfUrlsOfSeveralHostsAndOther) {
                    (random() % 3 == 0 ? "?page=" + std::to_string(random() % 20) : ""));
   }
   EXPECT_EQ(Sorted(keys), Expected(keys));
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  bool distinct = true;
-  SortedKeyOrder(views, &distinct);
-  EXPECT_EQ(distinct, std::set<std::string>(keys.begin(), keys.end()).size() == keys.size());
 }
 
 TEST(SortedKeyOrderTest, LongKeysThatTieWordAfterWord) {
@@ -157,10 +131,6 @@ TEST(SortedKeyOrderTest, LongKeysThatTieWordAfterWord) {
   }
   keys.push_back(keys[5]);
   EXPECT_EQ(Sorted(keys), Expected(keys));
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  bool distinct = true;
-  SortedKeyOrder(views, &distinct);
-  EXPECT_FALSE(distinct);
 }
 
 TEST(SortedKeyOrderTest, ThousandsOfUrlsOfOneHost) {
