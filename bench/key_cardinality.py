@@ -31,14 +31,18 @@ requests, --emit none: about 300 samples a key, so each key's histogram is paged
 default --max-key-memory and with --max-key-memory 0 (no bound), alternating, peak RSS and
 req/s of each; the Hadoop-mapper case (the task environment set, records to /dev/null) at
 300,000 distinct URLs, and `hammer stats --html` over N distinct keys' records (peak RSS,
-time, report size). With --baseline BINARY the same distinct runs (each URL once, and cycled) at
-the --baseline-sizes are repeated with that binary for comparison.
+time, report size). The timed case: a file of --timed-size distinct URLs (default 1,000,000)
+sent for --timed-seconds (default 60 s; --duration replays the list when it runs out), its
+end-of-run work and peak RSS. With --baseline BINARY the same distinct runs (each URL once, and
+cycled) at the --baseline-sizes are repeated with that binary for comparison, and each round of
+the timed case runs both binaries one after the other.
 
 The machine is shared: RSS is what to read; times and ratios are noisy. Everything targets
 127.0.0.1 only. Standard library only. Writes the raw runs as JSON and a markdown summary under
 --out (and $BENCH_SUMMARY_DIR for bench/run.sh).
 Usage: bench/key_cardinality.py [--sizes 10000,100000,1000000,10000000] [--baseline PATH]
                                [--replay-requests 3000000] [--cycled-requests 1000000]
+                               [--timed-size 1000000] [--timed-seconds 60]
 """
 from __future__ import annotations
 
@@ -223,6 +227,21 @@ def replay_run(hammer: str, urls: str, requests: int, port: int, budget: str | N
     return run
 
 
+def timed_run(hammer: str, urls: str, seconds: int) -> dict:
+    """`hammer load URLS -d SECONDS -c 50`, records to /dev/null: the list is replayed when it
+    runs out. Its end-of-run work (after_last_response) and peak RSS."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as summary:
+        run = timed_load("true", [hammer, "load", urls, "-d", f"{seconds}s", "-c", "50",
+                                  "--no-table", "--summary-json", summary.name], None)
+        s = json.load(summary)
+    if s["failed"] != 0:
+        sys.exit(f"timed run: {s['failed']} failed:\n{run['stderr']}")
+    run.update({"requests": s["requests"], "requests_s": s["seconds"],
+                "rps": s["requests"] / s["seconds"], "end_of_run_s": after_last_response(run, s),
+                "rows": len(s["keys"]), "key_folding": s.get("key_folding", {}).get("text", "")})
+    return run
+
+
 def median_run(rounds: list[dict]) -> dict:
     """The round with the median req/s, with the median CPU per request, end-of-run work and
     whole run of all rounds, and their highest peak RSS (memory is a bound, not a typical
@@ -268,6 +287,10 @@ def main() -> None:
     parser.add_argument("--cycled-requests", type=int, default=1_000_000,
                         help="also run each size below this with its URLs cycled to this many "
                              "requests (0: don't): the same variety in a run of useful length")
+    parser.add_argument("--timed-size", type=int, default=1_000_000,
+                        help="distinct URLs of the timed case (0: skip it)")
+    parser.add_argument("--timed-seconds", type=int, default=60,
+                        help="how long the timed case sends (--duration)")
     parser.add_argument("--baseline", default="")
     parser.add_argument("--baseline-sizes", default="100000,300000")
     parser.add_argument("--out", default=os.path.join(default_build_dir(), "key_cardinality"))
@@ -275,8 +298,24 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     hammer = snapshot_hammer(default_hammer(), args.out, "hammer", "load")
     server, port = start_server(hammer)
-    runs = {"load": [], "baseline": [], "mapper": None, "stats": None, "replay": []}
+    runs = {"load": [], "baseline": [], "mapper": None, "stats": None, "replay": [], "timed": []}
     try:
+        if args.timed_size > 0:
+            urls = os.path.join(args.out, "timed-urls.txt")
+            with open(urls, "w") as f:
+                for i in range(args.timed_size):
+                    f.write(f"http://127.0.0.1:{port}/item/{i}?ref={i * 7919 % 1000003}\n")
+            binaries = [("hammer", hammer)] + ([("baseline", args.baseline)] if args.baseline
+                                               else [])
+            for _ in range(args.rounds):
+                for name, binary in binaries:
+                    run = timed_run(binary, urls, args.timed_seconds)
+                    run.update({"binary": name, "n": args.timed_size})
+                    print(f"timed {name} {args.timed_size} URLs, {args.timed_seconds} s: "
+                          f"{run['requests']} requests, {run['peak_rss_mb']:.0f} MB, "
+                          f"{run['end_of_run_s']:.3f} s after the last response",
+                          file=sys.stderr)
+                    runs["timed"].append(run)
         if args.replay_requests > 0:
             urls = os.path.join(args.out, "replay-urls.txt")
             with open(urls, "w") as f:
@@ -412,6 +451,15 @@ def main() -> None:
                          f"{r['rps']:,.0f} | {r['cpu_us_per_request']:.1f} µs | {r['rows']:,} |")
         if folding := runs["replay"][0]["key_folding"]:
             lines.append(f"\nWith the default: {folding}.")
+    if runs["timed"]:
+        lines += ["", f"Timed: `hammer load URLS -d {args.timed_seconds}s -c 50` over a file of "
+                  f"{args.timed_size:,} distinct URLs (replayed when it runs out), records to "
+                  "/dev/null:", "",
+                  "| binary | requests | req/s | end-of-run work (after the last response) | "
+                  "peak RSS | rows |", "|---|---|---|---|---|---|"]
+        for r in runs["timed"]:
+            lines.append(f"| {r['binary']} | {r['requests']:,} | {r['rps']:,.0f} | "
+                         f"{r['end_of_run_s']:.3f} s | {r['peak_rss_mb']:.0f} MB | {r['rows']:,} |")
     if single:
         lines += ["", "Single-URL runs (same request count): " + ", ".join(
                       f"{r['requests']:,}: {r['rps']:,.0f} req/s, "
