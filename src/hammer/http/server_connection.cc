@@ -36,6 +36,14 @@ Preface DetectPreface(std::string_view input) {
   return n == kHttp2Preface.size() ? Preface::kYes : Preface::kMaybe;
 }
 
+// Grows `buffer` to exactly `size` bytes of capacity, keeping its bytes: std::string's own
+// growth at least doubles the capacity, past the bound the buffer budget counts on.
+void GrowTo(std::string& buffer, size_t size) {
+  std::string grown(size, '\0');
+  std::memcpy(grown.data(), buffer.data(), std::min(buffer.size(), size));
+  buffer.swap(grown);
+}
+
 void ReleaseIfLarge(std::string& buffer) {
   if (buffer.empty() && buffer.capacity() > kKeepCapacity) std::string().swap(buffer);
 }
@@ -320,7 +328,7 @@ bool ServerConnection::ReadIntoOwnBuffer(bool peer_closing, bool take) {
     in_start_ = 0;
   }
   if (in_end_ == in_.size() && in_.size() < input_cap_) {
-    in_.resize(std::min(input_cap_, std::max(kOwnBufferStart, in_.size() * 2)));
+    GrowTo(in_, std::min(input_cap_, std::max(kOwnBufferStart, in_.size() * 2)));
   }
   const size_t room = in_.size() - in_end_;
   if (room == 0) {
@@ -399,7 +407,7 @@ void ServerConnection::FeedBuffered() {
 // into the connection's own buffer, which was empty.
 void ServerConnection::KeepUnparsed(std::string_view rest) {
   if (rest.empty() || !Exchanging()) return;  // a connection ending takes no more
-  if (in_.size() < rest.size()) in_.resize(std::max(kOwnBufferStart, rest.size()));
+  if (in_.size() < rest.size()) GrowTo(in_, std::max(kOwnBufferStart, rest.size()));
   std::memcpy(in_.data(), rest.data(), rest.size());
   in_start_ = 0;
   in_end_ = rest.size();
