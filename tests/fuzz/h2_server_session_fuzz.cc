@@ -25,7 +25,7 @@ class AnswerAll final : public hammer::http::H2ServerSession::Visitor {
     session->Respond(stream_id, 200, extra, body);
   }
   void OnStreamedRequest(int32_t stream_id, const hammer::http::RequestHead&,
-                         std::shared_ptr<hammer::http::BodyStream> body) override {
+                         std::shared_ptr<hammer::http::BodyStream> body, bool /*tunnel*/) override {
     bodies.push_back(std::move(body));
     session->Respond(stream_id, 200, {}, "streamed");
   }

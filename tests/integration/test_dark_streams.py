@@ -356,3 +356,68 @@ def test_large_messages_and_many_concurrent_calls_pass(grpc_streams):
     small = ch.unary_unary(f"/{SERVICE}/Small")
     calls = [small.future(b"", timeout=60) for _ in range(500)]
     assert [c.result() for c in calls] == [b"ok"] * 500
+
+
+class EarlyHints:
+    """An HTTP/1.1 server answering each request with 103 Early Hints (a Link field and a
+    hop-by-hop one that must not pass), then 200 after 0.3 s."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        self.listener.settimeout(60)
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(60)
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    piece = conn.recv(4096)
+                    if not piece:
+                        break
+                    request += piece
+                conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n"
+                             b"Keep-Alive: timeout=5\r\n\r\n")
+                time.sleep(0.3)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n"
+                             b"\r\nok\n")
+
+    def stop(self):
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+def test_early_hints_reach_http11_and_http2_clients_before_the_answer(proxies):
+    upstream = EarlyHints()
+    try:
+        proxy = proxies("--http2", "--upstream", f"http://{upstream.address}")
+        http11 = subprocess.run(["curl", "-sS", "-v", "--http1.1", proxy.url("/page")],
+                                capture_output=True, text=True, timeout=30)
+        http2 = subprocess.run(["nghttp", "-v", proxy.url("/page")], capture_output=True,
+                               text=True, timeout=30)
+    finally:
+        upstream.stop()
+    assert http11.returncode == 0, http11.stderr
+    assert http11.stdout == "ok\n"
+    lines = http11.stderr.splitlines()
+    early = lines.index("< HTTP/1.1 103 Early Hints")
+    final = lines.index("< HTTP/1.1 200 OK")
+    assert early < final, lines
+    assert "< Link: </style.css>; rel=preload" in lines[early:final], lines
+    assert not any(line.lower().startswith("< keep-alive") for line in lines[early:final])
+    assert http2.returncode == 0, http2.stderr
+    statuses = [line.split()[-1] for line in http2.stdout.splitlines()
+                if ") :status: " in line]
+    assert statuses == ["103", "200"], http2.stdout
+    assert "link: </style.css>; rel=preload" in http2.stdout

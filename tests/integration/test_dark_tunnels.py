@@ -20,7 +20,7 @@ class EchoServer:
     answers "push" with three messages of its own, and "bye" by closing the connection
     (code 4000). Keeps the close code each connection ended with."""
 
-    def __init__(self):
+    def __init__(self, process_request=None):
         from websockets.sync.server import serve
 
         self.closes = []
@@ -40,7 +40,7 @@ class EchoServer:
             finally:
                 self.closes.append(ws.close_code)
 
-        self.server = serve(handler, "127.0.0.1", 0)
+        self.server = serve(handler, "127.0.0.1", 0, process_request=process_request)
         self.port = self.server.socket.getsockname()[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -175,3 +175,89 @@ def test_bytes_after_an_upgrade_the_upstream_refuses_never_reach_it(servers, pro
     stats = upstream.stats()
     assert stats["requests"] == 1, stats
     assert "/smuggled" not in json.dumps(stats), stats
+
+
+PAGE = """<!doctype html><title>ws</title><script>
+window.conversation = (async () => {
+  const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') +
+                           location.host + '/chat');
+  ws.binaryType = 'arraybuffer';
+  const next = () => new Promise((resolve, reject) => {
+    ws.onmessage = (e) => resolve(e.data);
+    ws.onclose = (e) => reject(new Error('closed ' + e.code));
+  });
+  await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
+  ws.send('hello');
+  const echo = await next();
+  ws.send(new Uint8Array([0, 1, 2, 255]).buffer);
+  const binary = Array.from(new Uint8Array(await next()));
+  ws.send('push');
+  const pushed = [await next(), await next(), await next()];
+  const closed = new Promise((resolve) => { ws.onclose = (e) => resolve(e.code); });
+  ws.close(1000);
+  return {echo, binary, pushed, code: await closed};
+})();
+</script>"""
+
+CHROMIUM_WS = r"""
+(async () => {
+  const [url] = process.argv.slice(2);
+  const browser = await launch();
+  const context = await browser.newContext({ignoreHTTPSErrors: true});
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForLoadState('networkidle');
+  const result = await page.evaluate(() => window.conversation);
+  console.log(JSON.stringify(result));
+  await browser.close();
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+
+
+def page_or_handshake(connection, request):
+    """process_request of a websockets server: GET /page (not a WebSocket handshake) answers
+    PAGE, any other plain request 404 (a browser's favicon); handshakes go on."""
+    if request.headers.get("Upgrade", "").lower() == "websocket":
+        return None
+    if request.path != "/page":
+        return connection.respond(404, "")
+    response = connection.respond(200, PAGE)
+    del response.headers["Content-Type"]  # a multi-dict: assigning would add a second one
+    response.headers["Content-Type"] = "text/html"
+    return response
+
+
+@pytest.mark.parametrize("over", ["http1", "http2"])
+def test_chromiums_websocket_through_dark(proxies, pki, tmp_path, over):
+    """Chromium's own WebSocket, on a page served through dark: over HTTP/1.1 with Upgrade, and
+    over HTTP/2 with the extended CONNECT of RFC 8441 on the page's own connection (Chromium
+    uses it when the server announces SETTINGS_ENABLE_CONNECT_PROTOCOL), tunnelled to an
+    HTTP/1.1 WebSocket server."""
+    import playwright_chromium
+
+    require_module("websockets",
+                   "scripts/python-deps.sh (websockets in tests/integration/requirements.txt)")
+    playwright_chromium.require()
+    upstream = EchoServer(process_request=page_or_handshake)
+    try:
+        args = ["--upstream", f"http://127.0.0.1:{upstream.port}"]
+        if over == "http2":
+            args += ["--http2", "--tls-cert", str(pki.server_cert), "--tls-key",
+                     str(pki.server_key)]
+        proxy = proxies(*args)
+        scheme = "https" if over == "http2" else "http"
+        page = f"{scheme}://localhost:{proxy.port}/page"
+        out = playwright_chromium.run_script(CHROMIUM_WS, [page], tmp_path)
+    finally:
+        upstream.stop()
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["echo"] == "echo: hello"
+    assert result["binary"] == [0, 1, 2, 255]
+    assert result["pushed"] == ["pushed 0", "pushed 1", "pushed 2"]
+    assert result["code"] == 1000
+    metrics = proxy.metrics()
+    assert metrics["hammer_dark_tunnels_total"] == 1
+    # Over HTTP/2 every request, the WebSocket's extended CONNECT included, came on HTTP/2: a
+    # browser that fell back to a WebSocket over HTTP/1.1 would leave one request uncounted.
+    http2 = metrics["hammer_dark_requests_total"] if over == "http2" else 0
+    assert metrics["hammer_dark_http2_requests_total"] == http2, metrics

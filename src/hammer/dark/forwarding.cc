@@ -118,6 +118,10 @@ std::string ForwardRequestHead(const http::RequestHead& head, const http::Url& u
   if (options.upgrade) {
     if (std::optional<std::string_view> protocol = http::FindHeader(head.headers, "Upgrade")) {
       out.append("Upgrade: ").append(*protocol).append("\r\nConnection: Upgrade\r\n");
+      if (!options.websocket_key.empty() && http::EqualsIgnoreCase(*protocol, "websocket") &&
+          !http::FindHeader(head.headers, "Sec-WebSocket-Key")) {
+        out.append("Sec-WebSocket-Key: ").append(options.websocket_key).append("\r\n");
+      }
     }
   } else if (options.chunked_body) {
     out.append("Transfer-Encoding: chunked\r\n");

@@ -38,6 +38,10 @@ struct ForwardOptions {
   // on with "Connection: Upgrade", and no body framing is written (the tunnel carries what
   // follows).
   bool upgrade = false;
+  // With `upgrade`: a Sec-WebSocket-Key for an HTTP/1.1 upstream when the client's request has
+  // none (a WebSocket opened over HTTP/2 with extended CONNECT, RFC 8441, has no handshake
+  // key; the HTTP/1.1 handshake needs one, RFC 6455 §4.1); empty: none is added.
+  std::string_view websocket_key;
 };
 
 // The request-target to forward (RFC 9112 §3.2): origin-form ("/p?q") as is; absolute-form

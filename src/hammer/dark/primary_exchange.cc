@@ -34,6 +34,17 @@ PrimaryExchange::~PrimaryExchange() {
   }
 }
 
+// 103 Early Hints and other interim answers reach the client as they come, end-to-end fields
+// only (100 Continue is the client connection's own business, answered by the server).
+void PrimaryExchange::OnResponseInterim(const http::ResponseHead& head) {
+  const std::string_view connection = http::FindHeader(head.headers, "Connection").value_or("");
+  std::vector<http::Header> fields;
+  for (const http::Header& h : head.headers) {
+    if (!IsHopByHop(h.name, connection) && !IsProxyAsserted(h.name)) fields.push_back(h);
+  }
+  responder_.RespondInterim(head.status, fields);
+}
+
 void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
   if (upgrade_ && head.status == 101) {

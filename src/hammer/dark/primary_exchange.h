@@ -116,6 +116,7 @@ class PrimaryExchange final : public http::ResponseHandler,
   http::BodyStream* request_stream() { return request_stream_.get(); }
   http::ResponseFlow* flow() { return &flow_; }
 
+  void OnResponseInterim(const http::ResponseHead& head) override;
   void OnResponseHead(const http::ResponseHead& head) override;
   void OnResponseBody(std::string_view data) override;
   void OnResponseTrailers(std::span<const http::Header> trailers) override;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "hammer/base/base64.h"
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/forwarding.h"
 #include "hammer/http/grpc_wire.h"
@@ -193,6 +194,14 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
     // A tunnel to the primary only: never forked, compared or retried.
     primary->ExpectUpgrade();
     forward.upgrade = true;
+    std::string key;
+    if (http2) {  // an extended CONNECT: the HTTP/1.1 handshake needs a key of its own
+      std::string nonce(16, '\0');
+      for (char& c : nonce)
+        c = static_cast<char>(rng_() & 0xff);
+      key = Base64Encode(nonce);
+      forward.websocket_key = key;
+    }
     primary->head() = ForwardRequestHead(request.head, upstream, 0, forward);
   } else if (http::BodyStream* stream = primary->request_stream()) {
     Bump(counters_->proxy.streamed_requests);

@@ -120,6 +120,9 @@ struct ExchangeResult {
 class ResponseHandler {
  public:
   virtual ~ResponseHandler() = default;
+  // An interim answer other than 100 Continue and 101 (103 Early Hints, ...), before the
+  // head; views valid during the call.
+  virtual void OnResponseInterim(const ResponseHead& /*head*/) {}
   virtual void OnResponseHead(const ResponseHead& /*head*/) {}
   virtual void OnResponseBody(std::string_view /*data*/) {}
   // Trailer fields after the body (HTTP/2 trailers, e.g. gRPC's grpc-status); views valid

@@ -388,6 +388,10 @@ void ClientConnection::OnBody(std::string_view data) {
   handler_->OnResponseBody(data);
 }
 
+void ClientConnection::OnInterim(const ResponseHead& head) {
+  if (handler_ != nullptr && head.status != 100) handler_->OnResponseInterim(head);
+}
+
 void ClientConnection::OnTrailer(const Header& trailer) {
   constexpr size_t kMaxTrailers = 64;
   if (handler_ != nullptr && trailers_.size() < kMaxTrailers) {

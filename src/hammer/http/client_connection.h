@@ -88,6 +88,7 @@ class ClientConnection final : public net::IoHandler,
   void OnHead(const ResponseHead& head) override;
   void OnBody(std::string_view data) override;
   void OnTrailer(const Header& trailer) override;
+  void OnInterim(const ResponseHead& head) override;
   // BodyStream::Consumer
   void OnBodyStreamReady() override;
 

@@ -344,6 +344,12 @@ void H2ClientConnection::CloseIfDone() {
   }
 }
 
+void H2ClientConnection::OnStreamInterim(H2ClientSession::Stream* stream,
+                                         const ResponseHead& head) {
+  auto* exchange = static_cast<Exchange*>(stream);
+  if (exchange->handler != nullptr) exchange->handler->OnResponseInterim(head);
+}
+
 void H2ClientConnection::OnStreamHead(H2ClientSession::Stream* stream, const ResponseHead& head) {
   auto* exchange = static_cast<Exchange*>(stream);
   if (exchange->handler == nullptr) return;

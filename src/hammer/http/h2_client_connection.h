@@ -100,6 +100,7 @@ class H2ClientConnection final : public net::IoHandler,
   void OnTransportReady(std::unique_ptr<net::Transport> transport) override;
   void OnConnectFailed(Failure failure, std::string detail) override;
   // H2ClientSession::Visitor
+  void OnStreamInterim(H2ClientSession::Stream* stream, const ResponseHead& head) override;
   void OnStreamHead(H2ClientSession::Stream* stream, const ResponseHead& head) override;
   void OnStreamData(H2ClientSession::Stream* stream, std::string_view data) override;
   void OnStreamTrailers(H2ClientSession::Stream* stream, std::span<const Header> trailers) override;

@@ -53,7 +53,13 @@ struct H2ClientCallbacks {
         H2ClientSession::Stream* stream = StreamOf(session, frame->hd.stream_id);
         if (stream == nullptr) return 0;
         int status = self->head_.status();
-        if (!stream->final_head && status >= 100 && status < 200) return 0;  // informational
+        if (!stream->final_head && status >= 100 && status < 200) {  // informational
+          if (status != 100) {
+            self->visitor_->OnStreamInterim(stream,
+                                            self->head_.MakeResponseHead(stream->head_request));
+          }
+          return 0;
+        }
         if (!stream->final_head && status != 0) {
           stream->final_head = true;
           self->visitor_->OnStreamHead(stream, self->head_.MakeResponseHead(stream->head_request));

@@ -73,6 +73,8 @@ class H2ClientSession final : public H2Session {
   class Visitor {
    public:
     virtual ~Visitor() = default;
+    // An interim 1xx answer other than 100 (103 Early Hints, ...), before the head.
+    virtual void OnStreamInterim(Stream* /*stream*/, const ResponseHead& /*head*/) {}
     virtual void OnStreamHead(Stream* stream, const ResponseHead& head) = 0;
     virtual void OnStreamData(Stream* stream, std::string_view data) = 0;
     virtual void OnStreamTrailers(Stream* stream, std::span<const Header> trailers) = 0;

@@ -137,7 +137,7 @@ void H2HeadBuilder::Begin() {
   bytes_.clear();
   spans_.clear();
   headers_.clear();
-  method_ = path_ = authority_ = {};
+  method_ = path_ = authority_ = protocol_ = {};
   status_ = 0;
   accounted_ = 0;
   has_host_ = false;
@@ -174,6 +174,7 @@ std::span<const Header> H2HeadBuilder::headers() {
       if (name == kPseudoMethod) method_ = value;
       if (name == kPseudoPath) path_ = value;
       if (name == kPseudoAuthority) authority_ = value;
+      if (name == ":protocol") protocol_ = value;
       continue;
     }
     headers_.push_back({name, value});
@@ -210,13 +211,19 @@ ResponseHead H2HeadBuilder::MakeResponseHead(bool head_request) {
   return head;
 }
 
-RequestHead H2HeadBuilder::MakeRequestHead(uint64_t body_size) {
+bool H2HeadBuilder::IsExtendedConnect() {
   headers();
+  return method_ == "CONNECT" && !protocol_.empty();
+}
+
+RequestHead H2HeadBuilder::MakeRequestHead(uint64_t body_size) {
+  const bool tunnel = IsExtendedConnect();
   if (!has_host_ && !authority_.empty()) headers_.insert(headers_.begin(), {"host", authority_});
+  if (tunnel) headers_.push_back({"upgrade", protocol_});
   RequestHead head;
   head.major_version = 2;
   head.minor_version = 0;
-  head.method = method_;
+  head.method = tunnel ? std::string_view("GET") : method_;
   head.target = path_;
   head.headers = headers_;
   head.framing = body_size > 0 ? BodyFraming::kContentLength : BodyFraming::kNone;

@@ -73,6 +73,10 @@ class H2HeadBuilder {
   // A request head: :method and :path as method and target, :authority as a Host field (unless
   // the block has its own Host), HTTP/1.1, keep-alive.
   RequestHead MakeRequestHead(uint64_t body_size);
+  // An extended CONNECT (RFC 8441 §4: :method CONNECT with a :protocol, e.g. websocket): a
+  // request to open a tunnel of that protocol on the stream. MakeRequestHead gives it as its
+  // HTTP/1.1 twin: GET with "upgrade: <protocol>".
+  bool IsExtendedConnect();
 
  private:
   std::string bytes_;
@@ -81,7 +85,7 @@ class H2HeadBuilder {
   };
   std::vector<Span> spans_;
   std::vector<Header> headers_;
-  std::string_view method_, path_, authority_;
+  std::string_view method_, path_, authority_, protocol_;
   int status_ = 0;
   size_t accounted_ = 0;
   bool has_host_ = false;

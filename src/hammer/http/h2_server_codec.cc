@@ -58,6 +58,7 @@ std::unique_ptr<H2ServerCodec> H2ServerCodec::Create(Host* host, const Context& 
   settings.budget = &context.resources->budget();
   settings.stream_body_above = options.stream_body_above;
   settings.loop = context.loop;
+  settings.extended_connect = options.upgrades;
   Result<std::unique_ptr<H2ServerSession>> session = H2ServerSession::Create(codec.get(), settings);
   if (!session.ok()) return nullptr;
   codec->session_ = std::move(*session);
@@ -113,6 +114,10 @@ void H2ServerCodec::Drain() {
 void H2ServerCodec::Stop() {
   session_->CancelStreamedAnswers();  // their producers stop
   watchers_.clear();
+}
+
+void H2ServerCodec::RespondInterim(uint64_t sequence, int status, std::span<const Header> fields) {
+  session_->RespondInterim(StreamId(sequence), status, fields);
 }
 
 void H2ServerCodec::OnClientGone() {
@@ -204,8 +209,8 @@ void H2ServerCodec::OnRequest(int32_t stream_id, const RequestHead& head, std::s
 }
 
 void H2ServerCodec::OnStreamedRequest(int32_t stream_id, const RequestHead& head,
-                                      std::shared_ptr<BodyStream> body) {
-  IncomingRequest request{head, {}, {}, std::move(body)};
+                                      std::shared_ptr<BodyStream> body, bool tunnel) {
+  IncomingRequest request{head, {}, {}, std::move(body), tunnel};
   host_->Dispatch(request, static_cast<uint64_t>(stream_id));
 }
 

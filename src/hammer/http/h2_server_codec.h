@@ -94,6 +94,7 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
   bool KeepsAlive() const override { return !host_->draining(); }
   void Watch(uint64_t sequence, RequestWatcher* watcher) override;
   void OnClientGone() override;
+  void RespondInterim(uint64_t sequence, int status, std::span<const Header> fields) override;
 
  private:
   H2ServerCodec(Host* host, const Context& context);
@@ -101,7 +102,7 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
   // H2ServerSession::Visitor
   void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) override;
   void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
-                         std::shared_ptr<BodyStream> body) override;
+                         std::shared_ptr<BodyStream> body, bool tunnel) override;
   void OnRefused(H2Refusal refusal) override;
   void OnRequestCancelled(int32_t stream_id) override;
   // The watcher of `stream_id`, unregistered (null when none).

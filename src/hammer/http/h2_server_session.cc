@@ -142,6 +142,12 @@ struct H2ServerCallbacks {
             self->StreamBody(stream, length);
             return 0;
           }
+          // A tunnel (RFC 8441) is handed over at once: no byte may come before its answer.
+          if (self->settings_.extended_connect && !end_stream && stream->head.IsExtendedConnect()) {
+            stream->tunnel = true;
+            self->StreamBody(stream, std::nullopt);
+            return 0;
+          }
           // A gRPC call's request may stay open as long as the call (client and
           // bidirectional streaming): its messages are passed on as they come.
           if (threshold != 0 && !end_stream && IsGrpc(stream->head.headers())) {
@@ -300,7 +306,16 @@ bool H2ServerSession::RespondStream(int32_t stream_id, int status, std::span<con
   }
   stream->answered = true;
   --awaiting_;
-  BuildFields(*stream, status, headers, {}, body->length());
+  std::vector<Header> tunnel_fields;
+  if (stream->tunnel && status == 101) {
+    // The tunnel is open (RFC 8441 §5): 200, without the HTTP/1.1 handshake's own fields.
+    status = 200;
+    for (const Header& h : headers) {
+      if (!EqualsIgnoreCase(h.name, "sec-websocket-accept")) tunnel_fields.push_back(h);
+    }
+    headers = tunnel_fields;
+  }
+  BuildFields(*stream, status, headers, {}, stream->tunnel ? std::nullopt : body->length());
   if (stream->head_request) {
     body->Cancel();
     return nghttp2_submit_response(session_, stream->id, response_fields_.data(),
@@ -373,8 +388,10 @@ Status H2ServerSession::Init() {
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings_.max_concurrent_streams},
       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(settings_.window_bytes)},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, static_cast<uint32_t>(settings_.max_head_bytes)},
+      {NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1},
   };
-  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries));
+  const size_t announced = std::size(entries) - (settings_.extended_connect ? 0 : 1);
+  rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, announced);
   if (rv == 0) {
     rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
                                                kConnectionWindowBytes);
@@ -448,12 +465,12 @@ void H2ServerSession::StreamBody(Stream* stream, std::optional<uint64_t> length)
   head.framing = length ? BodyFraming::kContentLength : BodyFraming::kChunked;
   head.content_length = length.value_or(0);
   stream->head_request = head.method == "HEAD";
-  visitor_->OnStreamedRequest(stream->id, head, std::move(body));
+  visitor_->OnStreamedRequest(stream->id, head, std::move(body), stream->tunnel);
 }
 
 void H2ServerSession::AppendStreamed(Stream* stream, std::string_view data) {
   H2RequestStream& request = *stream->streamed_request;
-  if (request.received() + data.size() <= settings_.max_body_bytes) {
+  if (stream->tunnel || request.received() + data.size() <= settings_.max_body_bytes) {
     request.Append(data);
     return;
   }
@@ -504,6 +521,16 @@ bool H2ServerSession::Respond(int32_t stream_id, int status, std::span<const Hea
   --awaiting_;
   if (stream->streamed_request) stream->streamed_request->Discard();
   return Submit(stream, status, headers, body);
+}
+
+bool H2ServerSession::RespondInterim(int32_t stream_id, int status,
+                                     std::span<const Header> headers) {
+  Stream* stream = Find(stream_id);
+  if (stream == nullptr || !stream->dispatched || stream->answered) return false;
+  if (status < 102 || status > 199) return false;
+  BuildFields(*stream, status, headers, "", std::nullopt);
+  return nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream->id, nullptr,
+                                response_fields_.data(), response_fields_.size(), nullptr) >= 0;
 }
 
 bool H2ServerSession::Submit(Stream* stream, int status, std::span<const Header> headers,

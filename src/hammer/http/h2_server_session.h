@@ -77,6 +77,11 @@ class H2ServerSession final : public H2Session {
     // held whole. Streamed bodies need `loop` (their wake-ups run there).
     uint64_t stream_body_above = 0;
     net::EventLoop* loop = nullptr;
+    // Extended CONNECT (RFC 8441): SETTINGS_ENABLE_CONNECT_PROTOCOL is announced, and a CONNECT
+    // with a :protocol (a WebSocket over HTTP/2) is handed over at once as a tunnel
+    // (OnStreamedRequest with `tunnel`): its DATA, in both directions, is the tunnel's bytes,
+    // with no cap, and an answer of 101 is sent as 200 (§5). Needs `loop`.
+    bool extended_connect = false;
   };
 
   class Visitor {
@@ -91,8 +96,10 @@ class H2ServerSession final : public H2Session {
     // stream window until the bytes are taken. `head` frames it as content-length when one was
     // announced, chunked otherwise. Answered like OnRequest, at any time (even before the body
     // ended). The default, for visitors that never set stream_body_above, cancels the body.
+    // `tunnel`: an extended CONNECT (Settings::extended_connect), its head given as the
+    // HTTP/1.1 upgrade it stands for (GET, "upgrade: <protocol>").
     virtual void OnStreamedRequest(int32_t /*stream_id*/, const RequestHead& /*head*/,
-                                   std::shared_ptr<BodyStream> body) {
+                                   std::shared_ptr<BodyStream> body, bool /*tunnel*/) {
       body->Cancel();
     }
     // The client reset (or the session dropped) a stream whose request was handed over and not
@@ -116,6 +123,9 @@ class H2ServerSession final : public H2Session {
   // content-length is kept). False when the stream is gone (reset, or already answered).
   bool Respond(int32_t stream_id, int status, std::span<const Header> headers,
                std::string_view body);
+  // An interim answer (a 1xx other than 100 and 101: 103 Early Hints) on a stream not yet
+  // answered: a HEADERS frame without END_STREAM. False when the stream is gone or answered.
+  bool RespondInterim(int32_t stream_id, int status, std::span<const Header> headers);
   // Answers with a body that arrives through `body` (Responder::RespondStream): the fields as
   // for Respond, with a content-length only when body->length() is known, then DATA frames as
   // the stream fills. The session is the body's consumer until the stream ends: a body that
@@ -162,6 +172,7 @@ class H2ServerSession final : public H2Session {
     bool answered = false;
     bool head_request = false;
     bool receiving = true;                              // counted in receiving_
+    bool tunnel = false;                                // an extended CONNECT
     std::unique_ptr<StreamedAnswer> streamed;           // RespondStream's body, while it is sent
     std::unique_ptr<H2RequestStream> streamed_request;  // a body passed on as it arrives
   };

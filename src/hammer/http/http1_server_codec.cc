@@ -315,6 +315,19 @@ void Http1ServerCodec::Watch(uint64_t sequence, RequestWatcher* watcher) {
   if (sequence == sequence_ && Answerable() && !response_) watcher_ = watcher;
 }
 
+void Http1ServerCodec::RespondInterim(uint64_t sequence, int status,
+                                      std::span<const Header> fields) {
+  if (sequence != sequence_ || !Answerable() || response_ || status < 102 || status > 199) return;
+  if (head_.minor_version < 1 || state_ == State::kTunnel || state_ == State::kTunnelOut) return;
+  std::string& out = host_->OutputFor(64);
+  out.append("HTTP/1.1 ");
+  AppendNumber(out, static_cast<uint64_t>(status));
+  out.append(" ").append(ReasonPhrase(status)).append("\r\n");
+  for (const Header& h : fields)
+    out.append(h.name).append(": ").append(h.value).append("\r\n");
+  out.append("\r\n");
+}
+
 void Http1ServerCodec::OnClientGone() {
   if (watcher_ != nullptr) std::exchange(watcher_, nullptr)->OnRequestAbandoned();
 }

@@ -86,6 +86,7 @@ class Http1ServerCodec final : public ServerCodec,
   bool KeepsAlive() const override;
   void Watch(uint64_t sequence, RequestWatcher* watcher) override;
   void OnClientGone() override;
+  void RespondInterim(uint64_t sequence, int status, std::span<const Header> fields) override;
 
  private:
   enum class State : uint8_t { kHead, kBody, kStreamingBody, kTunnel, kTunnelOut, kServing, kDone };

@@ -28,6 +28,10 @@ void Responder::RespondRawThenReset(std::string_view bytes) {
   connection_->RespondRawThenReset(sequence_, bytes);
 }
 
+void Responder::RespondInterim(int status, std::span<const Header> fields) {
+  if (alive()) connection_->RespondInterim(sequence_, status, fields);
+}
+
 void Responder::Watch(RequestWatcher* watcher) {
   if (alive()) connection_->Watch(sequence_, watcher);
 }

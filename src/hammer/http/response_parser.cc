@@ -78,6 +78,8 @@ Progress ResponseParser::ParseHead(std::string_view input, Visitor& visitor) {
     if (error == ParseError::kNone) error = core_.ParseFields(scan.field_lines, &facts);
     if (error != ParseError::kNone) return core_.Fail(error, offset);
     if (head.status < 200 && head.status != 101) {
+      head.headers = core_.headers();
+      visitor.OnInterim(head);
       offset += scan.length;
       core_.DropPending(scan.length);
       continue;

@@ -18,9 +18,9 @@
 // (and passed to OnBody) as they arrive; chunked framing is removed, and a chunk-size or
 // trailer line is held back (not consumed) the same way until it is complete. Trailer fields
 // are checked for syntax and passed to OnTrailer. Interim 1xx responses (other than 101) are
-// consumed and skipped without OnHead. A 101 is final: no body, keep_alive false, and the bytes
-// after its head belong to the new protocol. Limits::max_body_bytes applies to responses too
-// (kBodyTooLarge; unlimited by default). After kError every call reports the same error until
+// consumed and passed to OnInterim, never to OnHead. A 101 is final: no body, keep_alive false, and
+// the bytes after its head belong to the new protocol. Limits::max_body_bytes applies to responses
+// too (kBodyTooLarge; unlimited by default). After kError every call reports the same error until
 // Reset. Not thread-safe; one parser per connection.
 #pragma once
 
@@ -41,6 +41,9 @@ class ResponseParser {
     // A trailer field of a chunked body (RFC 9112 §7.1.2), checked for syntax; a view into
     // the input passed to Feed.
     virtual void OnTrailer(const Header& /*trailer*/) {}
+    // An interim 1xx response (100 Continue, 103 Early Hints, ...) before the final one; views
+    // valid during the call.
+    virtual void OnInterim(const ResponseHead& /*head*/) {}
   };
 
   explicit ResponseParser(Limits limits = {});

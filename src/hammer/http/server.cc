@@ -19,6 +19,12 @@ std::string_view ReasonPhrase(int status) {
   switch (status) {
     case 100:
       return "Continue";
+    case 101:
+      return "Switching Protocols";
+    case 102:
+      return "Processing";
+    case 103:
+      return "Early Hints";
     case 200:
       return "OK";
     case 201:

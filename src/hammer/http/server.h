@@ -132,6 +132,11 @@ class Responder {
   // client has had a status line already: the connection is closed (the producer counts it).
   // If the client goes away first, or has already, the stream is cancelled.
   void RespondStream(std::string_view head, std::shared_ptr<BodyStream> body, bool keep_alive);
+  // An interim answer before the final one: a 1xx other than 100 and 101 (103 Early Hints
+  // carrying Link fields, RFC 8297), with `fields`. Sent to an HTTP/2 client, and to an
+  // HTTP/1.1 one (an HTTP/1.0 client cannot take 1xx answers: nothing is sent); ignored once
+  // the answer has begun.
+  void RespondInterim(int status, std::span<const Header> fields);
   // Registers `watcher` for this request until its answer begins (null: none). A watcher
   // destroyed before then unregisters first (Watch(nullptr)), unless alive() is false.
   void Watch(RequestWatcher* watcher);
@@ -185,8 +190,10 @@ struct ServerOptions {
   // (HTTP/1.1; an HTTP/2 stream is held by its flow-control window, 256 KiB).
   size_t stream_window = kDefaultStreamWindow;
   // Requests to switch protocols (WebSocket and others) go to the handler as tunnels
-  // (IncomingRequest::upgrade). Off: they are ordinary requests (the handler answers them,
-  // e.g. without switching).
+  // (IncomingRequest::upgrade): HTTP/1.1 Upgrade, and on HTTP/2 the extended CONNECT of RFC
+  // 8441 (announced with SETTINGS_ENABLE_CONNECT_PROTOCOL; given to the handler as its HTTP/1.1
+  // twin, GET with Upgrade, and a 101 answer sent as 200). Off: they are ordinary requests (the
+  // handler answers them, e.g. without switching).
   bool upgrades = false;
   // A tunnel is closed when no byte has moved either way for this long.
   Nanos tunnel_idle_timeout = 3600 * kSecond;

@@ -138,6 +138,9 @@ class ServerCodec {
   virtual void RespondRawThenReset(uint64_t sequence, std::string_view bytes) = 0;
   virtual void RespondStream(uint64_t sequence, std::string_view head,
                              std::shared_ptr<BodyStream> body, bool keep_alive) = 0;
+  // An interim answer for `sequence` (Responder::RespondInterim); ignored once the answer has
+  // begun, for a status outside 102-199, and for a client that cannot take one.
+  virtual void RespondInterim(uint64_t sequence, int status, std::span<const Header> fields) = 0;
   // The request's RequestWatcher (null: none), told if the client abandons the request before
   // its answer begins; an answer unregisters it. A connection the server ends itself (drain,
   // eviction, the listener going) tells no watcher: the handler sees its own shutdown.

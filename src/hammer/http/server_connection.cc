@@ -223,6 +223,13 @@ void ServerConnection::RespondStream(uint64_t sequence, std::string_view head,
   Advance();
 }
 
+void ServerConnection::RespondInterim(uint64_t sequence, int status,
+                                      std::span<const Header> fields) {
+  if (!Exchanging()) return;
+  codec_->RespondInterim(sequence, status, fields);
+  Advance();
+}
+
 void ServerConnection::Watch(uint64_t sequence, RequestWatcher* watcher) {
   if (Exchanging()) codec_->Watch(sequence, watcher);
 }

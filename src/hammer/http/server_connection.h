@@ -96,6 +96,7 @@ class ServerConnection final : public ConnectionTable::Entry,
   void RespondRaw(uint64_t sequence, std::string_view bytes, bool keep_alive);
   void RespondRawThenReset(uint64_t sequence, std::string_view bytes);
   void Watch(uint64_t sequence, RequestWatcher* watcher);
+  void RespondInterim(uint64_t sequence, int status, std::span<const Header> fields);
   void RespondStream(uint64_t sequence, std::string_view head, std::shared_ptr<BodyStream> body,
                      bool keep_alive);
   bool KeepsAlive() const;

@@ -33,7 +33,7 @@ class Server : public H2ServerSession::Visitor {
  public:
   void OnRequest(int32_t, const RequestHead&, std::string_view) override { ++whole; }
   void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
-                         std::shared_ptr<BodyStream> body) override {
+                         std::shared_ptr<BodyStream> body, bool /*tunnel*/) override {
     ids.push_back(stream_id);
     framings.push_back(head.framing);
     bodies.push_back(std::move(body));
