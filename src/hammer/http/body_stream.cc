@@ -10,8 +10,21 @@ BodyStream::BodyStream(net::EventLoop* loop, std::optional<uint64_t> length, siz
                        BufferBudget* budget)
     : loop_(loop), length_(length), window_(window), charge_(budget) {}
 
+void BodyStream::KeepConsumed(size_t limit) {
+  keep_limit_ = limit;
+}
+
 void BodyStream::Consume(size_t bytes) {
   bytes = std::min(bytes, data_.size() - start_);
+  if (keep_limit_ > 0 && !kept_overflowed_) {
+    if (kept_.size() + bytes > keep_limit_) {
+      kept_overflowed_ = true;
+      std::string().swap(kept_);
+    } else {
+      kept_.append(data_, start_, bytes);
+    }
+    charge_.Set(data_.capacity() + kept_.capacity());
+  }
   start_ += bytes;
   consumed_ += bytes;
   if (start_ == data_.size()) {
@@ -49,7 +62,7 @@ void BodyStream::Append(std::string_view data) {
   data_.append(data);
   appended_ += data.size();
   if (tap_ != nullptr) tap_->OnTapped(data);
-  charge_.Set(data_.capacity());
+  charge_.Set(data_.capacity() + kept_.capacity());
   if (full()) producer_blocked_ = true;
   WakeConsumer();
 }
@@ -80,6 +93,8 @@ void BodyStream::Cancel() {
 void BodyStream::Drop() {
   std::string().swap(data_);
   start_ = 0;
+  std::string().swap(kept_);
+  kept_overflowed_ = true;
   charge_.Set(0);
 }
 

@@ -88,6 +88,15 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   bool cancelled() const { return cancelled_; }
   void Cancel();
   void SetConsumer(Consumer* consumer) { consumer_ = consumer; }
+  // Keeps a copy of the bytes consumed from now on, `limit` bytes at most (charged to the
+  // budget like the waiting bytes), so that a body already passed on can be sent once more (a
+  // proxy's retry); a body larger than that is not kept at all.
+  void KeepConsumed(size_t limit);
+  // The whole body, once it has all been consumed (finished()) within KeepConsumed's limit;
+  // null otherwise.
+  const std::string* consumed_copy() const {
+    return keep_limit_ > 0 && !kept_overflowed_ && finished() ? &kept_ : nullptr;
+  }
 
   // --- Producer side.
   void Append(std::string_view data);
@@ -117,7 +126,10 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   net::EventLoop* loop_;
   std::optional<uint64_t> length_;
   size_t window_;
-  std::string data_;  // waiting bytes are data_[start_, size)
+  std::string data_;       // waiting bytes are data_[start_, size)
+  size_t keep_limit_ = 0;  // KeepConsumed
+  std::string kept_;
+  bool kept_overflowed_ = false;
   size_t start_ = 0;
   uint64_t appended_ = 0;
   uint64_t consumed_ = 0;

@@ -45,6 +45,18 @@ const Origin* HttpClient::GetOrigin(const Url& url) {
   return last_origin_;
 }
 
+const Origin* HttpClient::GetOrigin(const Url& url, const net::SocketAddress& address) {
+  std::string key = url.Origin() + " " + address.Ip();
+  auto it = origins_.find(key);
+  if (it != origins_.end()) return it->second.get();
+  auto origin = std::make_unique<Origin>(*GetOrigin(url));
+  origin->key = key;
+  origin->address = address;
+  const Origin* pinned = origin.get();
+  origins_.emplace(std::move(key), std::move(origin));
+  return pinned;
+}
+
 Result<TlsClientContext*> HttpClient::Tls() {
   if (!tls_ && options_.tls_config) {
     tls_ = std::make_unique<TlsClientContext>(options_.tls_config);
@@ -227,6 +239,23 @@ void HttpClient::CloseIdle() {
   }
   for (H2ClientConnection* connection : idle_h2)
     connection->Close();
+}
+
+void HttpClient::CloseIdle(const Origin* origin) {
+  if (auto it = pools_.find(origin); it != pools_.end()) {
+    std::vector<ClientConnection*> idle = std::move(it->second.idle);
+    it->second.idle.clear();
+    for (ClientConnection* connection : idle)
+      connection->Close();
+  }
+  if (auto it = h2_pools_.find(origin); it != h2_pools_.end()) {
+    std::vector<H2ClientConnection*> idle_h2;
+    for (H2ClientConnection* connection : it->second) {
+      if (connection->exchanges() == 0) idle_h2.push_back(connection);
+    }
+    for (H2ClientConnection* connection : idle_h2)
+      connection->Close();
+  }
 }
 
 }  // namespace hammer::http

@@ -64,6 +64,9 @@ struct Origin {
   uint16_t port = 0;
   bool tls = false;
   std::string host_header;  // value for the Host header
+  // Connections go to this address instead of `host`'s (which still names the server to TLS
+  // and is verified): one instance among a name's addresses (hammer dark's DNS discovery).
+  std::optional<net::SocketAddress> address;
   // Requests go over HTTP/2 (ClientOptions::http2.enabled); false again after a fallback to
   // HTTP/1.1 (the server did not speak HTTP/2).
   bool http2 = false;
@@ -223,6 +226,9 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   const Origin* GetOrigin(const Url& url);
+  // The origin of `url` reached at `address` alone (its port is the URL's): a pool of its own,
+  // apart from url's and from the other addresses'.
+  const Origin* GetOrigin(const Url& url, const net::SocketAddress& address);
 
   // Starts an exchange. `handler` is always called back later (never inline, even on
   // immediate failure), exactly once with OnResponseComplete.
@@ -230,6 +236,9 @@ class HttpClient {
 
   // Closes idle connections (at shutdown).
   void CloseIdle();
+  // Closes the idle connections to `origin` alone (a server that left); exchanges in progress
+  // on it go on.
+  void CloseIdle(const Origin* origin);
   // For an owner that has nothing more to send: closes the idle connections, and from now on
   // closes each HTTP/1.1 connection as its exchange ends instead of keeping it for another (a
   // load whose input has run out: its connections close as their last responses come, not all

@@ -56,6 +56,10 @@ void Connector::Start(net::IoHandler* handler, std::string alpn) {
   errors_.clear();
   timings_ = ConnectTimings{};
   phase_ = Phase::kResolving;
+  if (origin_->address) {
+    OnResolved(net::AddressList{*origin_->address});
+    return;
+  }
   if (const Result<net::AddressList>* known = client_->hosts_.Find(origin_->host)) {
     OnResolved(*known);
     return;

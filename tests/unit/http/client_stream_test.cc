@@ -234,5 +234,32 @@ TEST_F(ClientStreamTest, BodyStreamCountsAndWakesBothSides) {
   stream->SetConsumer(nullptr);
 }
 
+TEST_F(ClientStreamTest, BodyStreamKeepsWhatWasConsumedWithinItsLimit) {
+  BufferBudget budget;
+  auto kept = std::make_shared<BodyStream>(&loop_, std::nullopt, 64, &budget);
+  kept->KeepConsumed(10);
+  kept->Append("01234");
+  kept->Consume(3);
+  EXPECT_EQ(kept->consumed_copy(), nullptr);  // not all consumed yet
+  kept->Append("56789");
+  kept->End();
+  kept->Consume(7);
+  ASSERT_NE(kept->consumed_copy(), nullptr);
+  EXPECT_EQ(*kept->consumed_copy(), "0123456789");
+  EXPECT_GE(budget.used(), 10u);  // the copy is charged
+  auto over = std::make_shared<BodyStream>(&loop_, std::nullopt, 64, &budget);
+  over->KeepConsumed(4);
+  over->Append("01234");
+  over->End();
+  over->Consume(5);
+  EXPECT_TRUE(over->finished());
+  EXPECT_EQ(over->consumed_copy(), nullptr);  // past the limit: not kept at all
+  auto plain = std::make_shared<BodyStream>(&loop_, std::nullopt, 64, &budget);
+  plain->Append("x");
+  plain->End();
+  plain->Consume(1);
+  EXPECT_EQ(plain->consumed_copy(), nullptr);  // nothing asked to keep it
+}
+
 }  // namespace
 }  // namespace hammer::http
