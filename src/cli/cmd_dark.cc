@@ -43,8 +43,42 @@ int DarkMain(int argc, char** argv) {
   app.add_option("--listen", options.listen, "address to listen on (IP:PORT; port 0 = any)")
       ->capture_default_str();
   app.add_option("--upstream", flags.upstreams,
-                 "regular upstream URL(s), comma-separated or repeated")
+                 "regular upstream URL(s), comma-separated or repeated. A URL naming a host is "
+                 "resolved every --upstream-dns-interval and each of its addresses is an "
+                 "instance; zk://HOST:PORT[,...]/PATH/clusters/NAME (a flag of its own): each "
+                 "member of that ZooKeeper cluster is one (as `hammer serve --announce` writes "
+                 "them, docs/dark-znodes.md)")
       ->required();
+  app.add_option("--upstream-weight", flags.upstream_weights,
+                 "URL=N: an --upstream URL's instances get N times the traffic of a weight-1 "
+                 "instance (1-100, default 1; repeatable)")
+      ->type_name("URL=N");
+  app.add_option("--upstream-dns-interval", flags.upstream_dns_interval,
+                 "resolve named upstreams again this often; instances come and go without "
+                 "dropping the others' connections, one that left is drained (0: a name is one "
+                 "instance, resolved per connection)")
+      ->capture_default_str();
+  app.add_option("--health-check", options.health_check.path,
+                 "PATH: GET it on every regular instance every --health-check-interval, over "
+                 "the traffic's protocol and TLS; an instance failing it gets no user traffic "
+                 "(with every instance failing, all get traffic); default: no active checks")
+      ->type_name("PATH");
+  app.add_option("--health-check-interval", flags.health_check_interval,
+                 "time between two checks of an instance")
+      ->capture_default_str();
+  app.add_option("--health-check-timeout", flags.health_check_timeout,
+                 "a check not answered within this fails")
+      ->capture_default_str();
+  app.add_option("--health-check-status", flags.health_check_status,
+                 "the status a check expects: N or a range N-M (e.g. 200-399)")
+      ->capture_default_str();
+  app.add_option("--healthy-threshold", options.health_check.healthy_threshold,
+                 "checks passed in a row that make an unhealthy instance healthy (a new "
+                 "instance gets traffic after its first)")
+      ->capture_default_str();
+  app.add_option("--unhealthy-threshold", options.health_check.unhealthy_threshold,
+                 "checks failed in a row that make a healthy instance unhealthy")
+      ->capture_default_str();
   app.add_option("--threads", options.threads, "event-loop threads")->capture_default_str();
   app.add_option("--admin", options.admin_listen,
                  "admin listener: /metrics, /hammer/dark/report, /hammer/dark/verdict, "

@@ -16,6 +16,7 @@
 #include "hammer/dark/listen_reservation.h"
 #include "hammer/dark/proxy_group.h"
 #include "hammer/dark/zk_membership.h"
+#include "hammer/dark/zk_session.h"
 #include "hammer/http/url.h"
 
 namespace hammer::dark {
@@ -64,6 +65,71 @@ Result<Nanos> DurationFlag(const std::string& text, const std::string& flag) {
   Result<Nanos> d = ParseDuration(text);
   if (!d.ok() || *d <= 0) return Status::Error(flag + ": invalid duration '" + text + "'");
   return d;
+}
+
+// --upstream: URLs (comma-separated or repeated) into options.upstreams, and zk:// paths,
+// taken whole (a ZooKeeper host list has commas of its own), into upstream_zookeeper;
+// --upstream-weight URL=N gives one of the URLs its weight.
+Status ParseUpstreams(const DarkFlags& flags, DarkOptions& options) {
+  std::vector<std::string> urls;
+  for (const std::string& item : flags.upstreams) {
+    if (item.starts_with("zk://")) {
+      if (Result<ZkUrl> zk = ParseZkUrl(item); !zk.ok() || zk->path.empty()) {
+        return Status::Error("--upstream: '" + item +
+                             "': expected zk://HOST:PORT[,HOST:PORT...]/PATH/clusters/NAME");
+      }
+      options.upstream_zookeeper.push_back(item);
+    } else {
+      urls.push_back(item);
+    }
+  }
+  Result<std::vector<http::Url>> parsed = ParseUrls(urls, "--upstream");
+  if (!parsed.ok()) return parsed.status();
+  options.upstreams = *parsed;
+  if (options.upstreams.empty() && options.upstream_zookeeper.empty()) {
+    return Status::Error("--upstream: at least one URL is required");
+  }
+  options.upstream_weights.assign(options.upstreams.size(), 1);
+  for (const std::string& item : flags.upstream_weights) {
+    size_t eq = item.rfind('=');
+    char* end = nullptr;
+    long weight = eq == std::string::npos ? 0 : std::strtol(item.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || end == nullptr || *end != '\0' || weight < 1 || weight > 100) {
+      return Status::Error("--upstream-weight: expected URL=N with N from 1 to 100, got '" + item +
+                           "'");
+    }
+    Result<http::Url> url = http::ParseUrl(item.substr(0, eq));
+    if (!url.ok()) return Status::Error("--upstream-weight: " + url.status().message());
+    bool found = false;
+    for (size_t i = 0; i < options.upstreams.size(); ++i) {
+      if (options.upstreams[i].Origin() != url->Origin()) continue;
+      options.upstream_weights[i] = static_cast<uint32_t>(weight);
+      found = true;
+    }
+    if (!found) {
+      return Status::Error("--upstream-weight: '" + item.substr(0, eq) +
+                           "' is none of the --upstream URLs");
+    }
+  }
+  return Status::Ok();
+}
+
+// --health-check-status: "200" or "200-399".
+Status ParseStatusRange(const std::string& text, HealthCheckOptions& check) {
+  int low = 0, high = 0;
+  char dash = 0;
+  int fields = std::sscanf(text.c_str(), "%d%c%d", &low, &dash, &high);
+  if (fields == 1) high = low;
+  if ((fields != 1 && (fields != 3 || dash != '-')) || low < 100 || high > 599 || low > high ||
+      text.find_first_not_of("0123456789-") != std::string::npos) {
+    return Status::Error(
+        "--health-check-status: expected a status (200) or a range (200-399), "
+        "got '" +
+        text + "'");
+  }
+  check.status_min = low;
+  check.status_max = high;
+  return Status::Ok();
 }
 
 // Static membership from the dark flags (and an optional JSON config file).
@@ -199,10 +265,7 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
   DarkCommand command;
   DarkOptions& options = command.options_;
   options = flags.run;
-  Result<std::vector<http::Url>> upstream_urls = ParseUrls(flags.upstreams, "--upstream");
-  if (!upstream_urls.ok()) return upstream_urls.status();
-  if (upstream_urls->empty()) return Status::Error("--upstream: at least one URL is required");
-  options.upstreams = *upstream_urls;
+  if (Status s = ParseUpstreams(flags, options); !s.ok()) return s;
   Result<std::vector<http::Url>> secondary_urls =
       ParseUrls(flags.compare_secondary, "--compare-secondary");
   if (!secondary_urls.ok()) return secondary_urls.status();
@@ -218,11 +281,36 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
         std::tuple{&flags.connect_timeout, &options.connect_timeout, "--connect-timeout"},
         std::tuple{&flags.drain_timeout, &options.drain_timeout, "--drain-timeout"},
         std::tuple{&flags.ejection_time, &options.outliers.base_ejection_time, "--ejection-time"},
+        std::tuple{&flags.health_check_interval, &options.health_check.interval,
+                   "--health-check-interval"},
+        std::tuple{&flags.health_check_timeout, &options.health_check.timeout,
+                   "--health-check-timeout"},
         std::tuple{&flags.tunnel_idle_timeout, &options.tunnel_idle_timeout,
                    "--tunnel-idle-timeout"}}) {
     Result<Nanos> d = DurationFlag(*text, flag);
     if (!d.ok()) return d.status();
     *target = *d;
+  }
+  if (flags.upstream_dns_interval == "0") {
+    options.upstream_dns_interval = 0;
+  } else {
+    Result<Nanos> d = DurationFlag(flags.upstream_dns_interval, "--upstream-dns-interval");
+    if (!d.ok()) return d.status();
+    options.upstream_dns_interval = *d;
+  }
+  if (Status s = ParseStatusRange(flags.health_check_status, options.health_check); !s.ok()) {
+    return s;
+  }
+  const std::string& check_path = options.health_check.path;
+  if (options.health_check.enabled() &&
+      (!check_path.starts_with('/') ||
+       std::any_of(check_path.begin(), check_path.end(),
+                   [](unsigned char c) { return c <= ' ' || c == 0x7f; }))) {
+    return Status::Error("--health-check: expected a path starting with '/', got '" +
+                         options.health_check.path + "'");
+  }
+  if (options.health_check.healthy_threshold < 1 || options.health_check.unhealthy_threshold < 1) {
+    return Status::Error("--healthy-threshold and --unhealthy-threshold: at least 1");
   }
   if (!flags.per_try_timeout.empty()) {
     Result<Nanos> d = DurationFlag(flags.per_try_timeout, "--per-try-timeout");
@@ -315,6 +403,8 @@ Result<DarkOutcome> DarkCommand::Run() {
   auto group = DarkProxyGroup::Start(options_, source.get());
   if (!group.ok()) return group.status();
   reservation->Release();
+  for (const std::string& warning : (*group)->warnings())
+    std::fprintf(stderr, "hammer dark: warning: %s\n", warning.c_str());
   std::printf("%s\n", (*group)->address().ToString().c_str());
   if (!options_.admin_listen.empty()) {
     std::printf("%s\n", (*group)->admin_address().ToString().c_str());

@@ -32,7 +32,12 @@ namespace hammer::dark {
 // live in `run`; the others are the text the user typed, checked by DarkCommand::Create.
 struct DarkFlags {
   DarkOptions run;
-  std::vector<std::string> upstreams;          // URLs, comma-separated or repeated
+  std::vector<std::string> upstreams;         // URLs and zk:// paths, comma-separated or repeated
+  std::vector<std::string> upstream_weights;  // URL=N
+  std::string upstream_dns_interval = "5s";   // "0": no re-resolution
+  std::string health_check_interval = "5s";
+  std::string health_check_timeout = "1s";
+  std::string health_check_status = "200";     // N or N-M
   std::vector<std::string> compare_secondary;  // URLs
   std::vector<std::string> dark;               // NAME=URL[,URL...]
   std::vector<std::string> dark_instances;     // NAME=N

@@ -65,7 +65,13 @@ namespace hammer::dark {
   X(not_forked_too_large, kCounter, "hammer_dark_not_forked_total", "reason=too_large", "")        \
   X(retries_over_budget, kCounter, "hammer_dark_retries_over_budget_total", "",                    \
     "Retryable failures not retried because the retries in flight were at their budget "           \
-    "(--retry-budget).")
+    "(--retry-budget).")                                                                           \
+  X(retries_no_instance, kCounter, "hammer_dark_retries_no_instance_total", "",                    \
+    "Retryable failures not retried because no other regular instance was available (every "       \
+    "other one ejected or failing its health checks); answered 503.")                              \
+  X(no_instance, kCounter, "hammer_dark_no_instance_total", "",                                    \
+    "Requests answered 503 at once because the set of regular instances was empty (the "           \
+    "upstream's DNS name or ZooKeeper members listed none).")
 
 // Per dark cluster and event loop (labelled cluster="NAME" in /metrics):
 #define HAMMER_DARK_CLUSTER_COUNTERS(X)                                                     \
@@ -91,6 +97,28 @@ namespace hammer::dark {
   X(in_flight, kGauge, "hammer_dark_copies_in_flight", "",                                  \
     "Copies sent and not yet answered, failed or abandoned.")
 
+// The regular instances as a set (UpstreamPool, HealthChecker and the discovery sources):
+// written from any thread, so with CountShared (fetch_add), never Bump.
+#define HAMMER_DARK_UPSTREAM_COUNTERS(X)                                                       \
+  X(ejections, kCounter, "hammer_dark_upstream_ejections_total", "",                           \
+    "Regular instances ejected for consecutive failures (connect failures, resets and "        \
+    "timeouts, or 5xx).")                                                                      \
+  X(added, kCounter, "hammer_dark_upstream_changes_total", "change=added",                     \
+    "Regular instances added to the set while running and removed from it (then drained), "    \
+    "by DNS re-resolution or ZooKeeper.")                                                      \
+  X(removed, kCounter, "hammer_dark_upstream_changes_total", "change=removed", "")             \
+  X(dns_failures, kCounter, "hammer_dark_upstream_discovery_failures_total", "source=dns",     \
+    "Lookups of an upstream's DNS name, and reads of its ZooKeeper members, that failed (the " \
+    "instances found last stay in force).")                                                    \
+  X(zookeeper_failures, kCounter, "hammer_dark_upstream_discovery_failures_total",             \
+    "source=zookeeper", "")                                                                    \
+  X(checks_passed, kCounter, "hammer_dark_health_checks_total", "result=passed",               \
+    "Active health checks of regular instances (--health-check), by result.")                  \
+  X(checks_failed, kCounter, "hammer_dark_health_checks_total", "result=failed", "")           \
+  X(became_healthy, kCounter, "hammer_dark_health_transitions_total", "to=healthy",            \
+    "Regular instances that passed or failed enough health checks in a row to change state.")  \
+  X(became_unhealthy, kCounter, "hammer_dark_health_transitions_total", "to=unhealthy", "")
+
 struct alignas(64) ProxyCounters {
   HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_PROXY_COUNTERS)
 };
@@ -98,6 +126,15 @@ struct alignas(64) ProxyCounters {
 struct alignas(64) ClusterCounters {
   HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_CLUSTER_COUNTERS)
 };
+
+struct alignas(64) UpstreamCounters {
+  HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_UPSTREAM_COUNTERS)
+};
+
+// Raises a counter that several threads write (UpstreamCounters).
+inline void CountShared(std::atomic<uint64_t>& counter, uint64_t n = 1) {
+  counter.fetch_add(n, std::memory_order_relaxed);
+}
 
 // One loop's counters: the proxy's and one set per dark cluster (by index in DarkOptions).
 struct DarkLoopCounters {

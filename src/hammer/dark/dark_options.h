@@ -35,9 +35,33 @@ struct DarkClusterOptions {
   }
 };
 
+// --health-check PATH and its companions: active health checks of the regular instances
+// (health_checker.h); off while `path` is empty.
+struct HealthCheckOptions {
+  std::string path;                  // --health-check: the target checked ("/healthz")
+  Nanos interval = 5 * kSecond;      // --health-check-interval
+  Nanos timeout = kSecond;           // --health-check-timeout
+  uint32_t healthy_threshold = 2;    // --healthy-threshold: passes in a row to be healthy again
+  uint32_t unhealthy_threshold = 3;  // --unhealthy-threshold: failures in a row to be unhealthy
+  int status_min = 200;              // --health-check-status: 200, or a range 200-399
+  int status_max = 200;
+
+  bool enabled() const { return !path.empty(); }
+};
+
 struct DarkOptions {
   std::string listen = "127.0.0.1:8080";
-  std::vector<http::Url> upstreams;  // the regular cluster this proxy serves from
+  // The regular cluster this proxy serves from (--upstream): fixed URLs, and URLs naming a
+  // host, each address of which is an instance (re-resolved every upstream_dns_interval).
+  std::vector<http::Url> upstreams;
+  std::vector<uint32_t> upstream_weights;  // one per upstreams entry (--upstream-weight; 1)
+  // --upstream zk://HOSTS/PATH/clusters/NAME: the members of a cluster in ZooKeeper, each an
+  // instance (upstream_zookeeper.h).
+  std::vector<std::string> upstream_zookeeper;
+  // --upstream-dns-interval: how often named upstreams are resolved again; 0: a name is one
+  // instance, resolved when each connection opens.
+  Nanos upstream_dns_interval = 5 * kSecond;
+  HealthCheckOptions health_check;
   // Which regular instance serves a request, and which are left out while they fail
   // (upstream_pool.h): --lb, --eject-connect-failures, --eject-resets, --eject-5xx,
   // --ejection-time, --max-ejection-percent.

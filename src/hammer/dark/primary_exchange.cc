@@ -47,6 +47,8 @@ void PrimaryExchange::OnResponseInterim(const http::ResponseHead& head) {
 
 void PrimaryExchange::OnResponseHead(const http::ResponseHead& head) {
   status_ = head.status;
+  // gRPC's Trailers-Only form puts grpc-status in the head; 14 is UNAVAILABLE.
+  grpc_unavailable_ = http::FindHeader(head.headers, "grpc-status") == std::string_view("14");
   if (upgrade_ && head.status == 101) {
     OpenTunnel(head);
     return;
@@ -193,7 +195,14 @@ void PrimaryExchange::OnRequestAbandoned() {
 // never reached the upstream (no connection, or a connection reset before any byte was
 // written) or is idempotent and got no answer head.
 bool PrimaryExchange::Retryable(const http::ExchangeResult& result) const {
-  if (!result.failure || response_stream_ != nullptr || request_stream_ != nullptr) return false;
+  if (response_stream_ != nullptr) return false;
+  if (!result.failure) {
+    // gRPC's Trailers-Only UNAVAILABLE: the call was not processed. Its request body was
+    // streamed (every gRPC request is) and is sent again from the copy kept of it.
+    return grpc_unavailable_ && response_body_.empty() && !too_large_ &&
+           (request_stream_ == nullptr || request_stream_->consumed_copy() != nullptr);
+  }
+  if (request_stream_ != nullptr) return false;
   Failure failure = *result.failure;
   bool never_sent = failure == Failure::kConnect ||
                     (failure == Failure::kReset && result.bytes_sent == 0 && status_ == 0);
@@ -202,9 +211,21 @@ bool PrimaryExchange::Retryable(const http::ExchangeResult& result) const {
   return never_sent || repeatable;
 }
 
-// What the last try left behind, before the next one.
+// What the last try left behind, before the next one; a streamed request body that was kept
+// (BodyStream::KeepConsumed) is sent again from its copy.
 void PrimaryExchange::ForgetTry() {
+  if (request_stream_ != nullptr) {
+    const http::BodyStream& sent = *request_stream_;
+    auto again = std::make_shared<http::BodyStream>(holding_.loop, sent.length(),
+                                                    holding_.stream_window, holding_.budget);
+    again->KeepConsumed(sent.consumed_copy()->size());
+    again->Append(*sent.consumed_copy());
+    again->SetTrailers(sent.trailers());
+    again->End();
+    request_stream_ = std::move(again);
+  }
   status_ = 0;
+  grpc_unavailable_ = false;
   length_.reset();
   too_large_ = false;
   complete_ = false;
@@ -266,15 +287,24 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
   } else if (result.failure || too_large_) {
     Failure failure = result.failure ? *result.failure : Failure::kProtocol;
     Bump(counters_->upstream_failed[static_cast<size_t>(failure)]);
-    std::string why = "hammer dark: upstream " + std::string(FailureName(failure)) +
-                      (too_large_ ? ": response larger than the limit" : ": " + result.detail);
+    const std::string failed = "upstream " + std::string(FailureName(failure)) +
+                               (too_large_ ? ": response larger than the limit"
+                                           : ": " + result.detail);
+    const std::string why =
+        no_instance_available
+            ? "hammer dark: no regular instance is available (every one is ejected or failing "
+              "its health checks); the last try failed: " +
+                  failed
+            : "hammer dark: " + failed;
+    const bool timeout = failure == Failure::kTimeout && !no_instance_available;
     if (grpc_) {
       const std::string message = http::PercentEncodeGrpcMessage(why);
-      const http::Header status[] = {{"grpc-status", failure == Failure::kTimeout ? "4" : "14"},
+      const http::Header status[] = {{"grpc-status", timeout ? "4" : "14"},
                                      {"grpc-message", message}};
       responder_.Respond(200, "application/grpc", "", status);
     } else {
-      responder_.Respond(failure == Failure::kTimeout ? 504 : 502, "text/plain", why + "\n");
+      responder_.Respond(no_instance_available ? 503 : timeout ? 504 : 502, "text/plain",
+                         why + "\n");
     }
     if (join_) join_->PrimaryFailed();
   } else {

@@ -35,6 +35,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/in_flight_set.h"
+#include "hammer/dark/upstream_instance.h"
 #include "hammer/http/body_stream.h"
 #include "hammer/http/buffer_budget.h"
 #include "hammer/http/client.h"
@@ -64,7 +65,8 @@ class TryObserver {
  public:
   virtual ~TryObserver() = default;
   // `retryable`: nothing of the answer reached the client and the request may be repeated
-  // (it never left, or its method is idempotent and its body is held whole).
+  // (it never left, or its method is idempotent and its body is held whole, or it was answered
+  // gRPC UNAVAILABLE in a Trailers-Only response).
   virtual bool TryEnded(PrimaryExchange& exchange, const http::ExchangeResult& result,
                         bool retryable) = 0;
   // The client went away mid-answer: the try was aborted and nothing more is reported.
@@ -105,10 +107,17 @@ class PrimaryExchange final : public http::ResponseHandler,
   bool upgrade() const { return upgrade_; }
   // The deadline's meaning after the answer begins (http::ClientRequest::idle_timeout).
   Nanos idle_timeout = 0;
-  // The upstream instance of the current try (UpstreamPool's index), and the tries so far.
-  size_t instance = 0;
+  // The upstream instance of the current try (held: a removed instance is drained), and the
+  // tries so far.
+  std::shared_ptr<UpstreamInstance> instance;
   uint32_t retries = 0;
   MonoNanos deadline = 0;  // of the whole exchange (--upstream-timeout from its start)
+  // Set by the observer when a retryable try found no other instance available: the failure
+  // is answered 503 (the service is unavailable) rather than 502.
+  bool no_instance_available = false;
+  // The try's answer was gRPC's Trailers-Only UNAVAILABLE (grpc-status 14 in the head, no
+  // body): the call was not processed, and it is retryable as a failure is.
+  bool grpc_unavailable() const { return grpc_unavailable_; }
 
   // The serialized request to send (owned here so it outlives the exchange).
   std::string& head() { return head_; }
@@ -150,6 +159,7 @@ class PrimaryExchange final : public http::ResponseHandler,
   std::string head_;
   std::string body_;
   int status_ = 0;
+  bool grpc_unavailable_ = false;
   std::optional<uint64_t> length_;  // the response's Content-Length, when it has one
   bool too_large_ = false;
   bool complete_ = false;  // OnResponseComplete has run

@@ -143,7 +143,9 @@ DarkProxyGroup::~DarkProxyGroup() {
 Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions& options,
                                                               const Membership* membership) {
   if (options.threads < 1) return Status::Error("--threads must be at least 1");
-  if (options.upstreams.empty()) return Status::Error("--upstream is required");
+  if (options.upstreams.empty() && options.upstream_zookeeper.empty()) {
+    return Status::Error("--upstream is required");
+  }
   Result<net::SocketAddress> address = net::SocketAddress::Parse(options.listen);
   if (!address.ok()) return Status::Error("--listen: " + address.status().message());
   std::unique_ptr<DarkProxyGroup> group(new DarkProxyGroup(options, membership));
@@ -176,10 +178,23 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   Result<std::shared_ptr<const http::TlsClientConfig>> upstream_tls =
       http::TlsClientConfig::Create(options.upstream_tls);
   if (!upstream_tls.ok()) return Status::Error("upstream TLS: " + upstream_tls.status().message());
-  group->upstreams_ =
-      std::make_unique<UpstreamPool>(options.upstreams.size(), options.outliers, options.balance);
-  for (const http::Url& url : options.upstreams)
-    group->upstream_names_.push_back(url.ToString());
+  group->upstreams_ = std::make_unique<UpstreamPool>(
+      options.upstreams.size() + options.upstream_zookeeper.size(), options.outliers,
+      options.balance, options.health_check.enabled());
+  if (options.health_check.enabled()) {
+    // Checks go as the user traffic goes: the regular side's protocol and TLS settings.
+    http::ClientOptions check;
+    check.connect_timeout = options.connect_timeout;
+    check.tls_config = *upstream_tls;
+    check.http2.enabled = options.upstream_http2;
+    group->health_checker_ =
+        std::make_unique<HealthChecker>(group->loops_.loop(0), &group->resolver_,
+                                        group->upstreams_.get(), options.health_check, check);
+    HealthChecker* checker = group->health_checker_.get();
+    group->upstreams_->OnChange([checker] { checker->Notify(); });
+    group->loops_.loop(0)->Post([checker] { checker->Start(); });
+  }
+  if (Status s = group->StartUpstreams(); !s.ok()) return s;
   net::SocketAddress bind_to = *address;
   for (int i = 0; i < options.threads; ++i) {
     net::EventLoop* loop = group->loops_.loop(i);
@@ -218,14 +233,45 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
   return group;
 }
 
+Status DarkProxyGroup::StartUpstreams() {
+  std::vector<UpstreamDns::Name> names;
+  for (size_t i = 0; i < options_.upstreams.size(); ++i) {
+    const http::Url& url = options_.upstreams[i];
+    const uint32_t weight = options_.upstream_weights.size() > i ? options_.upstream_weights[i] : 1;
+    const bool named = !net::SocketAddress::FromIp(url.host, url.port).ok();
+    if (named && options_.upstream_dns_interval > 0) {
+      names.push_back(UpstreamDns::Name{i, url, weight});
+    } else {
+      upstreams_->SetInstances(i, {UpstreamAddress{url, std::nullopt, weight}});
+    }
+  }
+  if (!names.empty()) {
+    upstream_dns_ = std::make_unique<UpstreamDns>(upstreams_.get(), std::move(names),
+                                                  options_.upstream_dns_interval);
+    for (const std::string& error : upstream_dns_->Start())
+      warnings_.push_back("--upstream " + error + " (no instances until it resolves)");
+  }
+  for (size_t i = 0; i < options_.upstream_zookeeper.size(); ++i) {
+    const std::string& url = options_.upstream_zookeeper[i];
+    Result<std::unique_ptr<UpstreamZooKeeper>> started =
+        UpstreamZooKeeper::Start(url, options_.upstreams.size() + i, upstreams_.get());
+    if (!started.ok()) return Status::Error("--upstream " + started.status().message());
+    upstream_zookeeper_.push_back(std::move(started).value());
+  }
+  return Status::Ok();
+}
+
 void DarkProxyGroup::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  upstream_dns_.reset();  // the set stops changing
+  upstream_zookeeper_.clear();
   loops_.StopAll();
   loops_.Join();
   admin_listener_.reset();
   listeners_.clear();
   handlers_.clear();
+  health_checker_.reset();
 }
 
 bool DarkProxyGroup::Drain(Nanos timeout, const std::function<bool()>& interrupted) {
@@ -325,7 +371,7 @@ std::string DarkProxyGroup::MetricsText() {
   stats::PrometheusText out;
   AppendDarkMetrics(out, loops, gauges, snapshot->regular_instances, snapshot->stale,
                     tls ? &*tls : nullptr);
-  upstreams_->AppendMetrics(out, upstream_names_, now);
+  upstreams_->AppendMetrics(out, now);
   AppendServerResources(out, *resources_);
   return out.Take();
 }

@@ -14,6 +14,10 @@
 // clients, each of which keeps its own session cache. Start fails, naming the file, when a
 // certificate, key or CA file cannot be used.
 //
+// Regular instances: one UpstreamPool shared by every loop, filled from --upstream (fixed
+// URLs, DNS names re-resolved, ZooKeeper clusters) while running, and health-checked from the
+// first loop with --health-check (HealthChecker).
+//
 // Start() raises the open-file limit. The proxy listeners share one ServerResources (the
 // connection cap, derived from the open-file limit at 3 descriptors per client connection
 // unless given, and the buffer budget); the admin listener has its own, unlimited, so that
@@ -31,9 +35,12 @@
 #include "hammer/dark/canary_verdict.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/dark_options.h"
+#include "hammer/dark/health_checker.h"
 #include "hammer/dark/membership.h"
 #include "hammer/dark/proxy_handler.h"
+#include "hammer/dark/upstream_dns.h"
 #include "hammer/dark/upstream_pool.h"
+#include "hammer/dark/upstream_zookeeper.h"
 #include "hammer/http/server.h"
 #include "hammer/net/loop_group.h"
 #include "hammer/net/resolver.h"
@@ -72,6 +79,10 @@ class DarkProxyGroup {
   // The listener's TLS state: the certificate in force and the counters (null without TLS).
   std::optional<http::TlsServerStats> listener_tls_stats() const;
 
+  // What the start found wrong without stopping it (a named upstream that did not resolve),
+  // one line each, for the operator.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
   // Prometheus text of every loop's counters and the current gauges (thread-safe).
   std::string MetricsText();
   std::string MembershipJson() const;
@@ -89,14 +100,21 @@ class DarkProxyGroup {
  private:
   class AdminHandler;
   DarkProxyGroup(const DarkOptions& options, const Membership* membership);
+  // Fills the pool: fixed URLs at once, named ones from DNS (UpstreamDns), zk:// ones from
+  // ZooKeeper (UpstreamZooKeeper, whose first read it waits for).
+  Status StartUpstreams();
 
   DarkOptions options_;
   const Membership* membership_;
   net::Resolver resolver_;
   net::LoopGroup loops_;
   ClusterRegistry registry_;
-  std::unique_ptr<UpstreamPool> upstreams_;  // shared by the handlers
-  std::vector<std::string> upstream_names_;  // the instances' URLs, for /metrics
+  std::unique_ptr<UpstreamPool> upstreams_;        // shared by the handlers
+  std::unique_ptr<HealthChecker> health_checker_;  // --health-check; on the first loop
+  // Where the instances come from besides fixed URLs (stopped before the checker goes).
+  std::unique_ptr<UpstreamDns> upstream_dns_;
+  std::vector<std::unique_ptr<UpstreamZooKeeper>> upstream_zookeeper_;
+  std::vector<std::string> warnings_;
   std::vector<std::unique_ptr<DarkLoopCounters>> counters_;
   std::shared_ptr<http::ServerResources> resources_;  // the proxy listeners' (not the admin's)
   std::vector<std::unique_ptr<DarkProxyHandler>> handlers_;

@@ -27,11 +27,8 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
       eligibility_(options->allow, options->deny, options->trust_method_override,
                    options->dark_grpc_methods),
       rng_(seed),
-      own_pool_(pool != nullptr
-                    ? nullptr
-                    : std::make_unique<UpstreamPool>(options->upstreams.size(), options->outliers,
-                                                     options->balance)),
-      pool_(pool != nullptr ? pool : own_pool_.get()),
+      pool_(pool),
+      upstreams_(*pool),
       primaries_(loop),
       copies_(loop),
       taps_(loop) {
@@ -142,6 +139,13 @@ void DarkProxyHandler::SyncClusters() {
   }
 }
 
+namespace {
+
+// The largest gRPC request body kept to be sent again (a unary call's message, usually).
+constexpr size_t kGrpcRetryCopy = 64 * 1024;
+
+}  // namespace
+
 void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Responder responder) {
   Bump(counters_->proxy.requests);
   const bool http2 = received.head.major_version == 2;
@@ -176,8 +180,16 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   const http::IncomingRequest request{head, received.body, received.client_ip, received.body_stream,
                                       received.upgrade};
   if (!draining_) SyncClusters();
-  const size_t instance = pool_->Pick(rng_, loop_->now());
-  const http::Url& upstream = options_->upstreams[instance];
+  std::shared_ptr<UpstreamInstance> instance = pool_->Pick(Upstreams(), rng_, loop_->now());
+  if (instance == nullptr) {
+    Bump(counters_->proxy.no_instance);
+    Bump(counters_->proxy.responses);
+    responder.Respond(503, "text/plain",
+                      "hammer dark: no regular instance to send to (the upstream's DNS name or "
+                      "ZooKeeper members list none now)\n");
+    return;
+  }
+  const http::Url& upstream = instance->url();
   bool eligible = eligibility_.Eligible(request.head);
   std::shared_ptr<ComparisonJoin> join;
   if (eligible && !request.upgrade && options_->compare && !active_.empty()) {
@@ -205,6 +217,11 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
     primary->head() = ForwardRequestHead(request.head, upstream, 0, forward);
   } else if (http::BodyStream* stream = primary->request_stream()) {
     Bump(counters_->proxy.streamed_requests);
+    // A gRPC call's body is streamed (it may be a client stream) but most are one small
+    // message: kept, so that an UNAVAILABLE answer can be retried (PrimaryExchange).
+    if (options_->retries > 0 && http::IsGrpc(request.head.headers)) {
+      stream->KeepConsumed(kGrpcRetryCopy);
+    }
     forward.chunked_body = !stream->length();
     primary->head() =
         ForwardRequestHead(request.head, upstream, stream->length().value_or(0), forward);
@@ -212,7 +229,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
     primary->head() = ForwardRequestHead(request.head, upstream, request.body.size(), forward);
     primary->body().assign(request.body);
   }
-  primary->instance = instance;
+  primary->instance = std::move(instance);
   primary->ObserveTries(this, http::IsIdempotentMethod(request.head.method));
   primary->WatchClient();
   const bool grpc = http::IsGrpc(request.head.headers);
@@ -267,7 +284,9 @@ void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
   http::HttpClient& client = exchange.upgrade() ? *tunnel_client_ : *upstream_client_;
   http::ClientRequest out;
   out.upgrade = exchange.upgrade();
-  out.origin = client.GetOrigin(options_->upstreams[exchange.instance]);
+  const UpstreamInstance& instance = *exchange.instance;
+  out.origin = instance.address() != nullptr ? client.GetOrigin(instance.url(), *instance.address())
+                                             : client.GetOrigin(instance.url());
   out.head = exchange.head();
   if (http::BodyStream* stream = exchange.request_stream()) {
     out.body_stream = stream;
@@ -302,10 +321,19 @@ TryOutcome OutcomeOf(const http::ExchangeResult& result) {
 bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeResult& result,
                                 bool retryable) {
   const MonoNanos now = loop_->now();
-  pool_->Finished(exchange.instance, OutcomeOf(result), now);
+  // gRPC's UNAVAILABLE is the server saying it cannot serve: a 5xx for outlier detection.
+  pool_->Finished(*exchange.instance,
+                  exchange.grpc_unavailable() ? TryOutcome::kServerError : OutcomeOf(result), now);
   if (exchange.retries > 0) --retries_in_flight_;
-  if (!retryable || draining_ || pool_->size() < 2 || exchange.retries >= options_->retries ||
+  const UpstreamSet& upstreams = Upstreams();
+  if (!retryable || draining_ || upstreams.size() < 2 || exchange.retries >= options_->retries ||
       now >= exchange.deadline) {
+    return false;
+  }
+  // Every other instance is known to fail: another try would only add to the load on them.
+  if (!upstreams.AnyAvailable(now, exchange.instance.get())) {
+    Bump(counters_->proxy.retries_no_instance);
+    exchange.no_instance_available = true;
     return false;
   }
   // A retry budget, as Envoy's: retries in flight stay within a share of the requests in
@@ -315,10 +343,11 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
     Bump(counters_->proxy.retries_over_budget);
     return false;
   }
-  const http::Url& from = options_->upstreams[exchange.instance];
-  exchange.instance = pool_->Pick(rng_, now, exchange.instance);
-  const http::Url& to = options_->upstreams[exchange.instance];
-  if (!options_->preserve_host) exchange.head() = RetargetHost(exchange.head(), from, to);
+  std::shared_ptr<UpstreamInstance> from = std::move(exchange.instance);
+  exchange.instance = pool_->Pick(upstreams, rng_, now, from.get());
+  if (!options_->preserve_host) {
+    exchange.head() = RetargetHost(exchange.head(), from->url(), exchange.instance->url());
+  }
   ++exchange.retries;
   ++retries_in_flight_;
   Bump(counters_->proxy.retries);
@@ -327,8 +356,25 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
 }
 
 void DarkProxyHandler::TryAbandoned(PrimaryExchange& exchange) {
-  pool_->Finished(exchange.instance, TryOutcome::kAnswered, loop_->now());
+  pool_->Finished(*exchange.instance, TryOutcome::kAnswered, loop_->now());
   if (exchange.retries > 0) --retries_in_flight_;
+}
+
+const UpstreamSet& DarkProxyHandler::Upstreams() {
+  const UpstreamSet& set = upstreams_.Get();
+  if (upstreams_seen_.get() == &set) return set;
+  if (upstreams_seen_ != nullptr) {
+    // Instances that left are drained: their tries in flight finish, their idle connections go.
+    for (const auto& instance : upstreams_seen_->instances) {
+      if (!instance->removed()) continue;
+      upstream_client_->CloseIdle(
+          instance->address() != nullptr
+              ? upstream_client_->GetOrigin(instance->url(), *instance->address())
+              : upstream_client_->GetOrigin(instance->url()));
+    }
+  }
+  upstreams_seen_ = upstreams_.shared();
+  return set;
 }
 
 // Each cluster's share of the request is decided here, once: counted eligible, offered to a

@@ -1,11 +1,13 @@
 // DarkProxyHandler: one event loop's share of `hammer dark`.
 //
 // Every request received is sent to a regular upstream instance (UpstreamPool: least
-// outstanding of two random choices by default, failing instances ejected for a while) as a
-// PrimaryExchange, whose response goes back to the client unchanged (hop-by-hop headers
-// aside). A try that failed before any byte of its answer reached the client and is safe to
-// repeat goes to another instance (--retries, within a budget of retries in flight); an
-// unreachable upstream gives 502, a timeout 504, and the failure is counted. Independently,
+// outstanding of two random choices by default, failing instances ejected for a while,
+// unhealthy ones left out) as a PrimaryExchange, whose response goes back to the client
+// unchanged (hop-by-hop headers aside). A try that failed before any byte of its answer
+// reached the client and is safe to repeat goes to another instance (--retries, within a
+// budget of retries in flight); an unreachable upstream gives 502, a timeout 504, and the
+// failure is counted; 503 when there is no instance to send to (an empty set) or to retry on
+// (every other one ejected or unhealthy). Independently,
 // eligible requests are copied to the dark clusters as each cluster's fork strategy decides
 // (DarkCopy); copies carry `X-Hammer-Dark: <cluster>`, go through the cluster's own HttpClient,
 // count against a per-cluster in-flight budget (a full budget drops the copy and counts it), have
@@ -65,13 +67,12 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
  public:
   // Everything pointed to must outlive the handler. `upstream_tls` holds the TLS settings of
   // every https upstream, dark cluster and secondary (loaded once, shared by every loop).
-  // `pool`: the regular instances' health, shared by the proxy's loops (null: the handler
-  // keeps its own).
+  // `pool`: the regular instances and their health, shared by the proxy's loops.
   DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver, const DarkOptions* options,
                    const Membership* membership, ClusterRegistry* registry,
                    DarkLoopCounters* counters, uint64_t seed,
                    std::shared_ptr<const http::TlsClientConfig> upstream_tls,
-                   http::BufferBudget* budget = nullptr, UpstreamPool* pool = nullptr);
+                   http::BufferBudget* budget, UpstreamPool* pool);
   ~DarkProxyHandler() override;
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override;
@@ -113,6 +114,9 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   void TryAbandoned(PrimaryExchange& exchange) override;
   // Sends `exchange`'s request to the instance Pick chose (exchange.instance).
   void SendTry(PrimaryExchange& exchange, MonoNanos deadline);
+  // The set of regular instances now; when it changed, the idle connections to the instances
+  // that left are closed.
+  const UpstreamSet& Upstreams();
 
   net::EventLoop* loop_;
   net::Resolver* resolver_;
@@ -128,8 +132,9 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   uint64_t synced_version_ = 0;
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;
-  std::unique_ptr<UpstreamPool> own_pool_;  // when no shared pool was given
   UpstreamPool* pool_;
+  UpstreamPool::Reader upstreams_;
+  std::shared_ptr<const UpstreamSet> upstreams_seen_;  // as of the last Upstreams()
   size_t retries_in_flight_ = 0;  // tries in flight that are retries (the budget's count)
   bool draining_ = false;
   size_t next_secondary_ = 0;

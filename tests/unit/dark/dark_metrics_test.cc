@@ -10,6 +10,8 @@ TEST(DarkMetricsTest, TheTablesKeepTheRules) {
   EXPECT_TRUE(proxy.ok()) << proxy.message();
   Status cluster = CheckCounterSpecs(ClusterCounters::kCounterSpecs);
   EXPECT_TRUE(cluster.ok()) << cluster.message();
+  Status upstream = CheckCounterSpecs(UpstreamCounters::kCounterSpecs);
+  EXPECT_TRUE(upstream.ok()) << upstream.message();
 }
 
 TEST(DarkMetricsTest, EveryLoopIsSummedAndEveryClusterLabelled) {
