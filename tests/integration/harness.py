@@ -139,12 +139,12 @@ def memory_kib(pid, field="VmRSS"):
 
 
 class HammerServe:
-    """`hammer serve` on an ephemeral loopback port. `wrapper` runs it under another command
-    (e.g. prlimit) that execs it, so the process id stays hammer's."""
+    """`hammer serve` on an ephemeral loopback port (or `listen`, another loopback address).
+    `wrapper` runs it under another command (e.g. prlimit) that execs it, so the process id
+    stays hammer's."""
 
-    def __init__(self, *extra, wrapper=()):
-        self.proc = subprocess.Popen([*wrapper, HAMMER, "serve", "--listen", "127.0.0.1:0",
-                                      *extra],
+    def __init__(self, *extra, wrapper=(), listen="127.0.0.1:0"):
+        self.proc = subprocess.Popen([*wrapper, HAMMER, "serve", "--listen", listen, *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.address = self.proc.stdout.readline().strip()
         if not self.address:
