@@ -148,7 +148,8 @@ int DarkMain(int argc, char** argv) {
                  "the upstream, or its method is idempotent (0: never)")
       ->capture_default_str();
   app.add_option("--retry-budget", options.retry_budget_percent,
-                 "retries in flight at most this percent of the requests in flight (at least 3)")
+                 "retries in flight at most this percent of the requests in flight (at least 3; "
+                 "a retry after a failed connect is not counted)")
       ->capture_default_str();
   app.add_option("--per-try-timeout", flags.per_try_timeout,
                  "each try's own limit within --upstream-timeout (default: the whole of it)");

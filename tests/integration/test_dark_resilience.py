@@ -72,13 +72,11 @@ def test_posts_that_never_reached_a_refusing_instance_are_retried(servers, proxi
     m = proxy.metrics()
     assert m["hammer_dark_upstream_ejections_total"] == 0  # ejection off: every retry shows
     # Least-request over two random draws sends about a third of the tries to it; each is
-    # retried, unless the budget (3 retries in flight at 8 requests in flight) is full, and
-    # only those reach the user, as a 502.
-    over_budget = m["hammer_dark_retries_over_budget_total"]
-    assert failures(summary) == ({"http_5xx": over_budget} if over_budget else {}), (summary, m)
-    assert over_budget <= 30, m
+    # retried, outside the retry budget (a refused connection gave no instance any work).
+    assert not failures(summary), (summary, m)
+    assert m["hammer_dark_retries_over_budget_total"] == 0, m
     assert 50 <= m["hammer_dark_retries_total"] <= 200, m
-    assert m['hammer_dark_upstream_failures_total{type="connect"}'] == over_budget, m
+    assert m.get('hammer_dark_upstream_failures_total{type="connect"}', 0) == 0, m
     outstanding = {k: v for k, v in m.items() if k.startswith("hammer_dark_upstream_outstanding")}
     assert len(outstanding) == 3 and set(outstanding.values()) == {0}, outstanding
     assert any(f":{closed_port}" in k for k in outstanding), outstanding

@@ -111,7 +111,8 @@ class PrimaryExchange final : public http::ResponseHandler,
   // tries so far.
   std::shared_ptr<UpstreamInstance> instance;
   uint32_t retries = 0;
-  MonoNanos deadline = 0;  // of the whole exchange (--upstream-timeout from its start)
+  bool retry_in_budget = false;  // the current try is a retry counted in the retry budget
+  MonoNanos deadline = 0;        // of the whole exchange (--upstream-timeout from its start)
   // Set by the observer when a retryable try found no other instance available: the failure
   // is answered 503 (the service is unavailable) rather than 502.
   bool no_instance_available = false;

@@ -324,7 +324,8 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
   // gRPC's UNAVAILABLE is the server saying it cannot serve: a 5xx for outlier detection.
   pool_->Finished(*exchange.instance,
                   exchange.grpc_unavailable() ? TryOutcome::kServerError : OutcomeOf(result), now);
-  if (exchange.retries > 0) --retries_in_flight_;
+  if (exchange.retry_in_budget) --retries_in_flight_;
+  exchange.retry_in_budget = false;
   const UpstreamSet& upstreams = Upstreams();
   if (!retryable || draining_ || upstreams.size() < 2 || exchange.retries >= options_->retries ||
       now >= exchange.deadline) {
@@ -337,9 +338,13 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
     return false;
   }
   // A retry budget, as Envoy's: retries in flight stay within a share of the requests in
-  // flight (at least 3), so a failing cluster is not answered with a storm of retries.
+  // flight (at least 3), so a failing cluster is not answered with a storm of retries. A try
+  // that could not connect gave no instance any work: its retry is outside the budget (a
+  // killed instance fails every try in flight on it at once), bounded by --retries and by
+  // the ejection that three such failures bring.
+  const bool adds_work = !result.failure || *result.failure != Failure::kConnect;
   size_t budget = std::max<size_t>(3, primaries_.size() * options_->retry_budget_percent / 100);
-  if (retries_in_flight_ >= budget) {
+  if (adds_work && retries_in_flight_ >= budget) {
     Bump(counters_->proxy.retries_over_budget);
     return false;
   }
@@ -349,7 +354,8 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
     exchange.head() = RetargetHost(exchange.head(), from->url(), exchange.instance->url());
   }
   ++exchange.retries;
-  ++retries_in_flight_;
+  if (adds_work) ++retries_in_flight_;
+  exchange.retry_in_budget = adds_work;
   Bump(counters_->proxy.retries);
   SendTry(exchange, exchange.deadline);
   return true;
@@ -357,7 +363,8 @@ bool DarkProxyHandler::TryEnded(PrimaryExchange& exchange, const http::ExchangeR
 
 void DarkProxyHandler::TryAbandoned(PrimaryExchange& exchange) {
   pool_->Finished(*exchange.instance, TryOutcome::kAnswered, loop_->now());
-  if (exchange.retries > 0) --retries_in_flight_;
+  if (exchange.retry_in_budget) --retries_in_flight_;
+  exchange.retry_in_budget = false;
 }
 
 const UpstreamSet& DarkProxyHandler::Upstreams() {
