@@ -172,7 +172,7 @@ def main() -> None:
                        **figures(summary)}
                 runs.append(run)
                 print(json.dumps(run), flush=True)
-    print(report(runs, args, info))
+    report(runs, args, info)
 
 
 def report(runs: list[dict], args, info: RunInfo) -> str:

@@ -96,9 +96,7 @@ void HealthChecker::Forget(const UpstreamInstance* instance) {
 void HealthChecker::Send(Check& check) {
   UpstreamInstance& instance = check.instance();
   http::ClientRequest request;
-  request.origin = instance.address() != nullptr
-                       ? client_->GetOrigin(instance.url(), *instance.address())
-                       : client_->GetOrigin(instance.url());
+  request.origin = client_->GetOrigin(instance.url(), instance.address());
   request.head = check.head();
   request.deadline = loop_->now() + options_.timeout;
   check.in_flight = true;

@@ -285,8 +285,7 @@ void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {
   http::ClientRequest out;
   out.upgrade = exchange.upgrade();
   const UpstreamInstance& instance = *exchange.instance;
-  out.origin = instance.address() != nullptr ? client.GetOrigin(instance.url(), *instance.address())
-                                             : client.GetOrigin(instance.url());
+  out.origin = client.GetOrigin(instance.url(), instance.address());
   out.head = exchange.head();
   if (http::BodyStream* stream = exchange.request_stream()) {
     out.body_stream = stream;
@@ -375,9 +374,7 @@ const UpstreamSet& DarkProxyHandler::Upstreams() {
     for (const auto& instance : upstreams_seen_->instances) {
       if (!instance->removed()) continue;
       upstream_client_->CloseIdle(
-          instance->address() != nullptr
-              ? upstream_client_->GetOrigin(instance->url(), *instance->address())
-              : upstream_client_->GetOrigin(instance->url()));
+          upstream_client_->GetOrigin(instance->url(), instance->address()));
     }
   }
   upstreams_seen_ = upstreams_.shared();

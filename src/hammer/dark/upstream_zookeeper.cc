@@ -1,5 +1,6 @@
 #include "hammer/dark/upstream_zookeeper.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <utility>

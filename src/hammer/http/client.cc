@@ -45,13 +45,14 @@ const Origin* HttpClient::GetOrigin(const Url& url) {
   return last_origin_;
 }
 
-const Origin* HttpClient::GetOrigin(const Url& url, const net::SocketAddress& address) {
-  std::string key = url.Origin() + " " + address.Ip();
+const Origin* HttpClient::GetOrigin(const Url& url, const net::SocketAddress* address) {
+  if (address == nullptr) return GetOrigin(url);
+  std::string key = url.Origin() + " " + address->Ip();
   auto it = origins_.find(key);
   if (it != origins_.end()) return it->second.get();
   auto origin = std::make_unique<Origin>(*GetOrigin(url));
   origin->key = key;
-  origin->address = address;
+  origin->address = *address;
   const Origin* pinned = origin.get();
   origins_.emplace(std::move(key), std::move(origin));
   return pinned;

@@ -227,8 +227,8 @@ class HttpClient {
 
   const Origin* GetOrigin(const Url& url);
   // The origin of `url` reached at `address` alone (its port is the URL's): a pool of its own,
-  // apart from url's and from the other addresses'.
-  const Origin* GetOrigin(const Url& url, const net::SocketAddress& address);
+  // apart from url's and from the other addresses'. A null `address`: GetOrigin(url).
+  const Origin* GetOrigin(const Url& url, const net::SocketAddress* address);
 
   // Starts an exchange. `handler` is always called back later (never inline, even on
   // immediate failure), exactly once with OnResponseComplete.
