@@ -23,8 +23,18 @@ void ConnectionTable::Add(std::unique_ptr<Entry> connection) {
   all_.emplace(raw, std::move(connection));
 }
 
+void ConnectionTable::StartWaiting(Entry* connection, bool for_head, MonoNanos since) {
+  if (Queue::Contains(*connection)) {
+    if (connection->waiting_for_head == for_head && connection->waiting_since == since) return;
+    QueueOf(connection).Remove(connection);
+  }
+  connection->waiting_for_head = for_head;
+  connection->waiting_since = since;
+  QueueOf(connection).PushBack(connection);
+}
+
 void ConnectionTable::Remove(Entry* connection, net::EventLoop* loop) {
-  waiting_.Remove(connection);
+  StopWaiting(connection);
   auto it = all_.find(connection);
   if (it == all_.end()) return;
   std::unique_ptr<Entry> owned = std::move(it->second);

@@ -235,8 +235,9 @@ ServerCodec::Outlook Http1ServerCodec::Look() {
   switch (state_) {
     case State::kHead: {
       outlook.deadline = HeadDeadline(head_clock_, options_.header_timeout, options_.idle_timeout);
-      const bool head_begun =
-          head_clock_.head_started != 0 || parser_.started() || host_->input_buffered() > 0;
+      // A connection is idle between requests; before its first one it waits for a head.
+      const bool head_begun = head_clock_.first_request || head_clock_.head_started != 0 ||
+                              parser_.started() || host_->input_buffered() > 0;
       outlook.waiting = head_begun ? Waiting::kHead : Waiting::kIdle;
       outlook.waiting_since = waiting_since_;
       break;

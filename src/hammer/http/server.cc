@@ -140,6 +140,12 @@ void HttpListener::AcceptPending() {
       case net::Accepted::Kind::kNone:
         return;
       case net::Accepted::Kind::kOutOfDescriptors:
+        if (context_->loop->deletions_pending()) {
+          // Connections closed in this iteration (evicted ones among them) still hold their
+          // descriptors: accept again once they are destroyed, in a later pass.
+          accept_retry_.ArmAfter(0);
+          return;
+        }
         if (ShedPendingConnection()) continue;
         accept_retry_.ArmAfter(kAcceptRetry);
         return;
@@ -169,19 +175,14 @@ void HttpListener::AcceptPending() {
   }
 }
 
-// Takes a connection slot, closing the connection that has waited longest for a request head
-// when the cap is reached and it has waited long enough (see DecideAdmission).
+// Takes a connection slot; at the cap, the connection table's eviction candidate (the oldest
+// idle connection, else the oldest still sending its head) is closed to make room.
 bool HttpListener::Admit() {
   ServerResources& resources = *context_->resources;
   if (resources.TryOpenConnection()) return true;
-  ConnectionTable::Entry* oldest = context_->connections.oldest_waiting();
-  std::optional<MonoNanos> oldest_since;
-  if (oldest != nullptr) oldest_since = oldest->waiting_since;
-  Admission admission =
-      DecideAdmission(resources.open_connections(), resources.limits().max_connections,
-                      oldest_since, context_->loop->now(), context_->options.evictable_after);
-  if (admission == Admission::kReject) return false;
-  if (admission == Admission::kEvictOldestWaiting) oldest->Evict();
+  ConnectionTable::Entry* candidate = context_->connections.EvictionCandidate();
+  if (candidate == nullptr) return false;
+  candidate->Evict();  // gives its slot back now, its descriptor after this iteration
   return resources.TryOpenConnection();
 }
 

@@ -26,7 +26,10 @@
 // - The connection cap and the buffered-bytes budget are process-wide (ServerResources,
 //   shared by the listeners of one server): see server_resources.h. A request arriving while
 //   the budget is exhausted gets 503 and the connection is closed.
-// - When accept(2) fails for lack of descriptors, the pending connection is accepted on a
+// - A connection closed (evicted at the cap, say) gives its descriptor back only after the
+//   loop's iteration (EventLoop::DeleteLater); when accept(2) runs out of descriptors while
+//   such connections still hold theirs, accepting resumes in a later pass. Otherwise, when
+//   accept(2) fails for lack of descriptors, the pending connection is accepted on a
 //   spare descriptor and closed at once (an edge-triggered listener would otherwise never
 //   hear of it again), and accepting is retried shortly.
 //
@@ -173,9 +176,6 @@ struct ServerOptions {
                 .max_body_bytes = 16 * 1024 * 1024};
   Nanos idle_timeout = 120 * kSecond;  // a keep-alive connection silent this long is closed
   Nanos header_timeout = kDefaultHeaderTimeout;  // a request head must be complete within this
-  // At the connection cap, how long a connection must have waited for a request head before
-  // a new connection may replace it (DecideAdmission).
-  Nanos evictable_after = kEvictableAfter;
   // The connection cap and buffer budget, shared by the listeners of one server. Null: the
   // listener keeps its own, without limits (bytes and refusals are still counted).
   std::shared_ptr<ServerResources> resources;

@@ -56,7 +56,7 @@ class ServerCodec {
   enum class Waiting : uint8_t {
     kNo,    // a request is in progress
     kIdle,  // between requests: nothing of the next one has arrived
-    kHead,  // part of a request head has arrived, not all of it
+    kHead,  // a request head is awaited on a new connection, or part of one has arrived
   };
 
   // What the connection needs to know after every change.

@@ -77,7 +77,7 @@ Status ServerConnection::Register() {
     return Status::Ok();
   }
   state_ = State::kHandshake;
-  listener_->connections.StartWaiting(this, accepted_);
+  listener_->connections.StartWaiting(this, /*for_head=*/true, accepted_);
   const MonoNanos first_head =
       HeadDeadline(HeadClock{.accepted = accepted_}, options.header_timeout, options.idle_timeout);
   timer_.ArmAt(std::min(HandshakeDeadline(), first_head));
@@ -533,7 +533,8 @@ void ServerConnection::Observe() {
   if (outlook.waiting == ServerCodec::Waiting::kNo) {
     listener_->connections.StopWaiting(this);
   } else {
-    listener_->connections.StartWaiting(this, outlook.waiting_since);
+    listener_->connections.StartWaiting(this, outlook.waiting == ServerCodec::Waiting::kHead,
+                                        outlook.waiting_since);
   }
   UpdateCharge();
 }

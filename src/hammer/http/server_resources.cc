@@ -43,16 +43,6 @@ std::string_view RejectionName(Rejection rejection) {
   return "unknown";
 }
 
-Admission DecideAdmission(uint64_t open, uint64_t max_connections,
-                          std::optional<MonoNanos> oldest_waiting_since, MonoNanos now,
-                          Nanos evictable_after) {
-  if (max_connections == 0 || open < max_connections) return Admission::kAdmit;
-  if (oldest_waiting_since && now - *oldest_waiting_since >= evictable_after) {
-    return Admission::kEvictOldestWaiting;
-  }
-  return Admission::kReject;
-}
-
 MonoNanos HeadDeadline(const HeadClock& clock, Nanos header_timeout, Nanos idle_timeout) {
   if (clock.first_request) return clock.accepted + header_timeout;
   if (clock.head_started != 0) return clock.head_started + header_timeout;

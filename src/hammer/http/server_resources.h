@@ -4,17 +4,16 @@
 // or of `hammer dark`'s proxy side), so the limits are per process, not per loop:
 //
 //   max_connections     open client connections. A new connection over it replaces one that
-//                       has waited at least kEvictableAfter for a request head (an idle
-//                       keep-alive connection or a head still trickling in: the slowloris
-//                       case), oldest first, and that one is counted as kEvicted; when there
-//                       is none, the new connection is closed at once and counted as
-//                       kConnectionLimit.
+//                       waits for its client, counted as kEvicted: the oldest idle keep-alive
+//                       connection, else the oldest still sending its request head (the
+//                       slowloris case; see connection_table.h); when every connection is being
+//                       served, the new one is closed at once and counted as kConnectionLimit.
 //   max_buffered_bytes  the BufferBudget: a new request arriving while it is exhausted, or
 //                       whose Content-Length would take it past its limit, is answered 503
 //                       and counted as kOverBudget.
 //
-// The pure decisions (when a connection's timer fires, whether a connection is admitted) are
-// free functions here, with time passed in, so they are tested without clocks or sockets.
+// When a connection's head deadline falls is a free function here, with time passed in, so it
+// is tested without clocks or sockets.
 //
 // Threading: ServerResources is thread-safe (relaxed atomics); its counters are read by
 // /metrics and /_hammer/stats from other threads.
@@ -56,11 +55,6 @@ inline constexpr size_t kRejectionCount = 12;
 // HTTP/2 streams refused for the same reasons as HTTP/1.1 requests count under the same names
 // (head_too_large, body_too_large, over_budget, header_timeout, body_timeout).
 std::string_view RejectionName(Rejection rejection);
-
-// A connection that has waited this long for a request head may be closed to admit a new one
-// when max_connections is reached. Long enough that a client whose head is on its way (a
-// network round trip) is not cut off; short next to any header timeout worth having.
-inline constexpr Nanos kEvictableAfter = 1 * kSecond;
 
 // --max-buffered-bytes by default: enough for a few thousand requests in flight with bodies and
 // answers of a few tens of KiB each, or a few hundred at the streaming threshold, which is
@@ -126,15 +120,6 @@ class ServerResources {
   std::array<std::atomic<uint64_t>, kRejectionCount> rejected_{};
   BufferBudget budget_;
 };
-
-// What to do with a new connection when the connection count is at `open`.
-enum class Admission : uint8_t { kAdmit, kEvictOldestWaiting, kReject };
-// `oldest_waiting_since`: when the connection that has waited longest for a request head began
-// waiting (none: no connection is waiting); it may be evicted once it has waited
-// `evictable_after`.
-Admission DecideAdmission(uint64_t open, uint64_t max_connections,
-                          std::optional<MonoNanos> oldest_waiting_since, MonoNanos now,
-                          Nanos evictable_after = kEvictableAfter);
 
 // When a connection waiting for a request head gives up on it. The first request's head must
 // be complete within header_timeout of the accept; a later request's within header_timeout of

@@ -93,6 +93,9 @@ class EventLoop {
   void Defer(std::function<void()> task);
 
   void DeleteLater(std::unique_ptr<Deletable> object);
+  // Objects handed to DeleteLater in this iteration and not yet destroyed (with the descriptors
+  // they own).
+  bool deletions_pending() const { return !to_delete_.empty(); }
 
   // Monotonic time, refreshed once per iteration and by UpdateNow(). Cheap.
   MonoNanos now() const { return now_; }

@@ -1,5 +1,6 @@
-// ConnectionTable's waiting queue: oldest first, whatever order connections come back to waiting
-// in, since the listener evicts its front at the connection cap.
+// ConnectionTable's waiting queues: each oldest first, whatever order connections come back to
+// waiting in, and idle connections before heads, since the listener evicts the candidate at the
+// connection cap.
 #include "hammer/http/connection_table.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,9 @@ class Connection final : public ConnectionTable::Entry {
   void Drain() override {}
 };
 
+constexpr bool kHead = true;
+constexpr bool kIdle = false;
+
 class ConnectionTableTest : public ::testing::Test {
  protected:
   Connection* Add() {
@@ -27,31 +31,46 @@ class ConnectionTableTest : public ::testing::Test {
   ConnectionTable table_;
 };
 
-TEST_F(ConnectionTableTest, TheOldestWaitingConnectionIsFirst) {
+TEST_F(ConnectionTableTest, TheOldestWaitingConnectionIsTheCandidate) {
   Connection* a = Add();
   Connection* b = Add();
-  EXPECT_EQ(table_.oldest_waiting(), nullptr);
-  table_.StartWaiting(a, 10);
-  table_.StartWaiting(b, 20);
-  EXPECT_EQ(table_.oldest_waiting(), a);
+  EXPECT_EQ(table_.EvictionCandidate(), nullptr);
+  table_.StartWaiting(a, kHead, 10);
+  table_.StartWaiting(b, kHead, 20);
+  EXPECT_EQ(table_.EvictionCandidate(), a);
   EXPECT_EQ(a->waiting_since, 10);
   table_.StopWaiting(a);
-  EXPECT_EQ(table_.oldest_waiting(), b);
+  EXPECT_EQ(table_.EvictionCandidate(), b);
   table_.StopWaiting(b);
-  EXPECT_EQ(table_.oldest_waiting(), nullptr);
+  EXPECT_EQ(table_.EvictionCandidate(), nullptr);
   EXPECT_EQ(table_.size(), 2u);
 }
 
 TEST_F(ConnectionTableTest, AConnectionThatWaitsAnewGoesToTheBack) {
   Connection* a = Add();
   Connection* b = Add();
-  table_.StartWaiting(a, 10);
-  table_.StartWaiting(b, 20);
-  table_.StartWaiting(a, 10);  // still the same wait: it keeps its place
-  EXPECT_EQ(table_.oldest_waiting(), a);
-  table_.StartWaiting(a, 30);  // answered, then waiting for its next request
-  EXPECT_EQ(table_.oldest_waiting(), b);
+  table_.StartWaiting(a, kHead, 10);
+  table_.StartWaiting(b, kHead, 20);
+  table_.StartWaiting(a, kHead, 10);  // still the same wait: it keeps its place
+  EXPECT_EQ(table_.EvictionCandidate(), a);
+  table_.StartWaiting(a, kHead, 30);  // answered, then waiting for its next request
+  EXPECT_EQ(table_.EvictionCandidate(), b);
   EXPECT_EQ(a->waiting_since, 30);
+}
+
+TEST_F(ConnectionTableTest, IdleConnectionsAreCandidatesBeforeHeadsWhateverTheirAge) {
+  Connection* head = Add();
+  Connection* idle = Add();
+  table_.StartWaiting(head, kHead, 10);
+  table_.StartWaiting(idle, kIdle, 50);
+  EXPECT_EQ(table_.EvictionCandidate(), idle);
+  table_.StartWaiting(idle, kHead, 50);  // the next head began arriving: it changes queue
+  EXPECT_EQ(table_.EvictionCandidate(), head);
+  EXPECT_TRUE(idle->waiting_for_head);
+  table_.StopWaiting(head);
+  EXPECT_EQ(table_.EvictionCandidate(), idle);
+  table_.StopWaiting(idle);
+  EXPECT_EQ(table_.EvictionCandidate(), nullptr);
 }
 
 TEST_F(ConnectionTableTest, ARemovedConnectionLeavesTheQueue) {
@@ -59,10 +78,10 @@ TEST_F(ConnectionTableTest, ARemovedConnectionLeavesTheQueue) {
   ASSERT_TRUE(loop.Init().ok());
   Connection* a = Add();
   Connection* b = Add();
-  table_.StartWaiting(a, 10);
-  table_.StartWaiting(b, 20);
+  table_.StartWaiting(a, kHead, 10);
+  table_.StartWaiting(b, kHead, 20);
   table_.Remove(a, &loop);  // destroyed after the loop's iteration
-  EXPECT_EQ(table_.oldest_waiting(), b);
+  EXPECT_EQ(table_.EvictionCandidate(), b);
   EXPECT_EQ(table_.size(), 1u);
 }
 

@@ -210,29 +210,32 @@ TEST(ServerLimitsTest, OverTheConnectionCapNewConnectionsAreClosedAtOnce) {
   EXPECT_EQ(CountResponses(b.ReadResponses(1)), 1);
 }
 
-TEST(ServerLimitsTest, AtTheCapTheConnectionWaitingLongestForAHeadMakesRoom) {
+TEST(ServerLimitsTest, AtTheCapIdleConnectionsMakeRoomFirstThenTheOldestHead) {
   ServerOptions options;
-  options.evictable_after = 0;  // the grace is DecideAdmission's business, tested on its own
   options.resources = std::make_shared<ServerResources>(
-      ServerResourceLimits{.max_connections = 2, .max_buffered_bytes = 0});
+      ServerResourceLimits{.max_connections = 3, .max_buffered_bytes = 0});
   LimitServer server(options);
-  RawClient oldest(server.address());
-  ASSERT_TRUE(WaitFor([&] { return server.resources().open_connections() == 1; }));
-  RawClient trickling(server.address());
+  RawClient trickling(server.address());  // the oldest: a head still coming in
   ASSERT_TRUE(trickling.TrySend("GET / HTT"));
+  ASSERT_TRUE(WaitFor([&] { return server.resources().open_connections() == 1; }));
+  RawClient fresh(server.address());  // a newer one with nothing sent yet
   ASSERT_TRUE(WaitFor([&] { return server.resources().open_connections() == 2; }));
+  RawClient idle(server.address());  // the newest: answered once, now an idle keep-alive
+  idle.Write("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+  ASSERT_EQ(CountResponses(idle.ReadResponses(1)), 1);
 
-  RawClient newcomer(server.address());
-  EXPECT_EQ(oldest.ReadAll(), "");
-  EXPECT_TRUE(oldest.closed());
-  newcomer.Write("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
-  EXPECT_EQ(CountResponses(newcomer.ReadResponses(1)), 1);
-  EXPECT_EQ(server.resources().rejected(Rejection::kEvicted), 1u);
-  EXPECT_EQ(server.resources().rejected(Rejection::kConnectionLimit), 0u);
-  // The next to go is the one trickling its head.
-  RawClient another(server.address());
+  // The idle connection goes first although it is the newest.
+  RawClient first(server.address());
+  EXPECT_EQ(idle.ReadAll(), "");
+  EXPECT_TRUE(idle.closed());
+  // Then the connections waiting for a head, oldest first (`first` is the newest of them),
+  // without any grace: `fresh` waited only as long as this test took.
+  RawClient second(server.address());
   EXPECT_EQ(trickling.ReadAll(), "");
-  EXPECT_EQ(server.resources().rejected(Rejection::kEvicted), 2u);
+  RawClient third(server.address());
+  EXPECT_EQ(fresh.ReadAll(), "");
+  EXPECT_EQ(server.resources().rejected(Rejection::kEvicted), 3u);
+  EXPECT_EQ(server.resources().rejected(Rejection::kConnectionLimit), 0u);
 }
 
 TEST(ServerLimitsTest, ARequestWhoseBodyWouldOverrunTheBudgetGets503) {

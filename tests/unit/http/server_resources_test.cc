@@ -8,23 +8,6 @@ namespace {
 
 constexpr MonoNanos kT0 = 1000 * kSecond;
 
-TEST(DecideAdmissionTest, BelowTheCapEveryConnectionIsAdmitted) {
-  EXPECT_EQ(DecideAdmission(0, 2, std::nullopt, kT0), Admission::kAdmit);
-  EXPECT_EQ(DecideAdmission(1, 2, kT0, kT0), Admission::kAdmit);
-  EXPECT_EQ(DecideAdmission(1'000'000, 0, std::nullopt, kT0), Admission::kAdmit);  // no cap
-}
-
-TEST(DecideAdmissionTest, AtTheCapTheLongestWaitingConnectionMakesRoomOnceEvictable) {
-  // Nobody waits for a head (every connection is being served): the newcomer is refused.
-  EXPECT_EQ(DecideAdmission(2, 2, std::nullopt, kT0), Admission::kReject);
-  // Someone waits, but not yet long enough to be evicted.
-  EXPECT_EQ(DecideAdmission(2, 2, kT0 - kEvictableAfter + 1, kT0), Admission::kReject);
-  EXPECT_EQ(DecideAdmission(2, 2, kT0 - kEvictableAfter, kT0), Admission::kEvictOldestWaiting);
-  EXPECT_EQ(DecideAdmission(3, 2, kT0 - 10 * kSecond, kT0), Admission::kEvictOldestWaiting);
-  // The grace is a parameter (tests of the server set it to 0).
-  EXPECT_EQ(DecideAdmission(2, 2, kT0, kT0, /*evictable_after=*/0), Admission::kEvictOldestWaiting);
-}
-
 TEST(HeadDeadlineTest, TheFirstHeadCountsFromTheAcceptAndBytesDoNotExtendIt) {
   HeadClock clock;
   clock.accepted = kT0;
