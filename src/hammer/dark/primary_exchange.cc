@@ -287,9 +287,9 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
   } else if (result.failure || too_large_) {
     Failure failure = result.failure ? *result.failure : Failure::kProtocol;
     Bump(counters_->upstream_failed[static_cast<size_t>(failure)]);
-    const std::string failed = "upstream " + std::string(FailureName(failure)) +
-                               (too_large_ ? ": response larger than the limit"
-                                           : ": " + result.detail);
+    const std::string failed =
+        "upstream " + std::string(FailureName(failure)) +
+        (too_large_ ? ": response larger than the limit" : ": " + result.detail);
     const std::string why =
         no_instance_available
             ? "hammer dark: no regular instance is available (every one is ejected or failing "
@@ -303,8 +303,10 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
                                      {"grpc-message", message}};
       responder_.Respond(200, "application/grpc", "", status);
     } else {
-      responder_.Respond(no_instance_available ? 503 : timeout ? 504 : 502, "text/plain",
-                         why + "\n");
+      responder_.Respond(no_instance_available ? 503
+                         : timeout             ? 504
+                                               : 502,
+                         "text/plain", why + "\n");
     }
     if (join_) join_->PrimaryFailed();
   } else {
