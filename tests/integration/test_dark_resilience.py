@@ -230,8 +230,12 @@ def test_a_hung_instance_is_ejected_within_the_per_try_timeout_and_p99_recovers(
         summary = load.wait()
     finally:
         victim.proc.send_signal(signal.SIGCONT)
-    # Every try on it timed out after 200 ms and went to another instance: no user failure.
-    assert not failures(summary), summary
+    # Every try on it timed out after 200 ms and went to another instance, unless the retry
+    # budget (at least 3 at once) refused it: only requests that were in flight on the hung
+    # instance together (at most the load's 8 connections) may fail, each one refused retry.
+    failed = sum(failures(summary).values())
+    m = proxy.metrics()
+    assert failed <= min(8, m["hammer_dark_retries_over_budget_total"]), (summary, m)
     before, _ = load.latencies(until=hung_at)
     after, _ = load.latencies(since=hung_at + 2)
     # Ejected once the first tries' per-try timeouts ran out (polling and a busy machine
