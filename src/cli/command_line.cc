@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "cli/build_info.h"
 #include "cli/commands.h"
@@ -46,15 +47,14 @@ void OneValuePerOccurrence(CLI::App& app) {
 
 std::optional<std::string> ClosestOption(const CLI::App& app, const std::string& unknown) {
   const std::string word = OptionWord(unknown);
+  // Every one-letter flag is one edit away from every other ("-x" from "-h"): spelling says
+  // nothing about them, so only long names are matched ("-concurrency" finds "--concurrency").
+  if (word.size() <= 2) return std::nullopt;
   std::optional<std::string> best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const CLI::Option* option : app.get_options()) {
-    std::vector<std::string> names;
-    for (const std::string& name : option->get_lnames())
-      names.push_back("--" + name);
-    for (const std::string& name : option->get_snames())
-      names.push_back("-" + name);
-    for (const std::string& name : names) {
+    for (const std::string& long_name : option->get_lnames()) {
+      const std::string name = "--" + long_name;
       const size_t d = EditDistance(word, name);
       if (d < best_distance) {
         best_distance = d;
@@ -65,6 +65,40 @@ std::optional<std::string> ClosestOption(const CLI::App& app, const std::string&
   return best;
 }
 
+std::optional<std::string> PeerFlagMeaning(const CLI::App& app, const std::string& unknown) {
+  // One-letter flags of the tools hammer's users come from, by meaning.
+  struct PeerFlag {
+    std::string_view flag;
+    std::string_view option;  // hammer's long name
+    std::string_view whose;
+  };
+  static constexpr PeerFlag kPeerFlags[] = {
+      {"-X", "method", "curl's"},
+      {"-z", "duration", "hey's and oha's"},
+      {"-R", "rate", "wrk2's"},
+      {"-k", "insecure", "curl's"},
+      {"-D", "body", "hey's and oha's (a file: --body @FILE)"},
+      {"-u", "concurrency", "k6's (virtual users)"},
+      {"-i", "requests", "k6's (iterations)"},
+      {"-v", "verbose", "curl's"},
+      {"-s", "quiet", "curl's"},
+  };
+  const std::string word = OptionWord(unknown);
+  for (const PeerFlag& peer : kPeerFlags) {
+    if (word != peer.flag) continue;
+    for (const CLI::Option* option : app.get_options()) {
+      const std::vector<std::string>& longs = option->get_lnames();
+      if (std::find(longs.begin(), longs.end(), peer.option) == longs.end()) continue;
+      const std::string name = "--" + std::string(peer.option);
+      const std::vector<std::string>& shorts = option->get_snames();
+      const std::string ours =
+          shorts.empty() ? "'" + name + "'" : "'-" + shorts.front() + "' (" + name + ")";
+      return std::string(peer.whose) + " " + std::string(peer.flag) + " is " + ours;
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Names each unknown option on its own line, with the likely intended one. False when there is
@@ -73,11 +107,13 @@ bool ReportUnknownOptions(const CLI::App& app, const char* command) {
   bool any = false;
   for (const std::string& extra : app.remaining()) {
     if (extra.size() < 2 || extra[0] != '-') continue;
-    std::optional<std::string> closest = ClosestOption(app, extra);
-    Complain(command,
-             "unknown option '" + OptionWord(extra) + "'" +
-                 (closest ? " (did you mean '" + *closest + "'?)" : std::string()),
-             kExitUsage);
+    std::string hint;
+    if (std::optional<std::string> meaning = PeerFlagMeaning(app, extra)) {
+      hint = " (" + *meaning + " here)";
+    } else if (std::optional<std::string> closest = ClosestOption(app, extra)) {
+      hint = " (did you mean '" + *closest + "'?)";
+    }
+    Complain(command, "unknown option '" + OptionWord(extra) + "'" + hint, kExitUsage);
     any = true;
   }
   return any;

@@ -5,7 +5,9 @@
 //   `hammer load -H 'X: y' urls.txt` would read urls.txt as a header; here a positional may
 //   come before or after any option.
 // - An unknown option is named with the closest known one ("did you mean '--concurrency'?",
-//   Levenshtein distance up to a third of the name), and "try 'hammer CMD --help'".
+//   Levenshtein distance up to a third of the name) or, for a one-letter flag of curl, hey,
+//   oha, wrk2 or k6, with the option of the same meaning ("curl's -X is '--method' here"), and
+//   "try 'hammer CMD --help'".
 // - --version prints the same text as `hammer --version` (version, commit, build type, features).
 // - Two hidden first arguments, which the build uses so that the man pages and the shell
 //   completions come from the same option table as --help and cannot drift from it:
@@ -29,9 +31,13 @@ namespace hammer::cli {
 // by ParseCommandLine; exposed for tests that build an App themselves.
 void OneValuePerOccurrence(CLI::App& app);
 
-// The option of `app` closest to `unknown` ("--concurency" -> "--concurrency"), or nullopt when
-// none is close enough to be a likely typo.
+// The long option of `app` closest to `unknown` ("--concurency" -> "--concurrency"), or nullopt
+// when none is close enough to be a likely typo. A one-letter flag ("-x") is never matched by
+// spelling (every one is one edit from every other).
 std::optional<std::string> ClosestOption(const CLI::App& app, const std::string& unknown);
+// What a one-letter flag of curl, hey, oha, wrk2 or k6 is called in `app`, when `app` has an
+// option of that meaning ("-z" -> "hey's and oha's -z is '-d' (--duration)"); else nullopt.
+std::optional<std::string> PeerFlagMeaning(const CLI::App& app, const std::string& unknown);
 
 inline constexpr const char* kHelpManFlag = "--help-man";
 inline constexpr const char* kHelpCompletionFlag = "--help-completion";
