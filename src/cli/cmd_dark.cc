@@ -7,6 +7,7 @@
 #include "cli/server_flags.h"
 #include "hammer/base/byte_size.h"
 #include "hammer/dark/dark_command.h"
+#include "hammer/net/socket.h"
 
 namespace hammer::cli {
 
@@ -40,7 +41,8 @@ int DarkMain(int argc, char** argv) {
       "hammer dark"};
   dark::DarkFlags flags;
   dark::DarkOptions& options = flags.run;
-  app.add_option("--listen", options.listen, "address to listen on (IP:PORT; port 0 = any)")
+  app.add_option("--listen", options.listen,
+                 "address to listen on (IP:PORT, or PORT alone for 127.0.0.1; port 0 = any)")
       ->capture_default_str();
   app.add_option("--upstream", flags.upstreams,
                  "regular upstream URL(s), comma-separated or repeated. A URL naming a host is "
@@ -248,7 +250,8 @@ int DarkMain(int argc, char** argv) {
                  "request and response bodies larger than this are passed on as they arrive, "
                  "with back-pressure, instead of being held whole (a 256KiB window per "
                  "direction); requests whose body is streamed are not copied to dark clusters "
-                 "(counted as hammer_dark_skipped_streamed_total); 0: hold every body whole")
+                 "(counted as hammer_dark_not_forked_total{reason=\"too_large\"}); 0: hold every "
+                 "body whole")
       ->capture_default_str();
   std::string max_request_body = "16MiB";
   app.add_option("--max-request-body-bytes", max_request_body,
@@ -282,6 +285,7 @@ int DarkMain(int argc, char** argv) {
   ServerLimitFlags limit_flags;
   limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;
+  options.listen = net::SocketAddress::LoopbackIfPortOnly(options.listen);
   if (Status s = limit_flags.Apply(&options.client_limits.max_connections,
                                    &options.client_limits.max_buffered_bytes,
                                    &options.client_limits.header_timeout);

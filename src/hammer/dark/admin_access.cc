@@ -22,11 +22,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }  // namespace
 
 Result<net::SocketAddress> AdminAddress(std::string_view admin, bool has_token) {
-  std::string text(admin);
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    text = "127.0.0.1:" + text;
-  }
-  Result<net::SocketAddress> address = net::SocketAddress::Parse(text);
+  Result<net::SocketAddress> address =
+      net::SocketAddress::Parse(net::SocketAddress::LoopbackIfPortOnly(admin));
   if (!address.ok()) return Status::Error("--admin: " + address.status().message());
   if (!address->IsLoopback() && !has_token) {
     return Status::Error("--admin: binding a non-loopback address (" + address->ToString() +

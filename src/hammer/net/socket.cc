@@ -34,6 +34,13 @@ Result<SocketAddress> SocketAddress::FromIp(std::string_view ip, uint16_t port) 
   return Status::Error("not an IP address: '" + text + "'");
 }
 
+std::string SocketAddress::LoopbackIfPortOnly(std::string_view listen) {
+  if (!listen.empty() && listen.find_first_not_of("0123456789") == std::string_view::npos) {
+    return "127.0.0.1:" + std::string(listen);
+  }
+  return std::string(listen);
+}
+
 Result<SocketAddress> SocketAddress::Parse(std::string_view host_port) {
   std::string_view host;
   std::string_view port_text;

@@ -24,6 +24,9 @@ class SocketAddress {
   static Result<SocketAddress> Parse(std::string_view host_port);
   // An IP literal (no brackets) and a port.
   static Result<SocketAddress> FromIp(std::string_view ip, uint16_t port);
+  // A listen address as a user may give it: a port alone ("8080") means loopback
+  // ("127.0.0.1:8080"); anything else is returned as it is, for Parse to judge.
+  static std::string LoopbackIfPortOnly(std::string_view listen);
 
   const sockaddr* sockaddr_ptr() const { return reinterpret_cast<const sockaddr*>(&storage_); }
   socklen_t length() const { return length_; }
