@@ -139,3 +139,18 @@ def test_comparison_reports_the_changed_field_and_cancels_noise(servers, proxies
     assert fields["body.updated_at"]["noise"] > 0
     # --mutate price=0.1: about a tenth of the compared answers differ in price.
     assert 0.05 * total <= fields["body.price"]["raw"] <= 0.15 * total
+
+
+def test_the_effective_rate_reads_the_copies_sent_however_often_metrics_is_read(
+        servers, proxies):
+    """Two scrapes a moment apart after the traffic both read the rate achieved (the window
+    goes back about 10 s, to the start here), not 0 over the moment between them."""
+    regular, canary = servers(), servers()
+    proxy = proxies("--upstream", f"http://{regular.address}", "--dark",
+                    f"c=http://{canary.address}")
+    r = run_hammer(["load", "-q", "--no-table", "-d", "1s", "--rate", "200", proxy.url("/")])
+    assert r.returncode == 0, r.stderr
+    first, second = proxy.metrics(), proxy.metrics()
+    assert first['hammer_dark_sent_total{cluster="c"}'] >= 100
+    assert first['hammer_dark_effective_rate{cluster="c"}'] > 0
+    assert second['hammer_dark_effective_rate{cluster="c"}'] > 0

@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -279,3 +280,16 @@ def test_usage_errors():
     r = run_hammer(["dark", "--upstream", "http://127.0.0.1:1", "--verdict-alpha", "1.5"])
     assert r.returncode == 2
     assert "--verdict-alpha: the significance level must be above 0 and below 1" in r.stderr
+
+
+def test_without_compare_the_verdict_and_report_say_comparison_is_off(proxies):
+    """No verdict is made up when nothing is compared: "insufficient, 0 samples answered on
+    both sides" would read as a canary that got no traffic."""
+    proxy = proxies("--upstream", "http://127.0.0.1:9")
+    for path in ("/hammer/dark/verdict", "/hammer/dark/report"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            proxy.get_admin(path)
+        assert refused.value.code == 404
+        assert refused.value.read().decode() == (
+            "comparison is off (start with --compare, or with --judge or --verdict-after, "
+            "which turn it on)\n")

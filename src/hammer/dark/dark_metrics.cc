@@ -75,7 +75,8 @@ void AppendDarkMetrics(stats::PrometheusText& out,
   for (const ClusterGauge& gauge : gauges)
     out.Sample("hammer_dark_multiplier", Labels{{"cluster", gauge.name}}, gauge.multiplier);
   out.Family("hammer_dark_effective_rate", "gauge",
-             "Copies per second sent to each dark cluster since the previous scrape.");
+             "Copies per second sent to each dark cluster over about the last 10 s (since the "
+             "start at first).");
   for (const ClusterGauge& gauge : gauges)
     out.Sample("hammer_dark_effective_rate", Labels{{"cluster", gauge.name}}, gauge.effective_rate);
 }

@@ -147,7 +147,7 @@ struct ClusterGauge {
   std::string name;
   uint32_t dark_instances = 0;  // Nd
   double multiplier = 0;
-  double effective_rate = 0;  // copies per second sent over the last interval
+  double effective_rate = 0;  // copies per second sent over about the last 10 s
 };
 
 // Appends to `out` every loop's counters summed: the proxy's, each dark cluster's (labelled

@@ -12,6 +12,9 @@ namespace hammer::dark {
 
 namespace {
 
+// The effective-rate gauge counts the copies of about the last this long.
+constexpr Nanos kRateWindow = 10 * kSecond;
+
 using Json = nlohmann::ordered_json;
 
 // The value of `name` in a query string ("a=1&cluster=canary"), as written; empty if absent.
@@ -87,9 +90,15 @@ class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
         });
   }
 
+  // Without --compare (or a flag that judges, which turns it on) there is nothing to report or
+  // judge: saying "insufficient, 0 samples" would read as a canary that got no traffic.
+  static constexpr std::string_view kComparisonOff =
+      "comparison is off (start with --compare, or with --judge or --verdict-after, which turn "
+      "it on)\n";
+
   void Report(http::Responder responder, std::string wanted) {
     if (!group_->options_.compare) {
-      responder.Respond(404, "text/plain", "comparison is off (start with --compare)\n");
+      responder.Respond(404, "text/plain", kComparisonOff);
       return;
     }
     auto shared = std::make_shared<http::Responder>(std::move(responder));
@@ -122,6 +131,10 @@ class DarkProxyGroup::AdminHandler final : public http::RequestHandler {
   }
 
   void Verdict(http::Responder responder) {
+    if (!group_->options_.compare) {
+      responder.Respond(404, "text/plain", kComparisonOff);
+      return;
+    }
     auto shared = std::make_shared<http::Responder>(std::move(responder));
     const VerdictRules* rules = &group_->options_.verdict;
     group_->CollectReports(
@@ -348,25 +361,32 @@ std::string DarkProxyGroup::MetricsText() {
   std::vector<std::string> names = registry_.Names();
   std::vector<ClusterGauge> gauges(names.size());
   MonoNanos now = MonoNow();
-  std::lock_guard<std::mutex> lock(rate_mutex_);
-  if (previous_sent_.size() < names.size()) previous_sent_.resize(names.size(), 0);
-  double seconds = static_cast<double>(now - (previous_scrape_ ? previous_scrape_ : started_)) /
-                   static_cast<double>(kSecond);
+  SentSample sample{now, std::vector<uint64_t>(names.size(), 0)};
   for (size_t i = 0; i < names.size(); ++i) {
     gauges[i].name = names[i];
     if (const DarkClusterMembership* cluster = snapshot->FindDark(names[i])) {
       gauges[i].dark_instances = cluster->instances;
       gauges[i].multiplier = cluster->config.multiplier;
     }
-    uint64_t sent = 0;
-    for (const DarkLoopCounters* loop : loops) {
-      sent += loop->clusters[i].sent.load(std::memory_order_relaxed);
-    }
-    gauges[i].effective_rate =
-        seconds > 0 ? static_cast<double>(sent - previous_sent_[i]) / seconds : 0;
-    previous_sent_[i] = sent;
+    for (const DarkLoopCounters* loop : loops)
+      sample.sent[i] += loop->clusters[i].sent.load(std::memory_order_relaxed);
   }
-  previous_scrape_ = now;
+  {
+    std::lock_guard<std::mutex> lock(rate_mutex_);
+    if (sent_samples_.empty()) sent_samples_.push_back({started_, {}});
+    // The base is the newest sample at least kRateWindow old, else the start.
+    while (sent_samples_.size() >= 2 && now - sent_samples_[1].at >= kRateWindow)
+      sent_samples_.pop_front();
+    const SentSample& base = sent_samples_.front();
+    const double seconds = static_cast<double>(now - base.at) / static_cast<double>(kSecond);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const uint64_t before = i < base.sent.size() ? base.sent[i] : 0;
+      gauges[i].effective_rate =
+          seconds > 0 ? static_cast<double>(sample.sent[i] - before) / seconds : 0;
+    }
+    // One sample a second at most, so however often /metrics is read the history stays short.
+    if (now - sent_samples_.back().at >= kSecond) sent_samples_.push_back(std::move(sample));
+  }
   std::optional<http::TlsServerStats> tls = listener_tls_stats();
   stats::PrometheusText out;
   AppendDarkMetrics(out, loops, gauges, snapshot->regular_instances, snapshot->stale,

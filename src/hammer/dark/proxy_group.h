@@ -24,6 +24,7 @@
 // /metrics stays reachable while the proxy sheds load.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -127,9 +128,16 @@ class DarkProxyGroup {
 
   std::shared_ptr<http::TlsServerContext> listener_tls_;
   MonoNanos started_ = 0;
-  std::mutex rate_mutex_;  // the effective-rate gauge's previous scrape
-  MonoNanos previous_scrape_ = 0;
-  std::vector<uint64_t> previous_sent_;
+  // The effective-rate gauge: copies sent per cluster as seen by scrapes (one a second at
+  // most), oldest first, the first being the start. The rate is taken against the newest
+  // sample at least 10 s old (else the start), so two scrapes a moment apart do not read a
+  // rate of 0 over a window of no time.
+  struct SentSample {
+    MonoNanos at = 0;
+    std::vector<uint64_t> sent;
+  };
+  std::mutex rate_mutex_;
+  std::deque<SentSample> sent_samples_;
   bool stopped_ = false;
 };
 
