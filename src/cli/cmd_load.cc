@@ -65,7 +65,10 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--think-time", f.think_time,
                  "closed loop: each simulated user pauses this long between requests: 250ms, "
                  "uniform:100ms,500ms or exp:300ms (exponential with that mean)");
-  app.add_option("-n,--requests", f.run.max_requests, "stop after this many requests");
+  app.add_option(
+      "-n,--requests", f.run.max_requests,
+      "send this many requests and stop (a shorter input is sent again from its start, as "
+      "hey does)");
   app.add_flag("--loop", f.run.source.loop, "cycle the input until --duration/--requests end");
   app.add_flag("--shuffle", f.run.source.shuffle, "randomise order within a window of lines");
   app.add_option("--shuffle-window", f.run.source.shuffle_window, "lines in the shuffle window")

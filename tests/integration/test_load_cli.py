@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from harness import HAMMER, run_hammer, url_lines
+from harness import HAMMER, free_port, run_hammer, url_lines
 
 # One valid value for every `hammer load` option that takes one, with what else it needs.
 # test_every_value_option_is_covered fails when an option is added without an entry here, so
@@ -127,6 +127,44 @@ def test_unknown_option_suggests_the_closest(command, typo, meant):
     assert r.returncode == 2
     assert f"unknown option '{typo}' (did you mean '{meant}'?)" in r.stderr, r.stderr
     assert f"try 'hammer {command} --help'" in r.stderr
+
+
+@pytest.mark.parametrize("flag,hint", [
+    ("-X", "(curl's -X is '--method' here)"),
+    ("-z", "(hey's and oha's -z is '-d' (--duration) here)"),
+    ("-R", "(wrk2's -R is '-r' (--rate) here)"),
+    ("-x", ""),  # no meaning known, and no spelling guess for one letter: not "-h"
+])
+def test_an_unknown_short_flag_is_named_by_meaning_or_not_at_all(flag, hint):
+    r = run_hammer(["load", flag, "POST", "http://127.0.0.1:9/"])
+    assert r.returncode == 2
+    line = next(line for line in r.stderr.splitlines() if "unknown option" in line)
+    assert line.endswith(f"unknown option '{flag}'" + (" " + hint if hint else "")), r.stderr
+    assert "did you mean" not in r.stderr
+
+
+def test_dark_listens_on_a_bare_port_as_loopback_like_admin():
+    port = free_port()
+    proc = subprocess.Popen([HAMMER, "dark", "--listen", str(port), "--admin", "0", "--upstream",
+                             "http://127.0.0.1:9"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        address = proc.stdout.readline().strip()
+        admin = proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert address == f"127.0.0.1:{port}", err
+    assert admin.startswith("127.0.0.1:"), err
+
+
+def test_requests_count_replays_a_single_url_until_n_as_hey_does(serve):
+    r = run_hammer(["load", "-n", "200", "-c", "10", serve.url("/")])
+    assert r.returncode == 0, r.stderr
+    assert len(r.successes()) == 200
+    assert serve.stats()["requests"] == 200
+    assert ("hammer load: replaying the input until 200 requests (--requests; as hey does, the "
+            "list is sent again from its start when it ends)") in r.stderr
 
 
 def test_compound_durations(serve, tmp_path):

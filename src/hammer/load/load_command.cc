@@ -146,8 +146,10 @@ Status LoadCommand::CheckRunFlags() {
   if (options_.source.loop && options_.duration == 0 && options_.max_requests == 0) {
     return Status::Error("--loop needs --duration or --requests to end the run");
   }
-  if (options_.duration > 0 && !options_.source.loop && !options_.har_timing) {
-    // As wrk and vegeta do: a duration means "for that long", whatever the list's length.
+  if ((options_.duration > 0 || options_.max_requests > 0) && !options_.source.loop &&
+      !options_.har_timing) {
+    // As wrk and vegeta do: a duration means "for that long", whatever the list's length; as
+    // hey does, a request count means that many requests.
     options_.source.loop = true;
     replay_notice_ = true;
   }
@@ -366,11 +368,16 @@ void LoadCommand::AnnounceInput() const {
         "stops); usually: hammer load URL... or FILE... (--help)\n",
         stderr);
   }
-  if (replay_notice_) {
+  if (replay_notice_ && options_.duration > 0) {
     std::fprintf(stderr,
                  "hammer load: replaying the input for %s (--duration; as wrk and vegeta do, "
                  "the list is sent again from its start when it ends)\n",
                  FormatDuration(options_.duration).c_str());
+  } else if (replay_notice_) {
+    std::fprintf(stderr,
+                 "hammer load: replaying the input until %llu requests (--requests; as hey "
+                 "does, the list is sent again from its start when it ends)\n",
+                 static_cast<unsigned long long>(options_.max_requests));
   }
 }
 
