@@ -167,6 +167,22 @@ def test_requests_count_replays_a_single_url_until_n_as_hey_does(serve):
             "list is sent again from its start when it ends)") in r.stderr
 
 
+def test_a_url_without_its_scheme_is_named_as_such():
+    r = run_hammer(["load", "127.0.0.1:18400/"])
+    assert r.returncode == 2, r.stderr
+    assert ("'127.0.0.1:18400/' is neither a file nor a URL: a URL needs its scheme "
+            "(http://127.0.0.1:18400/)") in r.stderr
+
+
+@pytest.mark.parametrize("extra", [[], ["-d", "2s"]])
+def test_an_input_without_requests_is_an_error(tmp_path, extra):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing here\n\n")
+    r = run_hammer(["load", str(empty), *extra])
+    assert r.returncode == 2, r.stderr
+    assert f"no requests in {empty} (only blank lines and # comments, or nothing)" in r.stderr
+
+
 def test_compound_durations(serve, tmp_path):
     summary = tmp_path / "s.json"
     r = run_hammer(["load", serve.url("/"), "-d", "1s200ms", "--rate", "50", "-c", "4",

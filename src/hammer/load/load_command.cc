@@ -331,6 +331,13 @@ Result<LoadVerdict> LoadCommand::Run() {
       RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_, metrics.get());
   if (!result.ok()) return result.status();
   const LoadSummary& summary = *result;
+  // An input without a request is a mistake (a wrong file, a filter that kept nothing), not a
+  // run that passed; a Hadoop task given an empty split has simply nothing to do.
+  if (summary.requests() == 0 && summary.signal == 0 && !flags_.hadoop && !identity_.in_hadoop()) {
+    return Status::Error("no requests in " +
+                         (input_name_ == "-" ? std::string("standard input") : input_name_) +
+                         " (only blank lines and # comments, or nothing)");
+  }
   const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
   if (!flags_.quiet) {
     std::fputs(FormatLoadSummary(summary, with_table, kSummaryTableRows).c_str(), stderr);

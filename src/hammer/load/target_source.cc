@@ -23,8 +23,23 @@ LineReader::Options ReaderOptions(const SourceOptions& options,
   return reader;  // a CR is the parser's business; an overlong line is cut and marked
 }
 
+// "127.0.0.1:8080/", "localhost:8080", "api.internal:443/v1": HOST:PORT[/PATH], a URL whose
+// scheme was left out (curl guesses http://; hammer says so instead).
+bool LooksLikeUrlWithoutScheme(const std::string& path) {
+  const size_t colon = path.find(':');
+  if (colon == 0 || colon == std::string::npos || path.find('/') < colon) return false;
+  size_t end = colon + 1;
+  while (end < path.size() && path[end] >= '0' && path[end] <= '9')
+    ++end;
+  return end > colon + 1 && (end == path.size() || path[end] == '/');
+}
+
 Result<int> OpenInputFd(const std::string& path) {
   int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && LooksLikeUrlWithoutScheme(path)) {
+    return Status::Error(
+        "'" + path + "' is neither a file nor a URL: a URL needs its scheme (http://" + path + ")");
+  }
   if (fd < 0) return Status::FromErrno("cannot open '" + path + "'", errno);
   struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
