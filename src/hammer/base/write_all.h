@@ -1,9 +1,9 @@
 // WriteAll: the whole of a buffer to a file descriptor, as the line-oriented outputs (records,
 // reducer lines, route lines) need it: short writes are continued and EINTR is retried.
 //
-// Errors: the first failed write(2) ends it, as "write output: <strerror>". A closed pipe
-// raises SIGPIPE first unless the process ignores or blocks it. Threads: reentrant; concurrent
-// callers on one descriptor must serialise themselves.
+// Errors: the first failed write(2) ends it, as "<what>: <strerror>" (EPIPE for a closed pipe:
+// hammer ignores SIGPIPE, cli/main.cc). Threads: reentrant; concurrent callers on one
+// descriptor must serialise themselves.
 #pragma once
 
 #include <string_view>
@@ -12,6 +12,6 @@
 
 namespace hammer {
 
-Status WriteAll(int fd, std::string_view bytes);
+Status WriteAll(int fd, std::string_view bytes, std::string_view what = "write output");
 
 }  // namespace hammer

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "hammer/base/duration.h"
+#include "hammer/base/output_file.h"
 #include "hammer/base/signals.h"
 #include "hammer/dark/canary_verdict.h"
 #include "hammer/dark/eligibility.h"
@@ -244,21 +245,6 @@ void WarnUnknownDarkHttp2(const std::vector<std::string>& names,
   }
 }
 
-// --verdict-json: FILE, or "-" for stdout (after the address lines).
-Status WriteVerdict(const CanaryVerdict& verdict, const std::string& path) {
-  std::string json = verdict.ToJson();
-  if (path == "-") {
-    std::fwrite(json.data(), 1, json.size(), stdout);
-    std::fflush(stdout);
-    return Status::Ok();
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << json;
-  out.close();
-  if (!out) return Status::Error("--verdict-json: cannot write '" + path + "'");
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
@@ -423,6 +409,7 @@ Result<DarkOutcome> DarkCommand::Run() {
   MonoNanos started = MonoNow();
   int signal = WaitForShutdownSignal(run_for_, tls ? std::function<void()>(reload) : nullptr);
   DarkOutcome outcome = DarkOutcome::kStopped;
+  bool verdict_written = true;
   if (judging_) {
     // Judged before draining: the drain abandons the dark copies in flight.
     CanaryVerdict verdict = proxy->JudgeNow();
@@ -435,11 +422,13 @@ Result<DarkOutcome> DarkCommand::Run() {
                 verdict.Summary())
                    .c_str(),
                stderr);
+    // --verdict-json: FILE, or "-" for stdout (after the address lines). A sink that fails is
+    // said and ends in kVerdictNotWritten, after the drain: the users in flight are answered.
     if (!verdict_json_.empty()) {
-      if (Status written = WriteVerdict(verdict, verdict_json_); !written.ok()) {
-        proxy->Stop();
+      if (Status written = WriteOutputFile("--verdict-json", verdict_json_, verdict.ToJson());
+          !written.ok()) {
         std::fprintf(stderr, "hammer dark: %s\n", written.message().c_str());
-        return DarkOutcome::kVerdictNotWritten;
+        verdict_written = false;
       }
     }
     if (judge_after_ > 0) {
@@ -463,7 +452,7 @@ Result<DarkOutcome> DarkCommand::Run() {
                drained ? "stopped: every request in flight was answered"
                        : "stopped: requests still in flight were abandoned",
                proxy->Summary().c_str());
-  return outcome;
+  return verdict_written ? outcome : DarkOutcome::kVerdictNotWritten;
 }
 
 }  // namespace hammer::dark

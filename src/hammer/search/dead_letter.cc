@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 
 #include "hammer/search/json_text.h"
 
@@ -67,20 +68,22 @@ std::string ExpandDeadLetterPath(std::string_view path, long pid) {
 Result<std::unique_ptr<DeadLetterWriter>> DeadLetterWriter::Open(const std::string& path_pattern,
                                                                  std::string label) {
   const std::string path = ExpandDeadLetterPath(path_pattern, static_cast<long>(getpid()));
-  FILE* file = nullptr;
-  if (path == "-") {
-    file = stderr;
-  } else if (!path.empty()) {
-    file = std::fopen(path.c_str(), "w");
-    if (file == nullptr) return Status::FromErrno("open " + path, errno);
+  std::optional<OutputFile> file;
+  if (!path.empty() && path != "-") {
+    Result<OutputFile> opened = OutputFile::Open("--dead-letter", path);
+    if (!opened.ok()) return opened.status();
+    file.emplace(std::move(*opened));
   }
-  const bool owns = file != nullptr && file != stderr;
   return std::unique_ptr<DeadLetterWriter>(
-      new DeadLetterWriter(file, owns, path, std::move(label)));
+      new DeadLetterWriter(std::move(file), path == "-", path, std::move(label)));
 }
 
-DeadLetterWriter::DeadLetterWriter(FILE* file, bool owns, std::string path, std::string label)
-    : file_(file), owns_(owns), path_(std::move(path)), label_(std::move(label)) {}
+DeadLetterWriter::DeadLetterWriter(std::optional<OutputFile> file, bool to_stderr, std::string path,
+                                   std::string label)
+    : file_(std::move(file)),
+      to_stderr_(to_stderr),
+      path_(std::move(path)),
+      label_(std::move(label)) {}
 
 DeadLetterWriter::~DeadLetterWriter() {
   (void)Close();
@@ -101,13 +104,24 @@ void DeadLetterWriter::Write(const DeadLetter& letter) {
     }
     return;
   }
+  constexpr size_t kFlushBytes = 64 * 1024;
   const std::string line = FormatDeadLetter(letter);
   std::lock_guard<std::mutex> lock(mutex_);
   ++written_;
-  if (file_ == nullptr || !error_.ok()) return;
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size()) {
-    error_ = Status::FromErrno("write " + path_, errno);
+  if (!error_.ok() || (!file_ && !to_stderr_)) return;
+  buffer_ += line;
+  // Standard error is written line by line, as a log; a file in blocks.
+  if (to_stderr_ || buffer_.size() >= kFlushBytes) FlushLocked();
+}
+
+void DeadLetterWriter::FlushLocked() {
+  if (buffer_.empty()) return;
+  if (file_) {
+    error_ = file_->Write(buffer_);
+  } else if (std::fwrite(buffer_.data(), 1, buffer_.size(), stderr) != buffer_.size()) {
+    error_ = Status::FromErrno("--dead-letter: cannot write to standard error", errno);
   }
+  buffer_.clear();
 }
 
 uint64_t DeadLetterWriter::written() const {
@@ -117,13 +131,13 @@ uint64_t DeadLetterWriter::written() const {
 
 Status DeadLetterWriter::Close() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (file_ != nullptr) {
-    if (std::fflush(file_) != 0 && error_.ok()) error_ = Status::FromErrno("write " + path_, errno);
-    if (owns_ && std::fclose(file_) != 0 && error_.ok()) {
-      error_ = Status::FromErrno("close " + path_, errno);
-    }
-    file_ = nullptr;
+  if (error_.ok()) FlushLocked();
+  if (file_) {
+    Status committed = file_->Commit();
+    if (error_.ok()) error_ = committed;
+    file_.reset();
   }
+  to_stderr_ = false;
   return error_;
 }
 

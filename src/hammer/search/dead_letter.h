@@ -16,18 +16,21 @@
 //    invalid line).
 //  * line: the input line number of the document's first line.
 //
-// Errors: Open() fails when the file cannot be created; Write() remembers the first write
-// error, which Close() returns. Threads: Write() may be called from any thread (a mutex; dead
-// letters are rare). FormatDeadLetter is reentrant.
+// The file is an OutputFile (hammer/base/output_file.h): it is written beside its path and
+// appears there when the writer is closed, so a run that was killed leaves no dead-letter file
+// that looks complete. Errors: Open() fails when the file cannot be created; Write() remembers
+// the first write error, which Close() returns (the path is then left as it was). Threads: Write()
+// may be called from any thread (a mutex; dead letters are rare). FormatDeadLetter is reentrant.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "hammer/base/output_file.h"
 #include "hammer/base/status.h"
 
 namespace hammer::search {
@@ -58,7 +61,7 @@ std::string ExpandDeadLetterPath(std::string_view path, long pid);
 class DeadLetterWriter {
  public:
   // "-" is standard error. "{pid}" in the path is this process's id (ExpandDeadLetterPath).
-  // The file is truncated. "" writes no file: the first few letters
+  // The file replaces any earlier one when closed. "" writes no file: the first few letters
   // are summarised on standard error as "<label>: dead letter (line N): <reason>", the rest
   // only counted.
   static Result<std::unique_ptr<DeadLetterWriter>> Open(const std::string& path,
@@ -69,17 +72,21 @@ class DeadLetterWriter {
 
   void Write(const DeadLetter& letter);
   uint64_t written() const;
-  // Flushes and closes; the first error seen, if any.
+  // Writes what is buffered and commits the file (also done by the destructor); the first error
+  // seen, if any. Later letters are only counted.
   Status Close();
 
  private:
-  DeadLetterWriter(FILE* file, bool owns, std::string path, std::string label);
+  DeadLetterWriter(std::optional<OutputFile> file, bool to_stderr, std::string path,
+                   std::string label);
+  void FlushLocked();
 
   mutable std::mutex mutex_;
-  FILE* file_;
-  bool owns_;
+  std::optional<OutputFile> file_;  // a path: written beside it until Close
+  bool to_stderr_;                  // "-"
   std::string path_;
   std::string label_;
+  std::string buffer_;  // lines not yet written to file_ or standard error
   uint64_t written_ = 0;
   Status error_;
 };

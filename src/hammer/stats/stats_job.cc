@@ -321,9 +321,6 @@ StatsJob::~StatsJob() {
   for (const Input& input : inputs_) {
     if (input.owned) close(input.fd);
   }
-  for (int fd : {html_fd_, hdr_log_fd_}) {
-    if (fd >= 0) close(fd);
-  }
 }
 
 Status StatsJob::Open(const std::vector<std::string>& inputs) {
@@ -337,17 +334,18 @@ Status StatsJob::Open(const std::vector<std::string>& inputs) {
     if (fd < 0) return Status::FromErrno("open " + path, errno);
     inputs_.push_back({path, fd, true});
   }
-  auto create = [](std::string_view flag, const std::optional<std::string>& path, int* fd) {
+  auto create = [](std::string_view flag, const std::optional<std::string>& path,
+                   std::optional<OutputFile>* file) {
     if (!path) return Status::Ok();
-    Result<int> opened = OpenOutputFile(flag, *path);  // "-": standard output
+    Result<OutputFile> opened = OutputFile::Open(flag, *path);  // "-": standard output
     if (!opened.ok()) return opened.status();
-    *fd = *opened;
+    file->emplace(std::move(*opened));
     return Status::Ok();
   };
-  if (Status status = create("--html", options_.html_path, &html_fd_); !status.ok()) {
+  if (Status status = create("--html", options_.html_path, &html_); !status.ok()) {
     return status;
   }
-  return create("--hdr-log", options_.hdr_log_path, &hdr_log_fd_);
+  return create("--hdr-log", options_.hdr_log_path, &hdr_log_);
 }
 
 Result<StatsJobSummary> StatsJob::Run(int out_fd) {
@@ -432,13 +430,13 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
 
 Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
                             const Timeline& timeline) {
-  if (hdr_log_fd_ >= 0) {
-    FdWriter log(hdr_log_fd_);
-    log.buffer() = FormatHdrIntervalLog(timeline);
-    log.Flush();
-    if (!log.status().ok()) return log.status();
+  if (hdr_log_) {
+    if (Status written = hdr_log_->Write(FormatHdrIntervalLog(timeline)); !written.ok()) {
+      return written;
+    }
+    if (Status committed = hdr_log_->Commit(); !committed.ok()) return committed;
   }
-  if (html_fd_ < 0) return Status::Ok();
+  if (!html_) return Status::Ok();
   HtmlReportInput input;
   input.title = options_.html_title;
   std::string names;
@@ -474,10 +472,8 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
   input.unlisted_keys = keys.dropped();
   input.keys = keys.TakeSorted();
   input.timeline = &timeline;
-  FdWriter html(html_fd_);
-  html.buffer() = RenderHtmlReport(input);
-  html.Flush();
-  return html.status();
+  if (Status written = html_->Write(RenderHtmlReport(input)); !written.ok()) return written;
+  return html_->Commit();
 }
 
 }  // namespace hammer::stats

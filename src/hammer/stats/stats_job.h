@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/output_file.h"
 #include "hammer/base/status.h"
 #include "hammer/stats/key_patterns.h"
 #include "hammer/stats/reducer.h"
@@ -83,9 +84,9 @@ class StatsJob {
   StatsJob(const StatsJob&) = delete;
   StatsJob& operator=(const StatsJob&) = delete;
 
-  // Opens every input, and creates the html/hdr-log files, now, so that a wrong path is reported
-  // before any output is written. "-" (or no input at all) is stdin. Errors:
-  // "open <path>: <strerror>".
+  // Opens every input, and creates the html/hdr-log files (OutputFile: they appear at their path
+  // only once Run has written them whole), now, so that a wrong path is reported before any
+  // output is written. "-" (or no input at all) is stdin. Errors: "open <path>: <strerror>".
   Status Open(const std::vector<std::string>& inputs);
 
   // Reads the inputs in order and writes the output to `out_fd`. Errors: a failed read or write.
@@ -101,8 +102,8 @@ class StatsJob {
 
   StatsJobOptions options_;
   std::vector<Input> inputs_;
-  int html_fd_ = -1;
-  int hdr_log_fd_ = -1;
+  std::optional<OutputFile> html_;     // --html: committed once written whole
+  std::optional<OutputFile> hdr_log_;  // --hdr-log: likewise
 };
 
 }  // namespace hammer::stats
