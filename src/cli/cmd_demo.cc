@@ -103,6 +103,9 @@ int DemoMain(int argc, char** argv) {
     std::fprintf(stderr, "hammer demo: %s\n", summary.status().message().c_str());
     return kExitUsage;
   }
+  if (!summary->records_error.ok()) {
+    return Complain("demo", "--records: " + summary->records_error.message(), kExitFailure);
+  }
   std::fputs(load::FormatLoadSummary(*summary, /*with_table=*/true, 50).c_str(), stdout);
   std::printf("\nthe server counted %llu requests received\n",
               static_cast<unsigned long long>((*server)->counts().requests()));

@@ -20,7 +20,9 @@ constexpr const char* kDescription =
     "request, 'URL<TAB>SECONDS' on success and 'URL<TAB>' on failure (the Hadoop Streaming\n"
     "mapper format). Summary and progress go to stderr. A run stopped by Ctrl-C (SIGINT) or\n"
     "SIGTERM prints its summary and exits 130 or 143; a second signal abandons the requests\n"
-    "in flight. Exit 2: usage error, 3: a --threshold failed.\n\n"
+    "in flight. Records that cannot be written (a closed pipe: '| head', a full disk) stop the\n"
+    "run the same way; it exits 1 once the summary is printed. Exit 2: usage error, 3: a\n"
+    "--threshold failed.\n\n"
     "Examples:\n"
     "  hammer load http://127.0.0.1:8080/ -d 10s         one URL for 10 seconds\n"
     "  hammer load urls.txt -c 100                      closed loop, 100 in flight\n"
@@ -197,6 +199,8 @@ int LoadMain(int argc, char** argv) {
       return kExitThreshold;
     case load::LoadVerdict::kInterrupted:
       return kExitSignalBase + command->signal();  // 130 for SIGINT, 143 for SIGTERM
+    case load::LoadVerdict::kOutputFailed:
+      return kExitFailure;
     case load::LoadVerdict::kDone:
       break;
   }

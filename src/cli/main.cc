@@ -1,4 +1,6 @@
 // hammer: test production systems with real traffic at scale. Dispatches to one command.
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -49,9 +51,19 @@ int PrintCompletion(const char* shell_name) {
   return hammer::cli::kExitOk;
 }
 
-}  // namespace
+// What went to standard output through stdio (--help, addresses, the demo's report) is checked
+// once at the end, as coreutils' close_stdout does: output lost to a full disk (ENOSPC), a closed
+// pipe (EPIPE) or a device error (EIO) is said, and a command that had succeeded exits 1.
+int CheckStandardOutput(const char* command, int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && std::ferror(stdout) == 0) return status;
+  std::fprintf(stderr, "hammer%s%s: cannot write to standard output%s%s\n", command ? " " : "",
+               command ? command : "", flushed ? "" : ": ", flushed ? "" : std::strerror(errno));
+  return status == hammer::cli::kExitOk ? hammer::cli::kExitFailure : status;
+}
 
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     PrintUsage(argc < 2 ? stderr : stdout);
     return argc < 2 ? hammer::cli::kExitUsage : hammer::cli::kExitOk;
@@ -74,4 +86,17 @@ int main(int argc, char** argv) {
   if (const Command* c = hammer::cli::FindCommand(argv[1])) return c->run(argc - 1, argv + 1);
   std::fprintf(stderr, "hammer: unknown command '%s' (try 'hammer --help')\n", argv[1]);
   return hammer::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed pipe or socket is an error where it is written (EPIPE), never a signal that ends
+  // the process: `hammer load | head -1` stops its run and prints what it sent, `hammer dark`
+  // keeps serving when its stdout or stderr reader goes away, and a peer that resets a
+  // connection fails that connection only.
+  std::signal(SIGPIPE, SIG_IGN);
+  const int status = Dispatch(argc, argv);
+  return CheckStandardOutput(argc >= 2 && hammer::cli::FindCommand(argv[1]) ? argv[1] : nullptr,
+                             status);
 }

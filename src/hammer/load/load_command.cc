@@ -348,7 +348,18 @@ Result<LoadVerdict> LoadCommand::Run() {
   if (!thresholds_.empty()) {
     results = stats::EvaluateThresholds(thresholds_, summary.threshold_inputs());
   }
-  if (Status ok = WriteReports(summary, results); !ok.ok()) return ok;
+  if (!summary.records_error.ok()) {
+    std::fprintf(stderr,
+                 "hammer load: standard output: %s (after %llu records); the run stopped, and "
+                 "the summary counts every request sent\n",
+                 summary.records_error.message().c_str(),
+                 static_cast<unsigned long long>(summary.records_written));
+  }
+  if (Status ok = WriteReports(summary, results); !ok.ok()) {
+    std::fprintf(stderr, "hammer load: %s\n", ok.message().c_str());
+    return LoadVerdict::kOutputFailed;
+  }
+  if (!summary.records_error.ok()) return LoadVerdict::kOutputFailed;
   LoadVerdict verdict = JudgeThresholds(results);
   if (metrics && metrics_linger_ > 0 && summary.signal == 0) {
     if (!flags_.quiet) {

@@ -79,6 +79,8 @@ enum class LoadVerdict : uint8_t {
   kDone,              // the run ended (its failed requests are in the records and summary)
   kThresholdsFailed,  // a --threshold did not pass (never in Hadoop mode: there it is a counter)
   kInterrupted,       // SIGINT or SIGTERM ended the run early (never in Hadoop mode); signal()
+  kOutputFailed,      // records, --summary-json or --html could not be written (said on stderr;
+                      // in Hadoop mode too: the task's output is lost, it must be retried)
 };
 
 // --rate-total: sets options->rate and options->schedule_offset for this worker. The count is

@@ -35,12 +35,23 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 }
 
 // Run control, on the calling thread: reports progress until every loop has stopped. The first
-// signal asks the workers to finish what is in flight and ends the input (a worker blocked on an
-// idle pipe or an endless line returns); a second one abandons the requests in flight. Returns
-// the first signal, 0 when none came.
+// signal, or records that can no longer be written (a closed pipe, a full disk), asks the
+// workers to finish what is in flight and ends the input (a worker blocked on an idle pipe or
+// an endless line returns); a second signal abandons the requests in flight. Returns the first
+// signal, 0 when none came.
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
-                 ProgressReporter& progress, RunMonitor& monitor, LoadMetrics* metrics) {
+                 const RecordSink& sink, ProgressReporter& progress, RunMonitor& monitor,
+                 LoadMetrics* metrics) {
   int first_signal = 0;
+  bool stopping = false;
+  auto stop = [&](const std::string& why) {
+    stopping = true;
+    if (input.lines) input.lines->Interrupt();
+    if (input.specs) input.specs->Interrupt();
+    for (auto& worker : workers)
+      worker->RequestStop();
+    progress.Say("hammer load: " + why);
+  };
   // Waiting on the loops, not on signals: the run's end is seen the moment the last loop stops
   // (the summary's seconds end there), while a signal waits at most a tick to be taken.
   while (!loops.WaitUntilStopped(kTick)) {
@@ -52,13 +63,13 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
         progress.Say("hammer load: second signal, abandoning the requests in flight");
       } else {
         first_signal = signal;
-        if (input.lines) input.lines->Interrupt();
-        if (input.specs) input.specs->Interrupt();
-        for (auto& worker : workers)
-          worker->RequestStop();
-        progress.Say(
-            "hammer load: stopping, waiting for requests in flight (signal again to abandon them)");
+        if (!stopping) {
+          stop("stopping, waiting for requests in flight (signal again to abandon them)");
+        }
       }
+    }
+    if (!stopping && sink.failed()) {
+      stop(sink.status().message() + "; stopping, waiting for requests in flight");
     }
     progress.Poll(MonoNow());
     if (metrics != nullptr) metrics->Update(MonoNow(), monitor);
@@ -141,7 +152,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   progress.Begin(start);
   progress.Status("started");
   if (metrics != nullptr) metrics->BeginRun(start);
-  const int signal = DriveWorkers(loops, workers, shared, input, progress, monitor, metrics);
+  const int signal = DriveWorkers(loops, workers, shared, input, sink, progress, monitor, metrics);
   loops.Join();
   // The run ends at its last response (the last worker's end), not after the workers' own
   // ending work or the join: "seconds" and ended_at are the traffic's.
@@ -183,6 +194,8 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   Summarize(std::move(run), &summary);
   summary.timeline = monitor.TakeTimeline();
   if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
+  summary.records_error = sink.status();
+  summary.records_written = sink.records_written();
   progress.hadoop().FailureCounters(summary.total.failures.counts());
   progress.Status("done, " + std::to_string(summary.requests()) + " requests");
   return summary;

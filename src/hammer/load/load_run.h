@@ -43,7 +43,9 @@ struct LoadSummary {
   stats::KeyFolding key_folding;  // what --max-keys grouped (folded == false: nothing)
   std::vector<std::string> failure_examples[kFailureCount];
   std::string source_warning;
-  std::optional<Status> input_error;        // a malformed request file ended the run
+  std::optional<Status> input_error;  // a malformed request file ended the run
+  Status records_error;          // records could not be written (the run stopped then); OK if none
+  uint64_t records_written = 0;  // record or partial lines written whole
   std::map<std::string, uint64_t> skipped;  // request-file entries skipped, by reason
   stats::Histogram connect_time;            // TCP connects of new connections, µs
   stats::Histogram handshake_time;          // TLS handshakes, µs
@@ -66,6 +68,8 @@ struct LoadInput {
 
 // Runs to completion. Records go to `records_fd` (stdout). Fails on set-up errors and on a
 // malformed request file (the message names the file and line; what was sent is in summary).
+// Records that cannot be written stop the run as a signal does (what was sent is in the
+// summary, the error in records_error).
 // `metrics` (--metrics-listen; null: none, else options.live_key_metrics must be set) gets the
 // run's figures while it works and its final ones at the end; it keeps serving them after.
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,

@@ -1,13 +1,31 @@
 #include "hammer/load/record_sink.h"
 
+#include <algorithm>
+
 #include "hammer/base/write_all.h"
 
 namespace hammer::load {
 
 void RecordSink::Write(std::string_view bytes) {
+  if (bytes.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  // An error means stdout is gone (EPIPE with SIGPIPE ignored, or EBADF): nothing to do.
-  (void)WriteAll(fd_, bytes);
+  if (!status_.ok()) return;
+  status_ = WriteAll(fd_, bytes, "cannot write records");
+  if (!status_.ok()) {
+    failed_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  records_written_ += static_cast<uint64_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+}
+
+Status RecordSink::status() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return status_;
+}
+
+uint64_t RecordSink::records_written() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return records_written_;
 }
 
 }  // namespace hammer::load

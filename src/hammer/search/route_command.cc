@@ -117,8 +117,9 @@ Status RouteCommand::Run(int out_fd) {
     if (Status ok = Discover(); !ok.ok()) return ok;
   }
   if (describe_) {
-    return WriteAll(out_fd, DescribeRouting(*router_, options_.partitions_per_shard,
-                                            view_ ? &*view_ : nullptr));
+    return WriteAll(
+        out_fd, DescribeRouting(*router_, options_.partitions_per_shard, view_ ? &*view_ : nullptr),
+        "cannot write to standard output");
   }
   Result<RouteStats> stats = RunRoute(options_, *router_, out_fd);
   if (!stats.ok()) return stats.status();

@@ -51,7 +51,7 @@ class RouteWriter final : public BulkInputParser::Sink {
   }
 
   Status Flush() {
-    if (status_.ok()) status_ = WriteAll(fd_, buffer_);
+    if (status_.ok()) status_ = WriteAll(fd_, buffer_, "cannot write to standard output");
     buffer_.clear();
     return status_;
   }

@@ -46,7 +46,7 @@ class FdWriter {
     if (buffer_.size() >= kFlushBytes) Flush();
   }
   void Flush() {
-    if (status_.ok()) status_ = WriteAll(fd_, buffer_);
+    if (status_.ok()) status_ = WriteAll(fd_, buffer_, "cannot write to standard output");
     buffer_.clear();
   }
   const Status& status() const { return status_; }
