@@ -22,7 +22,11 @@ constexpr const char* kDescription =
     "since the Unix epoch; opt-in, because the seed's reducer reads a timestamped failure as a\n"
     "success lasting EPOCH_MS seconds), and `KEY<TAB>#hp1 ...` partials written by --combine,\n"
     "mixed and in any order, from FILEs or stdin. Malformed lines are counted, reported on stderr\n"
-    "(Hadoop counter stats/malformed) and otherwise ignored.";
+    "(Hadoop counter stats/malformed) and otherwise ignored. Partials that name their task and\n"
+    "attempt (`KEY<TAB>#ha1 ...`, from `load --emit partials` as a Hadoop task, a Kubernetes\n"
+    "Indexed Job pod, or with HAMMER_TASK/HAMMER_ATTEMPT) count one attempt of each task, the\n"
+    "last complete one: a retried task's requests are never merged twice (counter\n"
+    "stats/attempts_dropped).";
 
 constexpr const char* kFooter =
     "Modes (one; default --table on a terminal, --reducer otherwise; with --html or --hdr-log\n"

@@ -1,5 +1,6 @@
 #include "hammer/stats/partial.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "hammer/stats/record.h"
@@ -64,10 +65,17 @@ void AppendFailureCounts(std::string& out, const FailureCounts& failures) {
   if (!any) out.push_back('-');
 }
 
-void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats& stats) {
-  AppendSanitizedKey(out, key);
-  out.push_back('\t');
-  out.append(kPartialTag);
+namespace {
+
+// A #ha1 task or attempt name: at most kMaxOriginFieldBytes, spaces and line breaks as '_'.
+void AppendOriginName(std::string& out, std::string_view name) {
+  if (name.empty()) name = "-";
+  for (char c : name.substr(0, kMaxOriginFieldBytes))
+    out.push_back(c == ' ' || static_cast<unsigned char>(c) <= '\r' ? '_' : c);
+}
+
+// " <count> <errors> <sum> <min> <max> <failures> <histogram>\n": what follows either tag.
+void AppendPartialFields(std::string& out, const KeyStats& stats) {
   for (uint64_t n : {stats.count, stats.errors}) {
     out.push_back(' ');
     out.append(std::to_string(n));
@@ -87,6 +95,31 @@ void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats&
   out.push_back(' ');
   out.append(stats.histogram.EncodeBase64());
   out.push_back('\n');
+}
+
+}  // namespace
+
+void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats& stats) {
+  AppendSanitizedKey(out, key);
+  out.push_back('\t');
+  out.append(kPartialTag);
+  AppendPartialFields(out, stats);
+}
+
+void AppendPartialRecord(std::string& out, std::string_view key, const KeyStats& stats,
+                         const PartialOrigin& origin) {
+  AppendSanitizedKey(out, key);
+  out.push_back('\t');
+  out.append(kAttemptPartialTag);
+  out.push_back(' ');
+  AppendOriginName(out, origin.task);
+  out.push_back(' ');
+  AppendOriginName(out, origin.attempt);
+  out.push_back(' ');
+  out.append(std::to_string(std::clamp<int64_t>(origin.started_ms, 0, kMaxEpochMs)));
+  out.push_back(' ');
+  out.append(std::to_string(std::max<uint64_t>(origin.lines, 1)));
+  AppendPartialFields(out, stats);
 }
 
 Status ParsePartialFields(std::string_view fields, KeyStats* out) {

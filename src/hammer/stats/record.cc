@@ -49,6 +49,31 @@ bool ParseEpochMs(std::string_view text, int64_t* epoch_ms) {
   return true;
 }
 
+// "#ha1"'s origin: task, attempt, started_ms and lines, each followed by one space; the rest
+// are #hp1's fields. Returns an error, or "" once `origin` and `partial` are set.
+const char* ParseOrigin(std::string_view fields, PartialOrigin* origin, std::string_view* partial) {
+  std::string_view parts[4];
+  for (std::string_view& part : parts) {
+    const size_t space = fields.find(' ');
+    if (space == std::string_view::npos) return "#ha1: too few fields";
+    part = fields.substr(0, space);
+    fields.remove_prefix(space + 1);
+  }
+  for (std::string_view name : {parts[0], parts[1]}) {
+    if (name.empty() || name.size() > kMaxOriginFieldBytes || HasByteUpToCr(name)) {
+      return "#ha1: task and attempt must be 1-256 bytes without TAB, CR or LF";
+    }
+  }
+  int64_t lines = 0;
+  if (!ParseEpochMs(parts[2], &origin->started_ms)) return "#ha1: started_ms is not 1-15 digits";
+  if (!ParseEpochMs(parts[3], &lines) || lines == 0) return "#ha1: lines is not a count above 0";
+  origin->task = parts[0];
+  origin->attempt = parts[1];
+  origin->lines = static_cast<uint64_t>(lines);
+  *partial = fields;
+  return "";
+}
+
 void AppendEpochMs(std::string& out, std::optional<int64_t> epoch_ms) {
   if (!epoch_ms) return;
   out.push_back('\t');
@@ -187,8 +212,17 @@ ParsedRecord ParseRecordLine(std::string_view line) {
         value[kPartialTag.size()] == ' ') {
       record.kind = RecordKind::kPartial;
       record.partial = value.substr(kPartialTag.size() + 1);
+    } else if (value.size() > kAttemptPartialTag.size() && value.starts_with(kAttemptPartialTag) &&
+               value[kAttemptPartialTag.size()] == ' ') {
+      PartialOrigin origin;
+      record.error =
+          ParseOrigin(value.substr(kAttemptPartialTag.size() + 1), &origin, &record.partial);
+      if (*record.error == '\0') {
+        record.kind = RecordKind::kPartial;
+        record.origin = origin;
+      }
     } else {
-      record.error = "unknown partial format (expected #hp1)";
+      record.error = "unknown partial format (expected #hp1 or #ha1)";
     }
     return record;
   }

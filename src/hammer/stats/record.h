@@ -35,6 +35,17 @@
 //                       sum outside [count*min, count*max], typed failures > errors, min or max
 //                       outside the histogram's extreme buckets). "#hp1" is the format version:
 //                       a future layout gets a new tag; readers reject tags they do not know.
+//   KEY<TAB>#ha1 <task> <attempt> <started_ms> <lines> <count> <errors> ... <histogram>\n
+//                       the same partial from a worker that knows which task and which attempt
+//                       of it it is (`hammer load --emit partials` as a Hadoop task, a
+//                       Kubernetes Indexed Job pod, or with HAMMER_TASK; base/worker_identity.h),
+//                       so that a reader keeps one attempt of each task (attempt_selector.h):
+//                         task, attempt  1-256 bytes, no space, TAB, CR or LF (writers replace
+//                                        them with '_');
+//                         started_ms     when the attempt started, Unix ms (orders attempts);
+//                         lines          how many partial lines the attempt wrote in all (one
+//                                        per key), so a reader can tell it has all of them;
+//                       then the fields of #hp1 above, with the same rules.
 //
 // Keys are bytes up to the first TAB; writers replace TAB, CR and LF in keys with spaces. One
 // trailing CR on a line is ignored (Ruby's chomp). Every other line is malformed: no TAB, a key
@@ -83,6 +94,16 @@ void AppendSanitizedKey(std::string& out, std::string_view key);
 // Appends µs as seconds with exactly six decimals ("0.012345", "-1.500000").
 void AppendSeconds(std::string& out, int64_t micros);
 
+// Who wrote a #ha1 partial: views into the parsed line (or the writer's strings).
+struct PartialOrigin {
+  std::string_view task;
+  std::string_view attempt;
+  int64_t started_ms = 0;
+  uint64_t lines = 0;
+};
+inline constexpr std::string_view kAttemptPartialTag = "#ha1";
+inline constexpr size_t kMaxOriginFieldBytes = 256;
+
 enum class RecordKind : uint8_t { kSuccess, kFailure, kPartial, kMalformed };
 
 // One parsed line. Views point into the parsed line.
@@ -93,8 +114,9 @@ struct ParsedRecord {
   bool has_epoch_ms = false;       // kSuccess and kFailure: the record carried EPOCH_MS
   std::optional<Failure> failure;  // kFailure: the typed form's TYPE
   int64_t epoch_ms = 0;
-  std::string_view partial;  // kPartial: the fields after "#hp1 "
-  const char* error = "";    // kMalformed: why, for diagnostics
+  std::string_view partial;  // kPartial: the fields after "#hp1 " (or after #ha1's origin)
+  std::optional<PartialOrigin> origin;  // kPartial written as #ha1
+  const char* error = "";               // kMalformed: why, for diagnostics
 };
 
 // Parses one line (without its '\n'). Never fails: a bad line comes back as kMalformed.

@@ -184,6 +184,10 @@ void Reducer::SwitchToMap() {
   }
 }
 
+void Reducer::HoldEveryKey() {
+  if (!map_) SwitchToMap();
+}
+
 void Reducer::Finish() {
   if (map_) {
     key_folding_ = map_->Folding();

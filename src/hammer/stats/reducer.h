@@ -83,6 +83,11 @@ class Reducer : public LineHandler {
   void OnOverlongLine() override;
   // Emits every key not emitted yet. Call once, after the last line.
   void Finish();
+  // From now on aggregates every key until Finish, as for unsorted input, so that lines given
+  // after the input's own (the kept attempts of an AttemptSelector) still join their keys.
+  // Lossless while the detection window is open; after it, keys already emitted may be emitted
+  // again, and late_unsorted_line() says so.
+  void HoldEveryKey();
 
   uint64_t lines() const { return lines_; }
   uint64_t malformed() const { return malformed_; }

@@ -17,6 +17,7 @@
 #include "hammer/base/line_reader.h"
 #include "hammer/base/output_file.h"
 #include "hammer/base/write_all.h"
+#include "hammer/stats/attempt_selector.h"
 #include "hammer/stats/one_request_hint.h"
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
@@ -217,8 +218,9 @@ class OutputSink : public KeySink {
 // reducer; keeps the position of the first malformed line.
 class LineRouter : public LineHandler {
  public:
-  LineRouter(const StatsJobOptions& options, Reducer* reducer, FdWriter* writer)
-      : options_(options), reducer_(reducer), writer_(writer) {}
+  LineRouter(const StatsJobOptions& options, Reducer* reducer, AttemptSelector* attempts,
+             FdWriter* writer)
+      : options_(options), reducer_(reducer), attempts_(attempts), writer_(writer) {}
 
   void StartInput(const std::string& name) {
     input_ = &name;
@@ -234,6 +236,19 @@ class LineRouter : public LineHandler {
       }
       writer_->MaybeFlush();
       return;
+    }
+    if (HoldsOrigin(line)) {
+      ParsedRecord record = ParseRecordLine(line);
+      if (record.kind == RecordKind::kPartial && record.origin) {
+        if (Status held = attempts_->Add(line, record); !held.ok()) {
+          NoteMalformed(held.message());
+        } else if (options_.mode != StatsMode::kCombine && !holding_every_key_) {
+          // The kept attempts reach the reducer after the input: their keys must still be open.
+          reducer_->HoldEveryKey();
+          holding_every_key_ = true;
+        }
+        return;
+      }
     }
     uint64_t before = reducer_->malformed();
     reducer_->OnLine(line);
@@ -266,6 +281,13 @@ class LineRouter : public LineHandler {
  private:
   std::string Position() const { return *input_ + ":" + std::to_string(line_); }
 
+  // A partial with its origin (#ha1): it goes to the AttemptSelector, not to the reducer.
+  static bool HoldsOrigin(std::string_view line) {
+    const size_t tab = line.find('\t');
+    return tab != std::string_view::npos &&
+           line.substr(tab + 1).starts_with(std::string(kAttemptPartialTag) + " ");
+  }
+
   // Reducer reasons: only the first is kept, and it is the first of the whole input whenever
   // first_malformed_ is still empty here.
   void NoteMalformed(const std::string& reason) {
@@ -278,7 +300,9 @@ class LineRouter : public LineHandler {
 
   const StatsJobOptions& options_;
   Reducer* reducer_;
+  AttemptSelector* attempts_;
   FdWriter* writer_;
+  bool holding_every_key_ = false;
   const std::string* input_ = nullptr;
   uint64_t line_ = 0;
   uint64_t lines_ = 0;
@@ -298,6 +322,25 @@ std::string StatsJobSummary::StderrText() const {
               (malformed == 1 ? " malformed line" : " malformed lines") + " (first at " +
               first_malformed + ")\n";
     }
+  }
+  if (attempts.attempts_dropped > 0) {
+    text += HadoopReporter::CounterLine("stats", "attempts_dropped", attempts.attempts_dropped);
+    text += "hammer stats: kept one attempt of each of " + std::to_string(attempts.tasks) +
+            (attempts.tasks == 1 ? " task" : " tasks") + ", dropped " +
+            std::to_string(attempts.attempts_dropped) +
+            (attempts.attempts_dropped == 1 ? " attempt" : " attempts") + " (" +
+            std::to_string(attempts.lines_dropped) + " partial lines); " + attempts.first_drop +
+            "\n";
+  }
+  if (attempts.incomplete_kept > 0) {
+    text += "hammer stats: " + std::to_string(attempts.incomplete_kept) +
+            (attempts.incomplete_kept == 1 ? " task has" : " tasks have") +
+            " no attempt whose every partial line was read (an output cut short?): the last "
+            "attempt was kept\n";
+  }
+  if (attempts.duplicate_lines > 0) {
+    text += "hammer stats: " + std::to_string(attempts.duplicate_lines) +
+            " partial lines were read twice (the same output given twice?) and counted once\n";
   }
   if (key_folding.folded && mode != StatsMode::kTable) {  // the table says it itself
     text += "hammer stats: " + key_folding.Describe() + "\n";
@@ -369,7 +412,8 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
     reducer_options.max_key_bytes = options_.max_key_bytes;
   }
   Reducer reducer(reducer_options, &sink, files ? &timeline : nullptr);
-  LineRouter router(options_, &reducer, &writer);
+  AttemptSelector attempts;
+  LineRouter router(options_, &reducer, &attempts, &writer);
   LineReader::Options reader_options;
   reader_options.max_line_bytes = kMaxLineBytes;  // longer lines go to OnOverlongLine
   reader_options.block_bytes = kReadBlockBytes;
@@ -381,8 +425,19 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
     if (Status status = reader.ReadAll(router); !status.ok()) return status;
     if (sink.write_failed()) break;
   }
+  // One attempt of each task: --combine passes its lines on as they are (a later reader may
+  // meet other attempts of the same tasks), every other mode merges them.
+  std::string kept_lines;
+  attempts.Finish([&](std::string_view line) {
+    if (options_.mode == StatsMode::kCombine) {
+      kept_lines.append(line).push_back('\n');
+    } else {
+      reducer.OnLine(line);
+    }
+  });
   reducer.Finish();
   sink.Finish();
+  writer.buffer() += kept_lines;
   if (!writer.status().ok()) return writer.status();
 
   StatsJobSummary summary;
@@ -395,6 +450,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.timestamped = timeline.requests();
   summary.hdr_log_written = options_.hdr_log_path.has_value();
   summary.key_folding = reducer.key_folding();
+  summary.attempts = attempts.summary();
   // Exact lines (--reducer, --combine) are per key by contract: no --max-keys to suggest.
   if (!exact_lines && !summary.key_folding.folded) summary.one_request_hint = sink.OneRequestHint();
 

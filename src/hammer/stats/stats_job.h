@@ -26,6 +26,7 @@
 
 #include "hammer/base/output_file.h"
 #include "hammer/base/status.h"
+#include "hammer/stats/attempt_selector.h"
 #include "hammer/stats/key_patterns.h"
 #include "hammer/stats/reducer.h"
 
@@ -68,6 +69,7 @@ struct StatsJobSummary {
   uint64_t timestamped = 0;     // records with a timestamp (counted when a file output wants them)
   bool hdr_log_written = false;
   KeyFolding key_folding;  // what --max-keys or --max-key-memory folded (folded == false: nothing)
+  AttemptSelector::Summary attempts;  // partials of retried tasks (#ha1) left out
   // OneRequestRowsHint of the rows when nothing was folded (report modes and --html), else
   // empty: printed after the table (--table), else on stderr, and a note in the HTML report.
   std::string one_request_hint;

@@ -11,7 +11,7 @@ namespace hammer::stats {
 namespace {
 
 KeyStats Parse(std::string_view line, Status* status) {
-  ParsedRecord record = ParseRecordLine(line.substr(0, line.size() - 1));
+  ParsedRecord record = ParseRecordLine(std::string_view(line).substr(0, line.size() - 1));
   EXPECT_EQ(record.kind, RecordKind::kPartial) << line;
   KeyStats stats;
   *status = ParsePartialFields(record.partial, &stats);
@@ -121,6 +121,69 @@ TEST(PartialTest, SaturatedValuesStayConsistent) {
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(parsed, stats);
   EXPECT_EQ(parsed.max_micros, Histogram::kHighest * 2);
+}
+
+// #ha1: the same fields after the task, the attempt, when it started and how many lines it wrote.
+TEST(PartialTest, WithOriginFormatAndParseBack) {
+  PartialOrigin origin{.task = "task_1_0001_m_000000",
+                       .attempt = "attempt_1_0001_m_000000_1",
+                       .started_ms = 1765000000123,
+                       .lines = 2};
+  std::string line;
+  AppendPartialRecord(line, "http://a/x", Example(), origin);
+  std::string plain;
+  AppendPartialRecord(plain, "http://a/x", Example());
+  EXPECT_EQ(line,
+            "http://a/x\t#ha1 task_1_0001_m_000000 attempt_1_0001_m_000000_1 1765000000123 2" +
+                plain.substr(plain.find(' ')));
+
+  ParsedRecord record = ParseRecordLine(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_EQ(record.kind, RecordKind::kPartial) << record.error;
+  ASSERT_TRUE(record.origin.has_value());
+  EXPECT_EQ(record.origin->task, "task_1_0001_m_000000");
+  EXPECT_EQ(record.origin->attempt, "attempt_1_0001_m_000000_1");
+  EXPECT_EQ(record.origin->started_ms, 1765000000123);
+  EXPECT_EQ(record.origin->lines, 2u);
+  KeyStats stats;
+  ASSERT_TRUE(ParsePartialFields(record.partial, &stats).ok());
+  EXPECT_EQ(stats.count, 2u);
+  EXPECT_EQ(stats.errors, 4u);
+  EXPECT_FALSE(ParseRecordLine("k\t#hp1 0 1 0 - - - x").origin.has_value());
+}
+
+// Names are written so that they parse back: spaces and control bytes become '_', an empty
+// name "-", a long one is cut.
+TEST(PartialTest, OriginNamesAreMadeParseable) {
+  const std::string long_name = std::string(300, 'a') + " b";
+  PartialOrigin origin{.task = "", .attempt = long_name, .lines = 1};
+  std::string line;
+  AppendPartialRecord(line, "k", Example(), origin);
+  ParsedRecord record = ParseRecordLine(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_EQ(record.kind, RecordKind::kPartial) << record.error;
+  EXPECT_EQ(record.origin->task, "-");
+  EXPECT_EQ(record.origin->attempt, std::string(kMaxOriginFieldBytes, 'a'));
+  line.clear();
+  origin = {.task = "pod 1\r", .attempt = "x", .lines = 1};
+  AppendPartialRecord(line, "k", Example(), origin);
+  EXPECT_EQ(ParseRecordLine(std::string_view(line).substr(0, line.size() - 1)).origin->task,
+            "pod_1_");
+}
+
+TEST(PartialTest, MalformedOrigins) {
+  const std::string fields = " 0 1 0 - - - " + Histogram().EncodeBase64();
+  const std::pair<std::string, std::string> cases[] = {
+      {"k\t#ha1 t a 1", "#ha1: too few fields"},
+      {"k\t#ha1 t a x 1" + fields, "#ha1: started_ms is not 1-15 digits"},
+      {"k\t#ha1 t a 1 0" + fields, "#ha1: lines is not a count above 0"},
+      {"k\t#ha1 " + std::string(257, 't') + " a 1 1" + fields,
+       "#ha1: task and attempt must be 1-256 bytes without TAB, CR or LF"},
+      {"k\t#hx1 t a 1 1" + fields, "unknown partial format (expected #hp1 or #ha1)"},
+  };
+  for (const auto& [line, error] : cases) {
+    ParsedRecord record = ParseRecordLine(line);
+    EXPECT_EQ(record.kind, RecordKind::kMalformed) << line;
+    EXPECT_EQ(std::string(record.error), error) << line;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
 
 namespace hammer::stats {
@@ -212,6 +213,48 @@ TEST_F(StatsJobTest, UnwritableHtmlPathFailsAtOpen) {
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("--html: cannot write '" + dir_ + "/no/such/dir/report.html'"),
             std::string::npos);
+}
+
+// Partials of two attempts of one task (Hadoop's _0 and its retry _1, 50 requests each) reduce
+// to one attempt's figures, in every mode; --combine passes the kept attempt's lines on as they
+// are, so that a later stage still meets only one attempt.
+TEST_F(StatsJobTest, TwoAttemptsOfATaskCountOnce) {
+  auto attempt = [](std::string_view name, int64_t started_ms, int64_t micros) {
+    std::string lines;
+    for (std::string_view key : {"/a", "/b"}) {
+      KeyStats stats;
+      for (int i = 0; i < 50; ++i)
+        stats.RecordSuccess(micros);
+      AppendPartialRecord(
+          lines, key, stats,
+          {.task = "task_1_0001_m_000000", .attempt = name, .started_ms = started_ms, .lines = 2});
+    }
+    return lines;
+  };
+  const std::string first = attempt("attempt_1_0001_m_000000_0", 1000, 1000);
+  const std::string second = attempt("attempt_1_0001_m_000000_1", 2000, 3000);
+  const std::string both = Write("both", first + second);
+  const std::string kept = Write("kept", second);
+
+  StatsJobOptions reducer;
+  StatsJobSummary summary;
+  const std::string reduced = Run(reducer, {both}, &summary);
+  EXPECT_EQ(reduced, Run(reducer, {kept}));
+  EXPECT_NE(reduced.find("/a\t0.150000\t0.003000\t"), std::string::npos) << reduced;
+  EXPECT_EQ(summary.attempts.tasks, 1u);
+  EXPECT_EQ(summary.attempts.attempts_dropped, 1u);
+  EXPECT_EQ(summary.attempts.lines_dropped, 2u);
+  EXPECT_NE(summary.StderrText().find("dropped 1 attempt (2 partial lines)"), std::string::npos)
+      << summary.StderrText();
+
+  StatsJobOptions combine;
+  combine.mode = StatsMode::kCombine;
+  EXPECT_EQ(Run(combine, {both}), second);
+
+  StatsJobOptions table;
+  table.mode = StatsMode::kTable;
+  const std::string table_out = Run(table, {both, kept});
+  EXPECT_NE(table_out.find("TOTAL    100       0   3.000"), std::string::npos) << table_out;
 }
 
 }  // namespace
