@@ -39,7 +39,15 @@ WorkerIdentity DetectWorkerIdentity(const std::function<const char*(const char*)
     id.source = "kubernetes";
     id.index = *index;
     id.label = "pod " + std::to_string(*index);
+    id.task = std::to_string(*index);
+    if (const char* pod = env("HOSTNAME")) id.attempt = pod;
   }
+  if (id.in_hadoop()) {
+    if (const char* task = env("mapreduce_task_id")) id.task = task;
+    if (const char* attempt = env("mapreduce_task_attempt_id")) id.attempt = attempt;
+  }
+  if (const char* task = env("HAMMER_TASK")) id.task = task;
+  if (const char* attempt = env("HAMMER_ATTEMPT")) id.attempt = attempt;
   if (auto index = IntFrom(env("HAMMER_WORKER_INDEX"))) {
     if (id.source == "none") id.source = "env";
     id.index = *index;

@@ -9,6 +9,12 @@
 //   Spark pipe()       nothing is set by Spark: pass HAMMER_WORKER_INDEX / HAMMER_WORKERS in the
 //                      pipe's env (see integrations/spark)
 //   any                HAMMER_WORKER_INDEX, HAMMER_WORKERS override the above
+//
+// Which task this is and which attempt of it, so that a reader of partials keeps one attempt
+// of a task that was retried (stats/attempt_selector.h):
+//   Hadoop Streaming   mapreduce_task_id (task), mapreduce_task_attempt_id (attempt)
+//   Kubernetes         JOB_COMPLETION_INDEX (task), HOSTNAME, which is the pod's name (attempt)
+//   any                HAMMER_TASK, HAMMER_ATTEMPT override the above
 #pragma once
 
 #include <functional>
@@ -22,6 +28,8 @@ struct WorkerIdentity {
   int index = -1;               // 0-based; -1 when unknown
   int count = 0;                // 0 when unknown
   std::string label;            // e.g. the Hadoop attempt id
+  std::string task;             // "": not one of several tasks
+  std::string attempt;          // "": unknown (attempts then differ by their start time only)
 
   bool in_hadoop() const { return source == "hadoop"; }
 };

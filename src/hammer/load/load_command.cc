@@ -233,6 +233,8 @@ Status LoadCommand::CheckWorkerFlags() {
     if (!ok.ok()) return ok;
   }
   progress_.label = identity_.label;
+  options_.partial_task = identity_.task;
+  options_.partial_attempt = identity_.attempt;
   progress_.live_line = stderr_is_terminal_ && !flags_.quiet;
   // reporter: lines only where Hadoop reads them: CI logs and `2>file` stay clean.
   progress_.hadoop_reporter = flags_.hadoop || flags_.hadoop_counters || identity_.in_hadoop();

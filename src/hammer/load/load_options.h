@@ -38,6 +38,11 @@ struct LoadOptions {
   std::shared_ptr<const re2::RE2> error_pattern;  // null: no body check
   bool empty_body_is_error = false;               // the seed treated an empty body as an error
   EmitMode emit = EmitMode::kRecords;
+  // kPartials: the task and the attempt of it this run is (WorkerIdentity), written with each
+  // partial (#ha1, stats/record.h) so that a reader keeps one attempt of a retried task. An
+  // empty task: plain #hp1 partials.
+  std::string partial_task;
+  std::string partial_attempt;
   int max_redirects = 10;  // 0: do not follow redirects
   bool cookies = false;    // a cookie jar per in-flight slot (simulated user)
   SourceOptions source;

@@ -99,11 +99,21 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
 }
 
 // --emit partials: one mergeable partial per key, a Hadoop shuffle of O(keys) lines instead of
-// O(requests).
-void WritePartials(const LoadSummary& summary, RecordSink& sink) {
+// O(requests). With a task, each carries its origin: a reader then keeps one attempt of it.
+void WritePartials(const LoadOptions& options, const LoadSummary& summary, int64_t wall_start_us,
+                   RecordSink& sink) {
+  stats::PartialOrigin origin;
+  origin.task = options.partial_task;
+  origin.attempt = options.partial_attempt;
+  origin.started_ms = wall_start_us / 1000;
+  origin.lines = summary.keys.size();
   std::string partials;
   for (const auto& [key, stats] : summary.keys) {
-    stats::AppendPartialRecord(partials, key, stats);
+    if (origin.task.empty()) {
+      stats::AppendPartialRecord(partials, key, stats);
+    } else {
+      stats::AppendPartialRecord(partials, key, stats, origin);
+    }
     if (partials.size() > kPartialsFlushBytes) {
       sink.Write(partials);
       partials.clear();
@@ -193,7 +203,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     run.Merge(std::move(worker->result()));
   Summarize(std::move(run), &summary);
   summary.timeline = monitor.TakeTimeline();
-  if (options.emit == EmitMode::kPartials) WritePartials(summary, sink);
+  if (options.emit == EmitMode::kPartials) WritePartials(options, summary, wall_start_us, sink);
   summary.records_error = sink.status();
   summary.records_written = sink.records_written();
   progress.hadoop().FailureCounters(summary.total.failures.counts());

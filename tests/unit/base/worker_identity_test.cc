@@ -59,5 +59,32 @@ TEST(WorkerIdentityTest, GarbageValuesAreIgnored) {
   EXPECT_EQ(id.count, 0);
 }
 
+// Partials name the task and the attempt, so that a reader keeps one attempt of a retried task.
+TEST(WorkerIdentityTest, HadoopNamesTheTaskAndTheAttempt) {
+  WorkerIdentity id = Detect({{"mapreduce_task_partition", "0"},
+                              {"mapreduce_task_id", "task_1_0001_m_000000"},
+                              {"mapreduce_task_attempt_id", "attempt_1_0001_m_000000_1"}});
+  EXPECT_EQ(id.task, "task_1_0001_m_000000");
+  EXPECT_EQ(id.attempt, "attempt_1_0001_m_000000_1");
+}
+
+// A Kubernetes Indexed Job: the completion index is the task, the pod's name (HOSTNAME) the
+// attempt; a pod retried under backoffLimit keeps the index and gets a new name.
+TEST(WorkerIdentityTest, KubernetesTaskIsTheIndexAndTheAttemptThePod) {
+  WorkerIdentity id = Detect({{"JOB_COMPLETION_INDEX", "4"}, {"HOSTNAME", "load-4-x7k2p"}});
+  EXPECT_EQ(id.task, "4");
+  EXPECT_EQ(id.attempt, "load-4-x7k2p");
+}
+
+TEST(WorkerIdentityTest, ExplicitTaskAndAttemptOverride) {
+  WorkerIdentity id = Detect({{"JOB_COMPLETION_INDEX", "4"},
+                              {"HOSTNAME", "load-4-x7k2p"},
+                              {"HAMMER_TASK", "shard-a"},
+                              {"HAMMER_ATTEMPT", "rerun-2"}});
+  EXPECT_EQ(id.task, "shard-a");
+  EXPECT_EQ(id.attempt, "rerun-2");
+  EXPECT_EQ(Detect({}).task, "");
+}
+
 }  // namespace
 }  // namespace hammer
