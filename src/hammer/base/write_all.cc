@@ -6,16 +6,20 @@
 
 namespace hammer {
 
-Status WriteAll(int fd, std::string_view bytes, std::string_view what) {
+Status WriteAll(int fd, std::string_view bytes, std::string_view what, size_t* written) {
+  const size_t size = bytes.size();
+  Status status;
   while (!bytes.empty()) {
     const ssize_t n = write(fd, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno(what, errno);
+      status = Status::FromErrno(what, errno);
+      break;
     }
     bytes.remove_prefix(static_cast<size_t>(n));
   }
-  return Status::Ok();
+  if (written != nullptr) *written = size - bytes.size();
+  return status;
 }
 
 }  // namespace hammer

@@ -10,12 +10,12 @@ void RecordSink::Write(std::string_view bytes) {
   if (bytes.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!status_.ok()) return;
-  status_ = WriteAll(fd_, bytes, "cannot write records");
-  if (!status_.ok()) {
-    failed_.store(true, std::memory_order_relaxed);
-    return;
-  }
-  records_written_ += static_cast<uint64_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+  size_t written = 0;
+  status_ = WriteAll(fd_, bytes, "cannot write records", &written);
+  // The lines whose end went out: a reader has them whole even when the write failed after.
+  records_written_ +=
+      static_cast<uint64_t>(std::count(bytes.begin(), bytes.begin() + written, '\n'));
+  if (!status_.ok()) failed_.store(true, std::memory_order_relaxed);
 }
 
 Status RecordSink::status() const {

@@ -4,8 +4,8 @@
 //
 // Errors: the first failed write (EPIPE for `hammer load | head -1`: SIGPIPE is ignored; ENOSPC;
 // EIO) sticks; later buffers are dropped, and failed() tells the run to stop. records_written()
-// counts the lines of the buffers written whole before it. Threads: every method from any
-// thread.
+// counts the lines that went out whole, up to the failed write's last complete line. Threads:
+// every method from any thread.
 #pragma once
 
 #include <atomic>

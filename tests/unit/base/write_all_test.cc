@@ -36,6 +36,29 @@ TEST(WriteAllTest, AFailedWriteIsAnError) {
   EXPECT_TRUE(WriteAll(-1, "").ok());  // nothing to write: no call, no error
 }
 
+// A pipe whose reader is gone takes nothing: EPIPE (SIGPIPE ignored, as hammer does), named, with
+// the count of bytes that went out before it.
+TEST(WriteAllTest, AClosedPipeIsEpipeWithTheBytesWritten) {
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGPIPE, &ignore, &old), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  size_t written = 99;
+  Status status = WriteAll(fds[1], "abc", "cannot write records", &written);
+  EXPECT_EQ(status.message(), "cannot write records: Broken pipe");
+  EXPECT_EQ(written, 0u);
+  close(fds[1]);
+  sigaction(SIGPIPE, &old, nullptr);
+  ASSERT_EQ(pipe(fds), 0);
+  EXPECT_TRUE(WriteAll(fds[1], "abc", "x", &written).ok());
+  EXPECT_EQ(written, 3u);
+  close(fds[0]);
+  close(fds[1]);
+}
+
 // Reads `fd` to its end on a thread of its own (SIGALRM blocked there: the writer takes it).
 class PipeReader {
  public:
