@@ -84,14 +84,17 @@ Result<BulkVerdict> BulkCommand::Run() {
   if (!result.ok()) return result.status();
   const BulkStats& stats = result->stats;
   if (!quiet_) std::fputs(FormatBulkSummary(stats).c_str(), stderr);
+  Status summary_written;
   if (!summary_json_.empty()) {
-    Status written = WriteOutputFile("--summary-json", summary_json_, BulkSummaryJson(stats));
-    if (!written.ok()) return written;
+    summary_written = WriteOutputFile("--summary-json", summary_json_, BulkSummaryJson(stats));
   }
-  if (!result->input_error.ok()) return Status::Error("input: " + result->input_error.message());
+  // Both outputs fail together on a full disk: each is said, the dead letters' first.
   if (!result->dead_letter_error.ok()) {
-    return Status::Error("dead letters: " + result->dead_letter_error.message());
+    if (summary_written.ok()) return result->dead_letter_error;
+    std::fprintf(stderr, "hammer bulk: %s\n", result->dead_letter_error.message().c_str());
   }
+  if (!summary_written.ok()) return summary_written;
+  if (!result->input_error.ok()) return Status::Error("input: " + result->input_error.message());
   // After a signal, what was not written is dead-lettered: the run is complete but cut short.
   if (stats.stopped_by_signal || !stats.balanced()) return BulkVerdict::kIncomplete;
   return BulkVerdict::kComplete;

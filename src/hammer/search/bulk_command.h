@@ -4,9 +4,10 @@
 // Create() checks the flags (usage errors: one line naming the flag). Run() blocks the shutdown
 // signals (the first SIGINT/SIGTERM stops the run gracefully), runs (RunBulk), prints the summary
 // on stderr unless quiet and writes --summary-json ('-': stdout). Run's errors: the run could not
-// start (cluster unreachable, index not found, dead-letter file not writable), the summary file
-// could not be written, the input could not be read to its end ("input: ...") or the dead
-// letters not written ("dead letters: ..."). Threads: the caller's, plus RunBulk's.
+// start (cluster unreachable, index not found, dead-letter file not writable), the dead letters
+// or the summary file could not be written ("--dead-letter: cannot write 'PATH': ...", both
+// said when both failed), or the input could not be read to its end ("input: ..."). Threads:
+// the caller's, plus RunBulk's.
 #pragma once
 
 #include <cstddef>
