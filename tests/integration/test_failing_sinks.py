@@ -1,8 +1,8 @@
-"""Output sinks that fail: a disk that fills up (a real tmpfs of a few KiB, ENOSPC), /dev/full,
-and a pipe whose reader goes away (`| head -1`, EPIPE). Every command exits non-zero with a
-message naming what it could not write, never dies of SIGPIPE, leaves an output file either as
-it was or whole (no truncated file in place of the earlier one, no temporary file beside it),
-and accounts for every request it sent.
+"""Output sinks that fail under load, stats and bulk: a disk that fills up (a real tmpfs of a
+few KiB, ENOSPC), /dev/full, and a pipe whose reader goes away (`| head -1`, EPIPE). Every
+command exits non-zero with a message naming what it could not write, never dies of SIGPIPE,
+leaves an output file either as it was or whole (no truncated file in place of the earlier
+one, no temporary file beside it), and accounts for every request it sent.
 
 The tmpfs is mounted in a mount namespace of the test's own (`unshare --mount
 --map-root-user`, util-linux), so no root is needed where user namespaces are allowed; the
@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from harness import HAMMER, url_lines
+from opensearch import opensearch_cluster  # noqa: F401  (session fixture)
 
 # Runs inside the namespace: mounts the tmpfs, writes the earlier outputs, fills the rest of the
 # disk, runs the command there, then prints what the disk holds afterwards (but the filler).
@@ -197,3 +198,34 @@ def test_help_to_dev_full():
     assert proc.returncode == 1
     # stdio met the error while printing, before the check: it says what, not why.
     assert proc.stderr == "hammer load: cannot write to standard output\n", proc.stderr
+
+
+def test_bulk_files_on_a_full_disk_keep_the_earlier_files_whole(opensearch_cluster, tmp_path):
+    """The documents are indexed; the dead letters and the summary that cannot be written are
+    said, the run exits non-zero, and the earlier files stay whole."""
+    cluster = opensearch_cluster
+    cluster.request("DELETE", "/sinks")
+    status, body = cluster.request("PUT", "/sinks", {"settings": {"number_of_shards": 2,
+                                                                  "number_of_replicas": 0}})
+    assert status == 200, body
+    docs = tmp_path / "docs.jsonl"
+    # 1,000 documents, every tenth not JSON: 100 dead letters of ~100 bytes, more than 64 KiB.
+    docs.write_text("".join(("not json %d %s\n" % (i, "x" * 80)) if i % 10 == 0 else
+                            '{"id":"d%d","n":%d}\n' % (i, i) for i in range(1000)))
+    earlier_dead = '{"the earlier dead letters": "whole"}\n'
+    code, stderr, files = on_a_full_disk(
+        tmp_path, [HAMMER, "bulk", "--cluster", cluster.url(0), "--index", "sinks",
+                   "--id-field", "id", "--dead-letter", "dead.jsonl",
+                   "--summary-json", "summary.json", docs],
+        {"dead.jsonl": earlier_dead, "summary.json": EARLIER_SUMMARY})
+    assert code == 1, stderr
+    assert "hammer bulk: --dead-letter: cannot write 'dead.jsonl': No space left on device\n" \
+        in stderr, stderr
+    assert "hammer bulk: --summary-json: cannot write 'summary.json': No space left on device\n" \
+        in stderr, stderr
+    assert "1000 documents read = 900 indexed + 100 dead-lettered" in stderr, stderr
+    assert files == {"dead.jsonl": earlier_dead, "summary.json": EARLIER_SUMMARY}
+    cluster.request("POST", "/sinks/_refresh")
+    status, body = cluster.request("GET", "/sinks/_count")
+    assert body["count"] == 900, body
+    cluster.request("DELETE", "/sinks")
