@@ -23,6 +23,9 @@ Jobs per mode (the mini cluster is started once per mode):
   other in one pass.
 - partials: mapper `hammer load -c 10 --emit partials` (one partial per key and task), no
   combiner, reducer as above: counters and per-URL counts.
+- retried: the partials job with each map task's first attempt failing (exit 1) after it sent its
+  requests and wrote its partials: on YARN the second attempt's output alone is reduced, so the
+  counts are one attempt's while hammer serve received both; LocalJobRunner does not retry.
 - env: mapper /usr/bin/env, map-only, 2 tasks: the variables that identify a task.
 
 Needs java 17 and mvn (the harness is built by scripts/jvm-deps.sh on first use), and nginx.
@@ -152,6 +155,25 @@ def partials_job(hadoop, workload, hammer_bin):
     return check(hadoop.run("partials", [workload["path"]], args), hadoop)
 
 
+@pytest.fixture(scope="module")
+def retried_job(hadoop, workload, hammer_bin, servers, tmp_path_factory):
+    """The partials job with every map task's first attempt failing after it sent its requests
+    and wrote its partials (exit 1): Hadoop runs a second attempt and keeps its output only.
+    Returns (the job, the requests hammer serve received meanwhile)."""
+    mapper = tmp_path_factory.mktemp("retried-mapper") / "mapper.sh"
+    mapper.write_text(f'#!/bin/sh\n"{hammer_bin}" load -c 10 --emit partials || exit\n'
+                      'case "$mapreduce_task_attempt_id" in *_0) exit 1;; esac\n')
+    mapper.chmod(0o755)
+    serve = servers[0]
+    before = serve.stats()["requests"]
+    args = ["-D", "mapreduce.map.maxattempts=2", "-D", "mapreduce.reduce.maxattempts=1",
+            "-D", "mapreduce.map.speculative=false", "-D", "mapreduce.reduce.speculative=false",
+            "-D", "mapreduce.job.reduces=1", *nline(workload),
+            "-mapper", str(mapper), "-reducer", f"{hammer_bin} stats --reducer"]
+    job = hadoop.run("retried", [workload["path"]], args)
+    return job, serve.stats()["requests"] - before
+
+
 def reducer_rows(lines):
     rows = {}
     for line in lines:
@@ -227,6 +249,31 @@ def test_emit_partials_mapper(partials_job, workload):
     assert set(rows) == set(workload["plan"])
     for url, (n, kind) in workload["plan"].items():
         assert (int(rows[url][5]), int(rows[url][6])) == ((n, 0) if kind else (0, n)), rows[url]
+
+
+# --- map attempts that failed and were retried -------------------------------------------------
+
+def test_retried_map_attempts_count_once(hadoop, retried_job, workload, servers):
+    job, received = retried_job
+    if hadoop.mode == "local":
+        # LocalJobRunner runs each task once: a failed attempt fails the job, with no output.
+        assert job.rc != 0 and "_SUCCESS" not in job.files
+        assert "Job not successful" in hadoop.log_tail()
+        return
+    check(job, hadoop)
+    serve = servers[0]
+    # Both attempts of every task really sent their requests...
+    served = sum(n for url, (n, _) in workload["plan"].items() if url.startswith(serve.url("")))
+    assert received == 2 * served
+    # ...and the job's figures are one attempt's: per URL, and in the error counters.
+    rows = reducer_rows(job.part_lines())
+    for url, (n, kind) in workload["plan"].items():
+        assert (int(rows[url][5]), int(rows[url][6])) == ((n, 0) if kind else (0, n)), rows[url]
+    assert job.counter_group("error") == expected_errors(workload["plan"])
+    if job.counters.get("org.apache.hadoop.mapreduce.JobCounter"):  # YARN only
+        jc = job.counter_group("org.apache.hadoop.mapreduce.JobCounter")
+        assert jc["NUM_FAILED_MAPS"] == MAPS
+        assert jc["TOTAL_LAUNCHED_MAPS"] == 2 * MAPS
 
 
 # --- raw records of 4 map tasks ---------------------------------------------------------------
