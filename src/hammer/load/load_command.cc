@@ -352,8 +352,8 @@ Result<LoadVerdict> LoadCommand::Run() {
   }
   if (!summary.records_error.ok()) {
     std::fprintf(stderr,
-                 "hammer load: standard output: %s (after %llu records); the run stopped, and "
-                 "the summary counts every request sent\n",
+                 "hammer load: standard output: %s (after %llu records); the summary counts "
+                 "every request sent\n",
                  summary.records_error.message().c_str(),
                  static_cast<unsigned long long>(summary.records_written));
   }
