@@ -10,6 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/base/byte_size.h"
+#include "hammer/base/worker_identity.h"
 #include "hammer/stats/stats_job.h"
 
 namespace hammer::cli {
@@ -26,7 +27,8 @@ constexpr const char* kDescription =
     "attempt (`KEY<TAB>#ha1 ...`, from `load --emit partials` as a Hadoop task, a Kubernetes\n"
     "Indexed Job pod, or with HAMMER_TASK/HAMMER_ATTEMPT) count one attempt of each task, the\n"
     "last complete one: a retried task's requests are never merged twice (counter\n"
-    "stats/attempts_dropped).";
+    "stats/attempts_dropped). Inside a Hadoop task they are merged as they come: Hadoop's\n"
+    "shuffle carries one attempt of each map task.";
 
 constexpr const char* kFooter =
     "Modes (one; default --table on a terminal, --reducer otherwise; with --html or --hdr-log\n"
@@ -138,6 +140,7 @@ int StatsMain(int argc, char** argv) {
                  : isatty(STDOUT_FILENO) ? stats::StatsMode::kTable
                                          : stats::StatsMode::kReducer;
   options.order = unsorted ? stats::Reducer::Order::kUnsorted : stats::Reducer::Order::kDetect;
+  options.select_attempts = !DetectWorkerIdentity().in_hadoop();
   if (app.count("--key") > 0) options.only_key = only_key;
   options.table_rows = rows;
   options.max_keys = max_keys;

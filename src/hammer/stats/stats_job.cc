@@ -237,7 +237,7 @@ class LineRouter : public LineHandler {
       writer_->MaybeFlush();
       return;
     }
-    if (HoldsOrigin(line)) {
+    if (options_.select_attempts && HoldsOrigin(line)) {
       ParsedRecord record = ParseRecordLine(line);
       if (record.kind == RecordKind::kPartial && record.origin) {
         if (Status held = attempts_->Add(line, record); !held.ok()) {

@@ -57,6 +57,11 @@ struct StatsJobOptions {
   // --key-pattern: records' keys are renamed before they are grouped, as `hammer load
   // --key-pattern` would have named them (key_patterns.h); only_key names a renamed key.
   KeyPatterns key_patterns;
+  // Partials that name their task and attempt (#ha1) keep one attempt of each task
+  // (AttemptSelector; they are held until the input ends). False inside a Hadoop task, where
+  // the shuffle only ever carries the output of one attempt of each map task: they are then
+  // merged as they come, and a reducer streams as over #hp1 partials.
+  bool select_attempts = true;
 };
 
 struct StatsJobSummary {

@@ -253,6 +253,13 @@ TEST_F(StatsJobTest, TwoAttemptsOfATaskCountOnce) {
 
   StatsJobOptions table;
   table.mode = StatsMode::kTable;
+  // Inside a Hadoop task the shuffle carries one attempt: #ha1 lines are merged as they come.
+  StatsJobOptions in_hadoop;
+  in_hadoop.select_attempts = false;
+  const std::string streamed = Run(in_hadoop, {both}, &summary);
+  EXPECT_NE(streamed.find("/a\t0.200000\t0.002000\t"), std::string::npos) << streamed;
+  EXPECT_EQ(summary.attempts.tasks, 0u);
+
   const std::string table_out = Run(table, {both, kept});
   EXPECT_NE(table_out.find("TOTAL    100       0   3.000"), std::string::npos) << table_out;
 }
