@@ -43,7 +43,7 @@ installed by scripts/python-deps.sh); when python3 lacks them the script re-runs
 the interpreter scripts/python-env.sh names. Runtime at the defaults: about 3 minutes.
 
 Usage: bench/dark_protocols.py [--rounds 5] [--grpc-calls 4000] [--grpc-concurrency 16]
-         [--ws-connections 4] [--ws-messages 400] [--ws-size 65536] [--ttfb-requests 300]
+         [--ws-connections 4] [--ws-messages 800] [--ws-size 65536] [--ttfb-requests 300]
          [--drip-gap-ms 20] [--only grpc,ws,ttfb] [--no-pin]
 """
 # bench-timeout: 600
@@ -516,6 +516,8 @@ def pct(xs: list[float], q: float) -> float:
 def bench_ttfb(b: Bench, nginx: Nginx, files: Nginx, rounds: int) -> list[dict]:
     a = b.args
     drip = b.upstreams["drip_up"]
+    if b.near:  # the client is this process: on the first CPU, away from the proxies
+        os.sched_setaffinity(0, {int(b.near[-1])})
     files_addr = f"127.0.0.1:{files.port}"
     _, dark_files, _ = b.dark("--upstream", f"http://{files_addr}")
     _, dark_drip, _ = b.dark("--upstream", f"http://127.0.0.1:{drip}")
@@ -662,7 +664,7 @@ def main() -> int:
     ap.add_argument("--grpc-calls", type=int, default=4000, help="unary calls per run")
     ap.add_argument("--grpc-concurrency", type=int, default=16, help="calls in flight")
     ap.add_argument("--ws-connections", type=int, default=4)
-    ap.add_argument("--ws-messages", type=int, default=400, help="messages per connection")
+    ap.add_argument("--ws-messages", type=int, default=800, help="messages per connection")
     ap.add_argument("--ws-size", type=int, default=65536, help="bytes per message")
     ap.add_argument("--ttfb-requests", type=int, default=300, help="sequential GETs per run")
     ap.add_argument("--drip-gap-ms", type=float, default=20,
