@@ -134,16 +134,25 @@ def role_grpc_client(target: str, calls: int, concurrency: int, canary: str) -> 
     CANARY got during the run, once settled; -1 without one)."""
     import grpc
 
-    async def canary_count(ch) -> int:
-        return int(await ch.unary_unary(f"/{SERVICE}/Count")(b"", timeout=10))
+    async def canary_count() -> int:
+        """The canary's GetItem calls so far, on a channel of its own (tried three times)."""
+        for attempt in range(3):
+            try:
+                async with grpc.aio.insecure_channel(canary) as ch:
+                    return int(await ch.unary_unary(f"/{SERVICE}/Count")(b"", timeout=10))
+            except grpc.aio.AioRpcError:
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.2)
+        return -1
 
-    async def settled_count(ch, before: int) -> int:
+    async def settled_count(before: int) -> int:
         """The canary's count once it stopped moving (copies are sent after the answer)."""
-        last, stable_since = await canary_count(ch), time.monotonic()
+        last, stable_since = await canary_count(), time.monotonic()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-            now = await canary_count(ch)
+            now = await canary_count()
             if now != last:
                 last, stable_since = now, time.monotonic()
             elif now - before >= calls or time.monotonic() - stable_since > 1:
@@ -151,8 +160,7 @@ def role_grpc_client(target: str, calls: int, concurrency: int, canary: str) -> 
         return last
 
     async def main():
-        canary_ch = grpc.aio.insecure_channel(canary) if canary else None
-        before = await canary_count(canary_ch) if canary_ch else 0
+        before = await canary_count() if canary else 0
         ok = failed = issued = 0
         codes: dict[str, int] = {}
         async with grpc.aio.insecure_channel(target) as ch:
@@ -178,9 +186,8 @@ def role_grpc_client(target: str, calls: int, concurrency: int, canary: str) -> 
             await asyncio.gather(*(worker() for _ in range(concurrency)))
             seconds = time.monotonic() - t0
         seen = -1
-        if canary_ch:
-            seen = await settled_count(canary_ch, before) - before
-            await canary_ch.close()
+        if canary:
+            seen = await settled_count(before) - before
         print(json.dumps({"ok": ok, "failed": failed, "seconds": seconds, "codes": codes,
                           "canary": seen}), flush=True)
 
