@@ -11,6 +11,11 @@ namespace {
 
 // The largest chunk taken from a streamed body of unknown length at once.
 constexpr size_t kMaxChunk = 64 * 1024;
+// Reads of one event before the loop's other work gets a turn (deferred wake-ups, the other
+// connections): the rest is read from a later pass. A proxy then passes a fast upstream's long
+// answer on as it comes (its first bytes reach the client after about 64 KiB, not after the
+// whole answer), and one busy connection cannot hold the loop.
+constexpr int kReadsPerEvent = 4;
 
 }  // namespace
 
@@ -272,6 +277,10 @@ void ClientConnection::ResumeReading() {
   ArmTimer();
   // Input left in the socket raised no new edge: read it from a later iteration (never from
   // inside the caller, which may be this exchange's own handler).
+  ReadLater();
+}
+
+void ClientConnection::ReadLater() {
   std::weak_ptr<bool> alive = alive_;
   loop_->Defer([this, alive] {
     if (alive.expired() || state_ != State::kActive || reading_paused_) return;
@@ -280,7 +289,11 @@ void ClientConnection::ResumeReading() {
 }
 
 void ClientConnection::OnReadable(bool peer_closing) {
-  while (state_ == State::kActive && !reading_paused_) {
+  for (int reads = 0; state_ == State::kActive && !reading_paused_; ++reads) {
+    if (reads == kReadsPerEvent) {
+      ReadLater();  // the socket's edge is consumed: no event would bring the rest
+      return;
+    }
     if (read_end_ == read_buffer_.size()) {
       if (read_start_ > 0) {
         std::copy(read_buffer_.begin() + static_cast<std::ptrdiff_t>(read_start_),

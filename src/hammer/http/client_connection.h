@@ -76,6 +76,9 @@ class ClientConnection final : public net::IoHandler,
   bool StreamedBodyWritten() const;
   void Unbind();
   void OnReadable(bool peer_closing);
+  // Reads again from the loop's deferred work, as if the peer were closing (until the socket
+  // has nothing more): for input no new edge will announce.
+  void ReadLater();
   void OnTimer();
   void ArmTimer();
   void HandleEof();
