@@ -85,6 +85,12 @@ VECTORS = [
      b"\r\n5\r\nhello\r\n0\r\n\r\n", NORMALISE),
     ("Connection naming Content-Length", b"POST / HTTP/1.1\r\n" + H + b"Connection: "
      b"Content-Length\r\nContent-Length: 5\r\n\r\nhello", NORMALISE),
+    # h2c smuggling: an upstream that took the upgrade would then read HTTP/2 straight from the
+    # client, past the proxy. Forwarded as an ordinary request without the upgrade.
+    ("Upgrade h2c", b"GET / HTTP/1.1\r\n" + H + b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__"
+     b"\r\nConnection: Upgrade, HTTP2-Settings\r\n\r\n", NORMALISE),
+    ("Upgrade websocket, h2c", b"GET / HTTP/1.1\r\n" + H + b"Upgrade: websocket, h2c\r\n"
+     b"Connection: Upgrade\r\n\r\n", NORMALISE),
 ]
 
 NGINX_PROXY = """
@@ -163,6 +169,8 @@ def test_smuggling_corpus(chain):
                 ok = (forwarded.target.startswith(b"/") and
                       forwarded.values("host") == [hammer_recorder.address.encode()] and
                       forwarded.values("transfer-encoding") == [] and
+                      forwarded.values("upgrade") == [] and
+                      forwarded.values("http2-settings") == [] and
                       b"evil.example" not in h_data and b"smuggled" not in h_data)
         if not ok:
             failures.append(f"{name}: expected {expected}, hammer gave {h_status} / "

@@ -160,9 +160,13 @@ void Http1ServerCodec::OnBody(std::string_view data) {
   }
 }
 
+// An upgrade to h2c is never a tunnel: past the proxy the client would speak HTTP/2 straight to
+// the upstream, every later request out of the proxy's sight and rules ("h2c smuggling", as
+// Envoy refuses it). Such a request is an ordinary one, its Upgrade dropped as hop-by-hop.
 bool Http1ServerCodec::IsUpgrade(const RequestHead& head) const {
+  const std::optional<std::string_view> upgrade = FindHeader(head.headers, "Upgrade");
   return options_.upgrades && head.minor_version >= 1 && head.framing == BodyFraming::kNone &&
-         FindHeader(head.headers, "Upgrade") &&
+         upgrade && !ListHasToken(*upgrade, "h2c") &&
          ListHasToken(FindHeader(head.headers, "Connection").value_or(""), "upgrade");
 }
 

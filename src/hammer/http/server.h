@@ -189,7 +189,8 @@ struct ServerOptions {
   // The most bytes of a streamed request body held between the client and the handler
   // (HTTP/1.1; an HTTP/2 stream is held by its flow-control window, 256 KiB).
   size_t stream_window = kDefaultStreamWindow;
-  // Requests to switch protocols (WebSocket and others) go to the handler as tunnels
+  // Requests to switch protocols (WebSocket and others; never h2c, which would take the
+  // client's later requests past the handler) go to the handler as tunnels
   // (IncomingRequest::upgrade): HTTP/1.1 Upgrade, and on HTTP/2 the extended CONNECT of RFC
   // 8441 (announced with SETTINGS_ENABLE_CONNECT_PROTOCOL; given to the handler as its HTTP/1.1
   // twin, GET with Upgrade, and a 101 answer sent as 200). Off: they are ordinary requests (the
