@@ -222,7 +222,7 @@ class GrpcStreams:
     of `size` bytes as fast as the client takes them, keeping how many it produced and when
     the call was cancelled), Hang (unary: sleeps until cancelled, keeping when), Reset
     (server streaming: one message, then the call is aborted), Big (unary: echoes the
-    request), Small (unary: b"ok")."""
+    request), Small (unary: b"ok"), Count (client streaming: the bytes it received)."""
 
     def __init__(self):
         import grpc
@@ -266,7 +266,9 @@ class GrpcStreams:
             "Hang": grpc.unary_unary_rpc_method_handler(hang),
             "Reset": grpc.unary_stream_rpc_method_handler(reset),
             "Big": grpc.unary_unary_rpc_method_handler(lambda request, context: request),
-            "Small": grpc.unary_unary_rpc_method_handler(lambda request, context: b"ok")})
+            "Small": grpc.unary_unary_rpc_method_handler(lambda request, context: b"ok"),
+            "Count": grpc.stream_unary_rpc_method_handler(
+                lambda requests, context: b"%d" % sum(len(r) for r in requests))})
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=64), options=options)
         self.server.add_generic_rpc_handlers((handler,))
         self.port = self.server.add_insecure_port("127.0.0.1:0")
@@ -356,6 +358,14 @@ def test_large_messages_and_many_concurrent_calls_pass(grpc_streams):
     small = ch.unary_unary(f"/{SERVICE}/Small")
     calls = [small.future(b"", timeout=60) for _ in range(500)]
     assert [c.result() for c in calls] == [b"ok"] * 500
+
+
+def test_a_client_stream_longer_than_the_body_cap_passes(grpc_streams):
+    """A gRPC call's body is a stream of messages, not an upload: 24 MiB sent in 1 MiB messages
+    pass although --max-request-body-bytes is 16 MiB (memory is the stream's window)."""
+    upstream, proxy = grpc_streams
+    count = channel(proxy).stream_unary(f"/{SERVICE}/Count")
+    assert count(iter([b"m" * (1 << 20)] * 24), timeout=60) == b"%d" % (24 << 20)
 
 
 class EarlyHints:

@@ -462,6 +462,11 @@ void H2ServerSession::StreamBody(Stream* stream, std::optional<uint64_t> length)
   stream->dispatched = true;
   ++awaiting_;
   RequestHead head = stream->head.MakeRequestHead(0);
+  // A tunnel's bytes, and a gRPC call's messages, are a conversation rather than an upload:
+  // streamed, they cost the stream's window whatever their total, and a long-lived call must
+  // not be cut after max_body_bytes (Envoy bounds neither; message sizes are the upstream's
+  // business).
+  stream->uncapped = stream->tunnel || IsGrpc(head.headers);
   head.framing = length ? BodyFraming::kContentLength : BodyFraming::kChunked;
   head.content_length = length.value_or(0);
   stream->head_request = head.method == "HEAD";
@@ -470,7 +475,7 @@ void H2ServerSession::StreamBody(Stream* stream, std::optional<uint64_t> length)
 
 void H2ServerSession::AppendStreamed(Stream* stream, std::string_view data) {
   H2RequestStream& request = *stream->streamed_request;
-  if (stream->tunnel || request.received() + data.size() <= settings_.max_body_bytes) {
+  if (stream->uncapped || request.received() + data.size() <= settings_.max_body_bytes) {
     request.Append(data);
     return;
   }

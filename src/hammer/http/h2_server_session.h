@@ -171,8 +171,9 @@ class H2ServerSession final : public H2Session {
     bool dispatched = false;  // handed to the visitor
     bool answered = false;
     bool head_request = false;
-    bool receiving = true;                              // counted in receiving_
-    bool tunnel = false;                                // an extended CONNECT
+    bool receiving = true;  // counted in receiving_
+    bool tunnel = false;    // an extended CONNECT
+    bool uncapped = false;  // a streamed body max_body_bytes does not bound (tunnel, gRPC)
     std::unique_ptr<StreamedAnswer> streamed;           // RespondStream's body, while it is sent
     std::unique_ptr<H2RequestStream> streamed_request;  // a body passed on as it arrives
   };
