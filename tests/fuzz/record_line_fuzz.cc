@@ -9,7 +9,9 @@
 //     longer than kMaxKeyBytes; a malformed line has no reason;
 //   - a success has a negative time or one at or above 1e12 s, or a timestamp outside
 //     [0, kMaxEpochMs];
-//   - a partial's fields are not the bytes after "#hp1 ";
+//   - a partial's fields are not the bytes after "#hp1 ", or, for "#ha1 ", its origin (task
+//     and attempt of 1-256 bytes without TAB, CR or LF; lines above 0) is not the fields
+//     after the tag, or its partial does not end where the line ends;
 //   - writing a parsed success or failure (typed or not) back (AppendSuccessRecord /
 //     AppendFailureRecord)
 //     and parsing that gives another kind, time or timestamp, or a key other than the
@@ -98,8 +100,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const std::string_view value = line.substr(record.key.size() + 1);
       std::string_view expected = value;
       if (expected.ends_with('\r')) expected.remove_suffix(1);
-      Require(expected.starts_with(stats::kPartialTag));
-      Require(record.partial == expected.substr(stats::kPartialTag.size() + 1));
+      if (!record.origin) {
+        Require(expected.starts_with(stats::kPartialTag));
+        Require(record.partial == expected.substr(stats::kPartialTag.size() + 1));
+        break;
+      }
+      const stats::PartialOrigin& origin = *record.origin;
+      Require(expected.starts_with(stats::kAttemptPartialTag));
+      for (std::string_view name : {origin.task, origin.attempt}) {
+        Require(!name.empty() && name.size() <= stats::kMaxOriginFieldBytes);
+        for (char c : name) Require(c != '\t' && c != '\r' && c != '\n');
+      }
+      Require(origin.started_ms >= 0 && origin.lines > 0);
+      // The origin's views are the line's own fields, in order, each followed by one space.
+      const char* tag_end = expected.data() + stats::kAttemptPartialTag.size();
+      Require(*tag_end == ' ' && origin.task.data() == tag_end + 1);
+      Require(origin.task.data()[origin.task.size()] == ' ');
+      Require(origin.attempt.data() == origin.task.data() + origin.task.size() + 1);
+      Require(origin.attempt.data()[origin.attempt.size()] == ' ');
+      Require(record.partial.data() + record.partial.size() == expected.data() + expected.size());
       break;
     }
     case stats::RecordKind::kMalformed:
