@@ -109,7 +109,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Require(expected.starts_with(stats::kAttemptPartialTag));
       for (std::string_view name : {origin.task, origin.attempt}) {
         Require(!name.empty() && name.size() <= stats::kMaxOriginFieldBytes);
-        for (char c : name) Require(c != '\t' && c != '\r' && c != '\n');
+        for (char c : name)
+          Require(c != '\t' && c != '\r' && c != '\n');
       }
       Require(origin.started_ms >= 0 && origin.lines > 0);
       // The origin's views are the line's own fields, in order, each followed by one space.
