@@ -73,6 +73,8 @@ ParseError BodyDecoder::Start(BodyFraming framing, uint64_t content_length) {
   remaining_ = 0;
   body_bytes_ = 0;
   line_scanned_ = 0;
+  trailer_bytes_ = 0;
+  trailers_ = 0;
   switch (framing) {
     case BodyFraming::kNone:
       phase_ = Phase::kDone;
@@ -139,6 +141,13 @@ BodyDecoder::Step BodyDecoder::Next(std::string_view input) {
         Step step{offset, {}, ParseError::kNone, {}};
         if (!ParseFieldLine(read.line, &step.trailer)) {
           return {offset - read.length, {}, ParseError::kBadHeader};
+        }
+        trailer_bytes_ += read.length;
+        if (trailer_bytes_ > max_trailer_bytes_) {
+          return {offset - read.length, {}, ParseError::kHeadTooLarge};
+        }
+        if (++trailers_ > max_trailers_) {
+          return {offset - read.length, {}, ParseError::kTooManyHeaders};
         }
         return step;
       }

@@ -7,7 +7,9 @@
 // (the caller keeps it and appends more input) and remembers how far it has searched for the
 // line end. Trailer fields go to the visitor's OnTrailer when it has one (views into the
 // input). Errors: kBadChunk, kChunkLineTooLong, kBadHeader (malformed trailer field),
-// kBodyTooLarge (more than Limits::max_body_bytes of body). Not thread-safe.
+// kHeadTooLarge and kTooManyHeaders (a trailer section over Limits::max_head_bytes or
+// max_headers: it is bounded like a head), kBodyTooLarge (more than Limits::max_body_bytes of
+// body). Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +23,10 @@ namespace hammer::http::internal {
 class BodyDecoder {
  public:
   explicit BodyDecoder(const Limits& limits)
-      : max_line_bytes_(limits.max_line_bytes), max_body_bytes_(limits.max_body_bytes) {}
+      : max_line_bytes_(limits.max_line_bytes),
+        max_trailer_bytes_(limits.max_head_bytes),
+        max_trailers_(limits.max_headers),
+        max_body_bytes_(limits.max_body_bytes) {}
 
   // Starts a new body. kNone, and kContentLength with length 0, are done at once. Returns
   // kBodyTooLarge if a Content-Length exceeds the body cap, else kNone.
@@ -69,12 +74,16 @@ class BodyDecoder {
   Step TakeData(std::string_view input, size_t offset);
 
   size_t max_line_bytes_;
+  size_t max_trailer_bytes_;  // the trailer section is bounded like a head
+  size_t max_trailers_;
   uint64_t max_body_bytes_;
   BodyFraming framing_ = BodyFraming::kNone;
   Phase phase_ = Phase::kDone;
-  uint64_t remaining_ = 0;   // bytes left in the Content-Length body or the current chunk
-  uint64_t body_bytes_ = 0;  // body bytes seen so far, for the body cap
-  size_t line_scanned_ = 0;  // bytes of a pending size/trailer line already searched for LF
+  uint64_t remaining_ = 0;    // bytes left in the Content-Length body or the current chunk
+  uint64_t body_bytes_ = 0;   // body bytes seen so far, for the body cap
+  size_t line_scanned_ = 0;   // bytes of a pending size/trailer line already searched for LF
+  size_t trailer_bytes_ = 0;  // of the trailer section's lines so far
+  size_t trailers_ = 0;
 };
 
 }  // namespace hammer::http::internal

@@ -86,6 +86,25 @@ TEST(RequestParserTest, ChunkedBodyWithExtensionsAndTrailers) {
       State::kComplete);
 }
 
+TEST(RequestParserTest, TrailersAreBoundedLikeAHead) {
+  RecordedMessage m = Check::One(kChunked);
+  EXPECT_EQ(m.trailers, (Fields{{"Checksum", "abc"}}));
+  Limits limits;
+  limits.max_head_bytes = 64;  // the head below is 56 bytes, with 2 fields
+  limits.max_headers = 2;
+  const std::string prefix =
+      "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n";
+  // Two lines of 17 bytes each fit; a third goes over the count, a long one over the size.
+  EXPECT_EQ(Check::One(prefix + "A: 123456789012\r\nB: 123456789012\r\n\r\n", WithLimits(limits))
+                .trailers.size(),
+            2u);
+  EXPECT_EQ(Check::ErrorOf(prefix + "A: 1\r\nB: 2\r\nC: 3\r\n\r\n", WithLimits(limits)),
+            ParseError::kTooManyHeaders);
+  EXPECT_EQ(Check::ErrorOf(prefix + "A: 123456789012\r\nB: " + std::string(50, '7') + "\r\n\r\n",
+                           WithLimits(limits)),
+            ParseError::kHeadTooLarge);
+}
+
 TEST(RequestParserTest, KeepAliveRules) {
   EXPECT_TRUE(Check::One("GET / HTTP/1.1\r\nHost: h\r\n\r\n").head.keep_alive);
   EXPECT_FALSE(
