@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -156,6 +157,15 @@ int StatsMain(int argc, char** argv) {
   if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
   options.html_title = title;
 
+  // As hammer load does: a terminal waiting for input would otherwise look like a hang.
+  const bool reads_stdin =
+      inputs.empty() || std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
+  if (reads_stdin && isatty(STDIN_FILENO) != 0) {
+    std::fputs(
+        "hammer stats: reading records from the terminal, KEY<TAB>SECONDS per line (Ctrl-D "
+        "ends); usually: hammer load ... | hammer stats, or hammer stats FILE... (--help)\n",
+        stderr);
+  }
   stats::StatsJob job(options);
   if (Status status = job.Open(inputs); !status.ok()) {
     std::fprintf(stderr, "hammer stats: %s\n", status.message().c_str());

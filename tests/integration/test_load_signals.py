@@ -173,6 +173,18 @@ def test_terminal_stdin_gets_a_hint_and_ctrl_c_stops_it(terminal):
     assert "0 requests sent" in err
 
 
+def test_hammer_stats_on_a_terminal_says_what_it_waits_for(terminal):
+    controller, tty = terminal
+    proc = subprocess.Popen([HAMMER, "stats"], stdin=tty, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    hint = read_stderr_until(proc, "reading records from the terminal")
+    assert "hammer load ... | hammer stats" in hint, hint
+    os.write(controller, b"/a\t0.001000\n\x04")  # one record typed, then Ctrl-D
+    code, out, err = finish(proc)
+    assert code == 0, hint + err
+    assert "/a" in out, out
+
+
 def test_records_go_to_a_pipe_not_to_a_terminal(serve, terminal):
     r = run_hammer(["load", serve.url("/"), serve.url("/")])
     assert len(r.records) == 2
