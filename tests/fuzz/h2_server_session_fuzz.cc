@@ -19,8 +19,8 @@ namespace {
 
 class AnswerAll final : public hammer::http::H2ServerSession::Visitor {
  public:
-  void OnRequest(int32_t stream_id, const hammer::http::RequestHead& head,
-                 std::string_view body) override {
+  void OnRequest(int32_t stream_id, const hammer::http::RequestHead& head, std::string_view body,
+                 std::span<const hammer::http::Header>) override {
     const hammer::http::Header extra[] = {{"x-method", head.method}};
     session->Respond(stream_id, 200, extra, body);
   }

@@ -4,7 +4,8 @@ It is a recorder, not an HTTP double: what matters is the byte stream a proxy fo
 per connection exactly as read. To keep the proxy's connection going it reads the stream with
 `strict_requests` (a deliberately strict HTTP/1.1 request parser: CRLF line endings only, no
 obs-fold, no control bytes, exactly one Host, Content-Length xor `Transfer-Encoding: chunked`,
-well-formed chunks) and answers each complete request `200` with the body
+well-formed chunks, a trailer section of well-formed fields that neither frame nor route) and
+answers each complete request `200` with the body
 `recorded <n>` (n counts requests over the recorder's life); on bytes it cannot read strictly
 it answers 400 and closes. Tests then parse `connections()` again with `strict_requests` to
 check that every forwarded request reads as exactly one request.
@@ -31,6 +32,7 @@ class StrictRequest:
         self.version = version
         self.headers = headers  # [(name, value)] as bytes, in order
         self.body = body
+        self.trailers = []  # [(name, value)] of a chunked body's trailer section
         self.raw = raw
 
     def values(self, name):
@@ -73,6 +75,7 @@ def _parse_one(data):
             raise StrictError(f"control byte in field {name!r}")
         headers.append((name, value))
     request = StrictRequest(parts[0], parts[1], parts[2], headers, b"", b"")
+    trailers = []
     hosts = request.values("host")
     if len(hosts) != 1:
         raise StrictError(f"{len(hosts)} Host fields")
@@ -93,12 +96,11 @@ def _parse_one(data):
             size = int(size_text, 16)
             pos = line_end + 2
             if size == 0:
-                if data[pos:pos + 2] == b"\r\n":
-                    pos += 2
-                    break
-                if len(data) < pos + 2:
+                parsed = _trailer_section(data, pos)
+                if parsed is None:
                     return None
-                raise StrictError("trailers are not expected")
+                trailers, pos = parsed
+                break
             if len(data) < pos + size + 2:
                 return None
             if data[pos + size:pos + size + 2] != b"\r\n":
@@ -116,8 +118,35 @@ def _parse_one(data):
     else:
         body = b""
     request.body = body
+    request.trailers = trailers
     request.raw = data[:pos]
     return request, pos
+
+
+def _trailer_section(data, pos):
+    """The trailer section after a last chunk (RFC 9112 §7.1.2) at `pos`: ([(name, value)],
+    the position after its empty line), or None if incomplete. Field lines are read as strictly
+    as the head's, and a field that frames or routes a message has no place there."""
+    trailers = []
+    while True:
+        line_end = data.find(b"\r\n", pos)
+        if line_end < 0:
+            if re.search(rb"(?<!\r)\n|\r(?!\n|$)", data[pos:]):
+                raise StrictError("bare LF or CR in trailers")
+            return None
+        line = data[pos:line_end]
+        pos = line_end + 2
+        if not line:
+            return trailers, pos
+        if b"\n" in line or b"\r" in line:
+            raise StrictError("bare LF or CR in trailers")
+        name, sep, value = line.partition(b":")
+        value = value.strip(b" \t")
+        if not sep or not _TOKEN.match(name) or not _FIELD_VALUE.match(value):
+            raise StrictError(f"bad trailer line {line!r}")
+        if name.lower() in (b"content-length", b"transfer-encoding", b"host", b"connection"):
+            raise StrictError(f"{name!r} in trailers")
+        trailers.append((name, value))
 
 
 def strict_requests(data):

@@ -68,8 +68,10 @@ VECTORS = [
      b"5;name=value\r\nhello\r\n0\r\n\r\n", NORMALISE),
     ("chunk extension with bare LF", b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: chunked"
      b"\r\n\r\n5;a=\nb\r\nhello\r\n0\r\n\r\n", REJECT),
-    ("chunk trailer", b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: chunked\r\n\r\n"
-     b"5\r\nhello\r\n0\r\nX-Trailer: smuggled\r\n\r\n", NORMALISE),
+    # Trailers pass on, but never one that frames or routes (RFC 9110 §6.5.1).
+    ("chunk trailer framing fields", b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: chunked"
+     b"\r\n\r\n5\r\nhello\r\n0\r\nX-Trailer: kept\r\nContent-Length: 9\r\n"
+     b"Host: evil.example\r\nTransfer-Encoding: chunked\r\n\r\n", NORMALISE),
     ("bare LF line endings", b"GET / HTTP/1.1\n" + H.replace(b"\r\n", b"\n") + b"\n", NORMALISE),
     ("bare LF inside a field", b"GET / HTTP/1.1\r\n" + H + b"X-A: 1\nX-B: 2\r\n\r\n", NORMALISE),
     ("bare CR inside a field", b"GET / HTTP/1.1\r\n" + H + b"X-A: 1\rX-B: 2\r\n\r\n", REJECT),
@@ -165,10 +167,13 @@ def test_smuggling_corpus(chain):
             ok = h_status == 200 and h_forwarded == "1 request(s)"
             if ok:
                 (forwarded,), _ = strict_requests(h_data)
-                # Normalised: origin-form, one Host (the upstream's), Content-Length framing.
+                # Normalised: origin-form, one Host (the upstream's), Content-Length framing
+                # (chunked when trailers follow the body; the recorder refuses a trailer that
+                # frames or routes).
+                chunked = [b"chunked"] if forwarded.trailers else []
                 ok = (forwarded.target.startswith(b"/") and
                       forwarded.values("host") == [hammer_recorder.address.encode()] and
-                      forwarded.values("transfer-encoding") == [] and
+                      forwarded.values("transfer-encoding") == chunked and
                       forwarded.values("upgrade") == [] and
                       forwarded.values("http2-settings") == [] and
                       b"evil.example" not in h_data and b"smuggled" not in h_data)

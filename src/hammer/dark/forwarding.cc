@@ -47,6 +47,11 @@ bool IsHopByHop(std::string_view name, std::string_view connection_value) {
          !IsProxyAsserted(name);
 }
 
+bool ForwardsTrailer(std::string_view name) {
+  return !IsHopByHop(name, {}) && !IsProxyAsserted(name) &&
+         !http::EqualsIgnoreCase(name, "trailer");
+}
+
 std::string_view ForwardTarget(std::string_view method, std::string_view target) {
   if (target.starts_with('/')) return target;
   if (target == "*") return method == "OPTIONS" ? target : std::string_view();

@@ -44,6 +44,12 @@ struct ForwardOptions {
   std::string_view websocket_key;
 };
 
+// Whether a trailer field passes on, either way: not one that frames, routes or is hop-by-hop
+// (RFC 9110 §6.5.1: Transfer-Encoding, Content-Length, Host, Connection, TE, Trailer, ...),
+// nor one the proxy asserts (X-Forwarded-For, X-Hammer-Dark, ...), which a client must not
+// slip past it after the body.
+bool ForwardsTrailer(std::string_view name);
+
 // The request-target to forward (RFC 9112 §3.2): origin-form ("/p?q") as is; absolute-form
 // "http://host/p?q" (any scheme) as "/p?q", "/" when it has no path; "*" for OPTIONS. Empty
 // for anything else (authority-form, "*" with another method, garbage): the proxy answers 400.

@@ -108,13 +108,9 @@ void PrimaryExchange::SpillIntoStream() {
 }
 
 void PrimaryExchange::OnResponseTrailers(std::span<const http::Header> trailers) {
-  // Fields that frame or route a message have no place after it (RFC 9110 §6.5.1).
   std::vector<http::Header> kept;
   for (const http::Header& h : trailers) {
-    if (!IsHopByHop(h.name, {}) && !IsProxyAsserted(h.name) &&
-        !http::EqualsIgnoreCase(h.name, "trailer")) {
-      kept.push_back(h);
-    }
+    if (ForwardsTrailer(h.name)) kept.push_back(h);
   }
   trailers_.Assign(kept);
 }

@@ -177,8 +177,12 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   }
   http::RequestHead head = received.head;
   head.target = target;
-  const http::IncomingRequest request{head, received.body, received.client_ip, received.body_stream,
-                                      received.upgrade};
+  const http::IncomingRequest request{head,
+                                      received.body,
+                                      received.client_ip,
+                                      received.body_stream,
+                                      received.upgrade,
+                                      received.trailers};
   if (!draining_) SyncClusters();
   std::shared_ptr<UpstreamInstance> instance = pool_->Pick(Upstreams(), rng_, loop_->now());
   if (instance == nullptr) {
@@ -200,7 +204,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   bool head_request = request.head.method == "HEAD";
   PrimaryExchange* primary = primaries_.Adopt(std::make_unique<PrimaryExchange>(
       &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
-      http2 || request.head.minor_version >= 1, join, request.body_stream));
+      http2 || request.head.minor_version >= 1, join, UpstreamBody(request)));
   ForwardOptions forward = ForwardOptionsFor(request);
   if (request.upgrade) {
     // A tunnel to the primary only: never forked, compared or retried.
@@ -216,7 +220,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
     }
     primary->head() = ForwardRequestHead(request.head, upstream, 0, forward);
   } else if (http::BodyStream* stream = primary->request_stream()) {
-    Bump(counters_->proxy.streamed_requests);
+    if (request.body_stream != nullptr) Bump(counters_->proxy.streamed_requests);
     // A gRPC call's body is streamed (it may be a client stream) but most are one small
     // message: kept, so that an UNAVAILABLE answer can be retried (PrimaryExchange).
     if (options_->retries > 0 && http::IsGrpc(request.head.headers)) {
@@ -276,6 +280,27 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   if (!streamed && join && join->dark_expected() && !options_->compare_secondary.empty()) {
     SendSecondary(request, join);
   }
+}
+
+// The request body as the primary sends it: the client's stream, its trailers filtered as
+// they will arrive; a body held whole that came with trailers, as a stream that is already
+// whole (an HTTP/1.1 upstream gets it chunked, with its trailer section; an HTTP/2 one, with a
+// trailing HEADERS frame); else none (the body goes with Content-Length).
+std::shared_ptr<http::BodyStream> DarkProxyHandler::UpstreamBody(
+    const http::IncomingRequest& request) {
+  if (request.upgrade) return request.body_stream;
+  if (request.body_stream != nullptr) {
+    request.body_stream->FilterTrailers(&ForwardsTrailer);
+    return request.body_stream;
+  }
+  if (request.trailers.empty()) return nullptr;
+  auto whole = std::make_shared<http::BodyStream>(loop_, std::nullopt, holding_.stream_window,
+                                                  holding_.budget);
+  whole->FilterTrailers(&ForwardsTrailer);
+  whole->Append(request.body);
+  whole->SetTrailers(request.trailers);
+  whole->End();
+  return whole;
 }
 
 void DarkProxyHandler::SendTry(PrimaryExchange& exchange, MonoNanos deadline) {

@@ -113,6 +113,7 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
                 bool retryable) override;
   void TryAbandoned(PrimaryExchange& exchange) override;
   // Sends `exchange`'s request to the instance Pick chose (exchange.instance).
+  std::shared_ptr<http::BodyStream> UpstreamBody(const http::IncomingRequest& request);
   void SendTry(PrimaryExchange& exchange, MonoNanos deadline);
   // The set of regular instances now; when it changed, the idle connections to the instances
   // that left are closed.

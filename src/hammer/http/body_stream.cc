@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <utility>
+#include <vector>
 
 namespace hammer::http {
 
@@ -125,6 +126,18 @@ void AppendChunk(std::string& out, std::string_view data) {
   char size[20];
   char* end = std::to_chars(size, size + sizeof(size), data.size(), 16).ptr;
   out.append(size, end).append("\r\n").append(data).append("\r\n");
+}
+
+void BodyStream::SetTrailers(std::span<const Header> trailers) {
+  if (trailer_filter_ == nullptr) {
+    trailers_.Assign(trailers);
+    return;
+  }
+  std::vector<Header> kept;
+  for (const Header& h : trailers) {
+    if (trailer_filter_(h.name)) kept.push_back(h);
+  }
+  trailers_.Assign(kept);
 }
 
 void AppendLastChunk(std::string& out, std::span<const Header> trailers) {

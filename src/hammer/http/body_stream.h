@@ -86,6 +86,9 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   bool failed() const { return failed_; }
   // The consumer gave up: nothing more is taken.
   bool cancelled() const { return cancelled_; }
+  // Trailer fields whose name `keep` refuses are dropped when the producer sets them: what
+  // the consumer's side allows to pass on (a proxy's rules), whoever produces the body.
+  void FilterTrailers(bool (*keep)(std::string_view name)) { trailer_filter_ = keep; }
   void Cancel();
   void SetConsumer(Consumer* consumer) { consumer_ = consumer; }
   // Keeps a copy of the bytes consumed from now on, `limit` bytes at most (charged to the
@@ -100,8 +103,8 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
 
   // --- Producer side.
   void Append(std::string_view data);
-  // Before End: the fields that follow the body (copied).
-  void SetTrailers(std::span<const Header> trailers) { trailers_.Assign(trailers); }
+  // Before End: the fields that follow the body (copied), less those FilterTrailers refuses.
+  void SetTrailers(std::span<const Header> trailers);
   void End();
   void Fail();
   // At or over the window: the producer stops until OnBodyStreamDrained.
@@ -143,6 +146,7 @@ class BodyStream : public std::enable_shared_from_this<BodyStream> {
   Producer* producer_ = nullptr;
   Tap* tap_ = nullptr;
   OwnedHeaders trailers_;
+  bool (*trailer_filter_)(std::string_view name) = nullptr;
   BufferCharge charge_;
 };
 

@@ -181,7 +181,8 @@ void ClientConnection::OnWritable() {
 
 // The next bytes of a streamed body to write: the stream's own bytes when its length is known;
 // else the current chunk, framed from what the stream has (moved out of it), then the last
-// chunk once it ended. Empty: nothing to write until the stream wakes us, or all was written.
+// chunk, with the stream's trailers, once it ended. Empty: nothing to write until the stream wakes
+// us, or all was written.
 std::string_view ClientConnection::NextStreamedPiece() {
   BodyStream* stream = request_.body_stream;
   // Before the 101, bytes that follow an upgrade's head are not the server's to read: an
@@ -196,7 +197,7 @@ std::string_view ClientConnection::NextStreamedPiece() {
       AppendChunk(chunk_, available);
       stream->Consume(available.size());
     } else if (stream->finished() && !last_chunk_queued_) {
-      chunk_.assign(kLastChunk);
+      AppendLastChunk(chunk_, stream->trailers());
       last_chunk_queued_ = true;
     }
   }

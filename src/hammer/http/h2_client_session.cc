@@ -120,9 +120,17 @@ struct H2ClientCallbacks {
     return 0;
   }
 
-  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+  // The request's DATA; a streamed body's trailers (a proxied request's) end the stream
+  // in a HEADERS frame of their own after the last DATA.
+  static ssize_t ReadBody(nghttp2_session* session, int32_t stream_id, uint8_t* buf, size_t length,
                           uint32_t* data_flags, nghttp2_data_source* source, void*) {
-    return static_cast<H2ClientSession::Stream*>(source->ptr)->body.Read(buf, length, data_flags);
+    H2RequestBody& body = static_cast<H2ClientSession::Stream*>(source->ptr)->body;
+    ssize_t n = body.Read(buf, length, data_flags);
+    if (n >= 0 && (*data_flags & NGHTTP2_DATA_FLAG_EOF) != 0 && !body.trailers().empty() &&
+        SubmitTrailerFields(session, stream_id, body.trailers())) {
+      *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+    }
+    return n;
   }
 };
 

@@ -255,4 +255,36 @@ std::string H2ErrorName(uint32_t code) {
   return buf;
 }
 
+bool SubmitTrailerFields(nghttp2_session* session, int32_t stream_id,
+                         std::span<const Header> trailers) {
+  std::string bytes;
+  size_t total = 0;
+  for (const Header& h : trailers)
+    total += h.name.size() + h.value.size();
+  bytes.reserve(total);  // the views below point into it: no reallocation after this
+  std::vector<nghttp2_nv> fields;
+  for (const Header& h : trailers) {
+    if (h.name.empty() || h.name[0] == ':' || EqualsIgnoreCase(h.name, "connection") ||
+        EqualsIgnoreCase(h.name, "keep-alive") || EqualsIgnoreCase(h.name, "proxy-connection") ||
+        EqualsIgnoreCase(h.name, "transfer-encoding") || EqualsIgnoreCase(h.name, "upgrade") ||
+        EqualsIgnoreCase(h.name, "te") || EqualsIgnoreCase(h.name, "content-length")) {
+      continue;
+    }
+    size_t name_at = bytes.size();
+    for (char c : h.name)
+      bytes.push_back(AsciiToLower(c));
+    size_t value_at = bytes.size();
+    bytes.append(h.value);
+    nghttp2_nv nv;
+    nv.name = reinterpret_cast<uint8_t*>(bytes.data() + name_at);
+    nv.namelen = h.name.size();
+    nv.value = reinterpret_cast<uint8_t*>(bytes.data() + value_at);
+    nv.valuelen = h.value.size();
+    nv.flags = NGHTTP2_NV_FLAG_NONE;  // nghttp2 copies them
+    fields.push_back(nv);
+  }
+  if (fields.empty()) return false;
+  return nghttp2_submit_trailer(session, stream_id, fields.data(), fields.size()) == 0;
+}
+
 }  // namespace hammer::http

@@ -91,6 +91,13 @@ class H2HeadBuilder {
   bool has_host_ = false;
 };
 
+// Submits `trailers` as the last HEADERS frame of `stream_id` (nghttp2_submit_trailer): names
+// lower-cased, and the fields HTTP/2 forbids or that frame a message left out (pseudo-header
+// fields, connection-specific ones, TE, Content-Length). False when none is left or nghttp2
+// refused them; the caller then ends the stream with its DATA instead.
+bool SubmitTrailerFields(nghttp2_session* session, int32_t stream_id,
+                         std::span<const Header> trailers);
+
 // The name of an HTTP/2 error code ("PROTOCOL_ERROR", "REFUSED_STREAM", ...; "0x1a" for codes
 // RFC 9113 does not define).
 std::string H2ErrorName(uint32_t code);

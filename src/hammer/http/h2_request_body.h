@@ -8,7 +8,8 @@
 // fills, and its producer stops its source (back-pressure). A streamed body with nothing
 // waiting defers the stream (NGHTTP2_ERR_DEFERRED) until its owner resumes it
 // (H2ClientSession::ResumeBody, on BodyStream::Consumer::OnBodyStreamReady). END_STREAM goes
-// with the last byte once the producer has ended the stream.
+// with the last byte once the producer has ended the stream, or, when the stream carries
+// trailers, the HEADERS frame that H2ClientSession sends after it.
 //
 // Errors: a body whose stream failed (its producer gave up) or was cancelled, or that was
 // detached (its exchange ended first), is never ended: Read defers from then on, and the owner
@@ -22,6 +23,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "hammer/http/body_stream.h"
@@ -54,6 +56,10 @@ class H2RequestBody {
   // Nothing more is read: the stream is being reset or handed elsewhere.
   void Detach() { detached_ = true; }
 
+  // The fields to send after a streamed body (BodyStream::trailers), complete once ended().
+  std::span<const Header> trailers() const {
+    return stream_ != nullptr ? stream_->trailers() : std::span<const Header>();
+  }
   // Bytes handed to nghttp2 so far.
   uint64_t sent() const { return sent_; }
   // The last byte (and END_STREAM) was handed to nghttp2.

@@ -28,8 +28,9 @@ void H2RequestStream::Append(std::string_view data) {
   Acknowledge();  // what was consumed since the last piece (see the header), or all if cancelled
 }
 
-void H2RequestStream::End() {
+void H2RequestStream::End(std::span<const Header> trailers) {
   ended_ = true;
+  if (!trailers.empty()) body_->SetTrailers(trailers);
   body_->End();
 }
 

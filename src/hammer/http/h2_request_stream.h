@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "hammer/http/body_stream.h"
@@ -48,8 +49,8 @@ class H2RequestStream final : public BodyStream::Producer {
 
   // DATA arrived on the stream.
   void Append(std::string_view data);
-  // END_STREAM arrived: the body is whole.
-  void End();
+  // END_STREAM arrived: the body is whole, followed by `trailers` (none: empty).
+  void End(std::span<const Header> trailers = {});
   // The stream ended before END_STREAM: nothing more comes.
   void Fail();
   // The request was answered: a body not ended yet fails for its consumer, and what arrives

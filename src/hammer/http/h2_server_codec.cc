@@ -203,8 +203,10 @@ void H2ServerCodec::OnDeadline() {
 
 // --- Requests ------------------------------------------------------------------------------
 
-void H2ServerCodec::OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) {
+void H2ServerCodec::OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body,
+                              std::span<const Header> trailers) {
   IncomingRequest request{head, body};
+  request.trailers = trailers;
   host_->Dispatch(request, static_cast<uint64_t>(stream_id));
 }
 

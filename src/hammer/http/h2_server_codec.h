@@ -100,7 +100,8 @@ class H2ServerCodec final : public ServerCodec, private H2ServerSession::Visitor
   H2ServerCodec(Host* host, const Context& context);
 
   // H2ServerSession::Visitor
-  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) override;
+  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body,
+                 std::span<const Header> trailers) override;
   void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
                          std::shared_ptr<BodyStream> body, bool tunnel) override;
   void OnRefused(H2Refusal refusal) override;

@@ -91,12 +91,22 @@ struct H2ServerCallbacks {
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
                       size_t name_size, const uint8_t* value, size_t value_size, uint8_t,
                       void* user_data) {
-    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
-      return 0;  // trailers are read (HPACK must be) and dropped
-    }
+    if (frame->hd.type != NGHTTP2_HEADERS) return 0;
     H2ServerSession* self = Self(user_data);
     Stream* stream = self->Find(frame->hd.stream_id);
-    if (stream == nullptr || stream->head_too_large) return 0;
+    if (stream == nullptr) return 0;
+    if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
+      // Trailers (nghttp2 refuses pseudo-header fields in them), bounded like a head.
+      if (stream->refused || stream->trailers_too_large) return 0;
+      if (!stream->trailers.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
+                                std::string_view(reinterpret_cast<const char*>(value), value_size),
+                                self->settings_.max_head_bytes, self->settings_.max_headers)) {
+        stream->trailers_too_large = true;
+        stream->trailers.Begin();
+      }
+      return 0;
+    }
+    if (stream->head_too_large) return 0;
     if (!stream->head.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
                           std::string_view(reinterpret_cast<const char*>(value), value_size),
                           self->settings_.max_head_bytes, self->settings_.max_headers)) {
@@ -154,6 +164,12 @@ struct H2ServerCallbacks {
             self->StreamBody(stream, length);
             return 0;
           }
+        } else if (!stream->refused) {  // trailers
+          if (stream->trailers_too_large) {
+            self->RefuseTrailers(stream);
+            return 0;
+          }
+          self->Charge(stream, stream->trailers.size());
         }
         if (end_stream && !stream->refused) self->EndOfRequest(stream);
         return 0;
@@ -245,7 +261,7 @@ struct H2ServerCallbacks {
   // A streamed answer: what the body has, up to what the flow-control windows allow. An empty
   // body not yet ended defers the stream (its producer's next Append resumes it); a failed
   // one makes nghttp2 reset the stream with INTERNAL_ERROR.
-  static ssize_t ReadStreamedAnswer(nghttp2_session*, int32_t stream_id, uint8_t* buf,
+  static ssize_t ReadStreamedAnswer(nghttp2_session* session, int32_t stream_id, uint8_t* buf,
                                     size_t length, uint32_t* data_flags,
                                     nghttp2_data_source* source, void* user_data) {
     auto* answer = static_cast<H2ServerSession::StreamedAnswer*>(source->ptr);
@@ -257,7 +273,7 @@ struct H2ServerCallbacks {
     body.Consume(n);
     if (body.finished()) {
       *data_flags |= NGHTTP2_DATA_FLAG_EOF;
-      if (!body.trailers().empty() && Self(user_data)->SubmitTrailers(stream_id, body.trailers())) {
+      if (!body.trailers().empty() && SubmitTrailerFields(session, stream_id, body.trailers())) {
         *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;  // the trailers end the stream
       }
       // The answer is whole: a request body still arriving is not wanted any more.
@@ -331,32 +347,6 @@ bool H2ServerSession::RespondStream(int32_t stream_id, int status, std::span<con
     return false;
   }
   return true;
-}
-
-bool H2ServerSession::SubmitTrailers(int32_t stream_id, std::span<const Header> trailers) {
-  std::string bytes;
-  size_t total = 0;
-  for (const Header& h : trailers)
-    total += h.name.size() + h.value.size();
-  bytes.reserve(total);  // the views below point into it: no reallocation after this
-  std::vector<nghttp2_nv> fields;
-  for (const Header& h : trailers) {
-    if (LeftOutOfResponse(h.name) || h.name.empty() || h.name[0] == ':') continue;
-    size_t name_at = bytes.size();
-    for (char c : h.name)
-      bytes.push_back(AsciiToLower(c));
-    size_t value_at = bytes.size();
-    bytes.append(h.value);
-    nghttp2_nv nv;
-    nv.name = reinterpret_cast<uint8_t*>(bytes.data() + name_at);
-    nv.namelen = h.name.size();
-    nv.value = reinterpret_cast<uint8_t*>(bytes.data() + value_at);
-    nv.valuelen = h.value.size();
-    nv.flags = NGHTTP2_NV_FLAG_NONE;  // nghttp2 copies them
-    fields.push_back(nv);
-  }
-  if (fields.empty()) return false;
-  return nghttp2_submit_trailer(session_, stream_id, fields.data(), fields.size()) == 0;
 }
 
 Status H2ServerSession::Init() {
@@ -437,12 +427,12 @@ void H2ServerSession::Dispatch(Stream* stream) {
   ++awaiting_;
   RequestHead head = stream->head.MakeRequestHead(stream->body.size());
   stream->head_request = head.method == "HEAD";
-  visitor_->OnRequest(stream->id, head, stream->body);
+  visitor_->OnRequest(stream->id, head, stream->body, stream->trailers.headers());
 }
 
 void H2ServerSession::EndOfRequest(Stream* stream) {
   if (stream->streamed_request != nullptr) {
-    stream->streamed_request->End();
+    stream->streamed_request->End(stream->trailers.headers());
   } else {
     Dispatch(stream);
   }
@@ -505,6 +495,19 @@ void H2ServerSession::Refuse(Stream* stream, H2Refusal refusal, int status) {
                           : refusal == H2Refusal::kBodyTooLarge ? "body too large\n"
                                                                 : "over capacity\n";
   Submit(stream, status, {}, text, "text/plain");
+}
+
+// Trailers over the head's limits: a request not handed over yet is answered 431 like a head
+// too large; a streamed one has its handler already, so its body fails and the stream is reset.
+void H2ServerSession::RefuseTrailers(Stream* stream) {
+  if (!stream->dispatched) {
+    Refuse(stream, H2Refusal::kHeadTooLarge, 431);
+    return;
+  }
+  stream->refused = true;
+  if (stream->streamed_request != nullptr) stream->streamed_request->Fail();
+  visitor_->OnRefused(H2Refusal::kHeadTooLarge);
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id, NGHTTP2_CANCEL);
 }
 
 void H2ServerSession::OnClientReset(Stream* stream) {

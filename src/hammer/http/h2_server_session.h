@@ -87,10 +87,13 @@ class H2ServerSession final : public H2Session {
   class Visitor {
    public:
     virtual ~Visitor() = default;
-    // A complete request on `stream_id`; answer with Respond (now or later).
-    virtual void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) = 0;
+    // A complete request on `stream_id`; answer with Respond (now or later). `trailers`: the
+    // fields of a HEADERS block the client sent after the body (RFC 9113 §8.1), if any.
+    virtual void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body,
+                           std::span<const Header> trailers) = 0;
     // A request whose body is passed on as it arrives (Settings::stream_body_above): `body`
-    // fills as DATA arrives, ends with END_STREAM, and fails if the stream ends first (the
+    // fills as DATA arrives, ends with END_STREAM (the trailers the client sent, if any, set on
+    // it first: BodyStream::trailers), and fails if the stream ends first (the
     // client reset it, the connection closed, or it went over max_body_bytes: reset, and
     // counted as kBodyTooLarge). The visitor becomes its consumer; the client is held at its
     // stream window until the bytes are taken. `head` frames it as content-length when one was
@@ -162,6 +165,8 @@ class H2ServerSession final : public H2Session {
     ~Stream();  // where StreamedAnswer is complete
     int32_t id = 0;
     H2HeadBuilder head;
+    H2HeadBuilder trailers;  // a HEADERS block after the body, bounded like the head
+    bool trailers_too_large = false;
     std::string body;
     std::string answer;  // the response body being sent
     size_t answer_sent = 0;
@@ -190,14 +195,11 @@ class H2ServerSession final : public H2Session {
   void StreamBody(Stream* stream, std::optional<uint64_t> length);
   void AppendStreamed(Stream* stream, std::string_view data);
   void Refuse(Stream* stream, H2Refusal refusal, int status);
+  void RefuseTrailers(Stream* stream);
   bool Submit(Stream* stream, int status, std::span<const Header> headers, std::string_view body,
               std::string_view content_type = {});
   // Fills response_fields_: :status, content-type, `headers` (connection-specific ones left
   // out) and content-length (`body_length`, or the handler's own for a HEAD request).
-  // Sends `trailers` (lower-cased, connection-specific ones left out) as the stream's last
-  // HEADERS frame; called from the DATA source once the body is whole. False when nghttp2
-  // refused them.
-  bool SubmitTrailers(int32_t stream_id, std::span<const Header> trailers);
   void BuildFields(const Stream& stream, int status, std::span<const Header> headers,
                    std::string_view content_type, std::optional<uint64_t> body_length);
   void OnStreamedAnswerReady(StreamedAnswer* answer);

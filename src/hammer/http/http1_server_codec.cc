@@ -101,6 +101,7 @@ size_t Http1ServerCodec::Receive(std::string_view input) {
       continue;
     }
     // A streamed body ended, perhaps in the read that streaming began with.
+    request_stream_->SetTrailers(TakeTrailers());
     request_stream_->End();
     if (state_ == State::kBody) Dispatch();
     if (request_stream_ != nullptr) EndRequestStream();
@@ -137,6 +138,7 @@ void Http1ServerCodec::OnHead(const RequestHead& head) {
   head_.target = head_copy_.Extra(1);
   head_.headers = head_copy_.headers();
   body_.clear();
+  trailer_copy_.clear();
   if (IsUpgrade(head)) {
     StartRequestStream(std::nullopt);
     return;
@@ -158,6 +160,18 @@ void Http1ServerCodec::OnBody(std::string_view data) {
     body_.clear();
     ReleaseIfLarge(body_);
   }
+}
+
+void Http1ServerCodec::OnTrailer(const Header& trailer) {
+  trailer_copy_.emplace_back(trailer.name, trailer.value);
+}
+
+// Views of the trailer fields collected for the request that just ended.
+std::span<const Header> Http1ServerCodec::TakeTrailers() {
+  trailers_.clear();
+  for (const auto& [name, value] : trailer_copy_)
+    trailers_.push_back({name, value});
+  return trailers_;
 }
 
 // An upgrade to h2c is never a tunnel: past the proxy the client would speak HTTP/2 straight to
@@ -184,6 +198,7 @@ void Http1ServerCodec::Dispatch() {
   }
   ++sequence_;
   IncomingRequest request{head_, body_, {}, request_stream_, upgrade};
+  if (state_ == State::kServing && request_stream_ == nullptr) request.trailers = TakeTrailers();
   host_->Dispatch(request, sequence_);
   body_.clear();  // the handler has copied what it keeps
   ReleaseIfLarge(body_);

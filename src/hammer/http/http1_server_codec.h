@@ -44,7 +44,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hammer/http/owned_headers.h"
 #include "hammer/http/request_parser.h"
@@ -100,6 +103,7 @@ class Http1ServerCodec final : public ServerCodec,
   // RequestParser::Visitor
   void OnHead(const RequestHead& head) override;
   void OnBody(std::string_view data) override;
+  void OnTrailer(const Header& trailer) override;
   // BodyStream::Producer (the request body), BodyStream::Consumer (the answer's body)
   void OnBodyStreamDrained() override;
   void OnBodyStreamReady() override;
@@ -144,6 +148,11 @@ class Http1ServerCodec final : public ServerCodec,
   RequestHead head_;
   OwnedHeaders head_copy_;
   std::string body_;
+  // A chunked body's trailer fields, copied as the parser finds them (it bounds the section
+  // like a head); handed over with the body, or set on its stream before it ends.
+  std::vector<std::pair<std::string, std::string>> trailer_copy_;
+  std::vector<Header> trailers_;
+  std::span<const Header> TakeTrailers();
   std::optional<Rejection> refusal_;
   // A request body read into a stream (this codec produces it), and an answer's body written
   // from one (this codec consumes it).

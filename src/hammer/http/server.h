@@ -96,6 +96,11 @@ struct IncomingRequest {
   // chunks), and the connection closes when that stream ends. Any other answer is an ordinary
   // answer, after which the connection closes.
   bool upgrade = false;
+  // The trailer fields that followed a body held whole (an HTTP/1.1 chunked body's trailer
+  // section, RFC 9112 §7.1.2; an HTTP/2 request's trailing HEADERS), checked for syntax and
+  // bounded like the head. A streamed body carries its own (BodyStream::trailers, set before
+  // it ends).
+  std::span<const Header> trailers = {};
 };
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.

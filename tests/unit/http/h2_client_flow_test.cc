@@ -35,7 +35,8 @@ class PausingClient : public testing::RecordingClient {
 
 class AnsweringServer : public H2ServerSession::Visitor {
  public:
-  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view) override {
+  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view,
+                 std::span<const Header>) override {
     std::string size(head.target.substr(1));  // "/<bytes>"
     EXPECT_TRUE(session->Respond(stream_id, 200, {}, Pattern(std::stoul(size))));
   }

@@ -26,16 +26,20 @@ struct ClientStream : testing::RecordedStream {
 struct ServedRequest {
   int32_t stream_id;
   std::string method, target, host, body;
-  std::map<std::string, std::string> headers;
+  std::map<std::string, std::string> headers, trailers;
 };
 
 class Server : public H2ServerSession::Visitor {
  public:
-  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body) override {
+  void OnRequest(int32_t stream_id, const RequestHead& head, std::string_view body,
+                 std::span<const Header> trailers) override {
     ServedRequest r{stream_id, std::string(head.method), std::string(head.target),
-                    "",        std::string(body),        {}};
+                    "",        std::string(body),        {},
+                    {}};
     for (const Header& h : head.headers)
       r.headers[std::string(h.name)] = std::string(h.value);
+    for (const Header& h : trailers)
+      r.trailers[std::string(h.name)] = std::string(h.value);
     r.host = r.headers["host"];
     requests.push_back(r);
     if (answer_at_once) Answer(stream_id, body.empty() ? "hello" : std::string(body));
@@ -515,6 +519,57 @@ TEST_F(H2StreamedAnswer, TheClientLeavingCancelsTheBody) {
   Start(other);
   server->CancelStreamedAnswers();  // the connection closing
   EXPECT_TRUE(other->cancelled());
+}
+
+// Request trailers: a streamed request body's trailers (BodyStream::trailers) go in a HEADERS
+// frame after its DATA, and the server hands them over with the request.
+class H2RequestTrailers : public H2StreamedAnswer {
+ protected:
+  ClientStream* Post(std::span<const Header> trailers) {
+    body = std::make_shared<BodyStream>(&loop, std::nullopt, 64 * 1024, nullptr);
+    body->Append("hello");
+    body->SetTrailers(trailers);
+    body->End();
+    streams.push_back(std::make_unique<ClientStream>());
+    ClientStream* s = streams.back().get();
+    s->body = H2RequestBody(body.get());
+    Status status = client->Submit(s, "POST /t HTTP/1.1\r\nHost: a\r\n\r\n");
+    EXPECT_TRUE(status.ok()) << status.message();
+    Exchange();
+    return s;
+  }
+
+  std::shared_ptr<BodyStream> body;
+};
+
+TEST_F(H2RequestTrailers, FollowTheBodyToTheServer) {
+  server_visitor.answer_at_once = true;
+  // Fields that frame a message or are connection-specific never go in HTTP/2 trailers.
+  const Header trailers[] = {
+      {"X-Checksum", "sha1=abc"}, {"Content-Length", "5"}, {"TE", "x"}, {"Connection", "close"}};
+  ClientStream* s = Post(trailers);
+  ASSERT_EQ(server_visitor.requests.size(), 1u);
+  const ServedRequest& r = server_visitor.requests[0];
+  EXPECT_EQ(r.body, "hello");
+  EXPECT_EQ(r.trailers, (std::map<std::string, std::string>{{"x-checksum", "sha1=abc"}}));
+  ASSERT_TRUE(s->closed);
+  EXPECT_EQ(s->status, 200);
+  EXPECT_EQ(server->buffered_bytes(), 0u);
+}
+
+TEST_F(H2RequestTrailers, MoreFieldsThanAHeadMayHaveAreAnswered431) {
+  server_visitor.answer_at_once = true;
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i)
+    names.push_back("x-t" + std::to_string(i));
+  std::vector<Header> trailers;
+  for (const std::string& name : names)
+    trailers.push_back({name, "v"});
+  ClientStream* s = Post(trailers);
+  EXPECT_TRUE(server_visitor.requests.empty());
+  ASSERT_TRUE(s->closed);
+  EXPECT_EQ(s->status, 431);
+  EXPECT_EQ(server_visitor.refusals[H2Refusal::kHeadTooLarge], 1);
 }
 
 }  // namespace

@@ -31,7 +31,9 @@ struct Upload : testing::RecordedStream {
 // Keeps each streamed request's head and body; takes nothing unless the test does.
 class Server : public H2ServerSession::Visitor {
  public:
-  void OnRequest(int32_t, const RequestHead&, std::string_view) override { ++whole; }
+  void OnRequest(int32_t, const RequestHead&, std::string_view, std::span<const Header>) override {
+    ++whole;
+  }
   void OnStreamedRequest(int32_t stream_id, const RequestHead& head,
                          std::shared_ptr<BodyStream> body, bool /*tunnel*/) override {
     ids.push_back(stream_id);
@@ -159,6 +161,30 @@ TEST_F(H2StreamedRequest, AnAnswerBeforeTheBodyEndedLetsTheClientFinishAndDropsT
   EXPECT_EQ(upload->status, 413);
   EXPECT_EQ(upload->body.sent(), size);  // the windows were reopened for what was dropped
   EXPECT_EQ(server_->open_streams(), 0u);
+}
+
+TEST_F(H2StreamedRequest, TrailersAreSetOnTheBodyBeforeItEnds) {
+  // A client's streamed body with trailers: they go in a HEADERS frame after its DATA.
+  auto sent = std::make_shared<BodyStream>(&loop_, std::nullopt, 256 * 1024, nullptr);
+  const std::string bytes = Pattern(100 * 1024);
+  sent->Append(bytes);
+  const Header trailers[] = {{"X-Checksum", "sha1=abc"}};
+  sent->SetTrailers(trailers);
+  sent->End();
+  uploads_.push_back(std::make_unique<Upload>());
+  Upload* upload = uploads_.back().get();
+  upload->body = H2RequestBody(sent.get());
+  ASSERT_TRUE(client_->Submit(upload, "POST /upload HTTP/1.1\r\nHost: a\r\n\r\n").ok());
+  Exchange();
+  ASSERT_EQ(server_visitor_.bodies.size(), 1u);  // past the threshold: streamed
+  BodyStream& body = *server_visitor_.bodies[0];
+  std::string received(body.available());
+  body.Consume(received.size());
+  EXPECT_EQ(received, bytes);
+  ASSERT_TRUE(body.finished());
+  ASSERT_EQ(body.trailers().size(), 1u);
+  EXPECT_EQ(body.trailers()[0].name, "x-checksum");
+  EXPECT_EQ(body.trailers()[0].value, "sha1=abc");
 }
 
 }  // namespace
