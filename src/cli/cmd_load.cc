@@ -87,7 +87,7 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                "count an empty 2xx/3xx body as errorlike_content (the seed's rule)");
   app.add_option("--emit", f.emit,
                  "records | partials | none (default: records when stdout is a file or pipe, "
-                 "none on a terminal)");
+                 "none on a terminal or when --summary-json or --html is -)");
   app.add_flag("--records", f.records, "write records even when stdout is a terminal");
   app.add_option("-H,--header", f.headers, "header 'Name: value' added to every request");
   app.add_option("--method", f.run.method, "method for every request (overrides the lines)");
@@ -97,7 +97,9 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
       "https: do not verify certificates");
   app.add_option("--cacert", f.run.tls.ca_file, "https: trust these CA certificates (PEM)")
       ->type_name("FILE");
-  app.add_option("--summary-json", f.summary_json, "also write the summary as JSON to this file")
+  app.add_option("--summary-json", f.summary_json,
+                 "also write the summary as JSON to this file (-: stdout, which records then "
+                 "leave alone)")
       ->type_name("FILE");
   app.add_option("--html", f.html,
                  "also write the self-contained HTML report (table, charts, timeline) here")

@@ -266,3 +266,18 @@ def test_request_file_framing_headers_are_reconciled(serve, tmp_path):
     s = json.loads(r.stdout)
     assert s["succeeded"] == 2 and s["failed"] == 0, r.stderr
     assert serve.stats()["requests"] == 2
+
+
+def test_a_report_on_stdout_keeps_the_records_out_of_it(serve):
+    """`--summary-json - | jq` must parse: with a report on stdout, records are not written
+    there unless asked for, and asking for both is a usage error naming the two."""
+    r = run_hammer(["load", serve.url("/"), "--summary-json", "-"])  # stdout is a pipe
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["requests"] == 1, r.stdout
+    r = run_hammer(["load", serve.url("/"), "--html", "-"])
+    assert r.returncode == 0 and r.stdout.lstrip().startswith("<!DOCTYPE html>"), r.stdout[:200]
+    for asked in (["--emit", "records"], ["--records"], ["--emit", "partials"]):
+        r = run_hammer(["load", serve.url("/"), "--summary-json", "-", *asked])
+        assert r.returncode == 2, r.stderr
+        assert f"--summary-json - and {' '.join(asked)} both write to standard output" in r.stderr
+    assert serve.stats()["requests"] == 2  # the refused runs sent nothing

@@ -169,10 +169,23 @@ Status LoadCommand::CheckRequestFlags() {
     if (!pattern.ok()) return pattern.status();
     options_.error_pattern = *pattern;
   }
+  // A report written to standard output ("-") has it to itself: records mixed in would break
+  // `--summary-json - | jq`.
+  const char* report_to_stdout = flags_.summary_json == kStdoutPath ? "--summary-json -"
+                                 : flags_.html == kStdoutPath       ? "--html -"
+                                                                    : nullptr;
+  const bool records_asked =
+      flags_.records || flags_.emit == "records" || flags_.emit == "partials";
+  if (report_to_stdout != nullptr && records_asked) {
+    return Status::Error(std::string(report_to_stdout) + " and " +
+                         (flags_.records ? std::string("--records") : "--emit " + flags_.emit) +
+                         " both write to standard output; send one of them to a file");
+  }
   if (flags_.emit.empty()) {
     // One record per request would flood a terminal; a file or a pipe is where they belong.
     const bool to_terminal = isatty(STDOUT_FILENO) != 0 && !flags_.records;
-    options_.emit = to_terminal ? EmitMode::kNone : EmitMode::kRecords;
+    options_.emit =
+        to_terminal || report_to_stdout != nullptr ? EmitMode::kNone : EmitMode::kRecords;
   } else if (flags_.emit == "records") {
     options_.emit = EmitMode::kRecords;
   } else if (flags_.emit == "partials") {
