@@ -132,6 +132,25 @@ def test_verdict_per_canary(started, scenario):
         assert r["primary_samples"] > 0 and r["dark_samples"] > 0
 
 
+def test_without_a_secondary_the_fields_are_named_by_frequency_with_a_noise_hint(started):
+    """--compare alone: every answer's updated_at differs, the price in 5 %. The field that
+    differs in nearly every response comes first and is called likely noise, with the two
+    ways out (issue 51, item 8)."""
+    serve, start_proxy = started
+    primary, dark = serve(), serve("--mutate", "price=0.05")
+    proxy = start_proxy("--upstream", f"http://{primary.address}",
+                        "--dark", f"canary=http://{dark.address}", "--regular-instances", "1",
+                        "--compare", *INTERVAL)
+    drive(proxy)
+    diff = rule(settled_verdict(proxy)["clusters"][0]["overall"], "diff_rate<1%")
+    assert diff["verdict"] == "fail", diff["message"]
+    assert diff["fields"] == ["GET /json/{id} body.updated_at", "GET /json/{id} body.price"]
+    assert f"at GET /json/{{id}} body.updated_at ({REQUESTS})" in diff["message"]
+    assert "looks like noise (a timestamp, an id): start with --compare-secondary URL" in \
+        diff["message"]
+    assert "--compare-ignore body.updated_at to leave the field out" in diff["message"]
+
+
 def test_verdict_in_metrics_and_report(started):
     serve, start_proxy = started
     primary, secondary, dark = serve(), serve(), serve("--mutate", "price=0.05")

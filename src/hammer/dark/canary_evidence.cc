@@ -18,6 +18,13 @@ bool Names(std::string_view set, const std::vector<std::string>& fields) {
   return false;
 }
 
+// The fields that differed in the most requests first; ties keep their order (by path).
+void MostFrequentFirst(std::vector<CountedField>& fields) {
+  std::stable_sort(fields.begin(), fields.end(), [](const CountedField& a, const CountedField& b) {
+    return a.requests > b.requests;
+  });
+}
+
 }  // namespace
 
 CanaryEvidence CanaryEvidence::ForEndpoint(const ComparisonReport& report,
@@ -30,22 +37,26 @@ CanaryEvidence CanaryEvidence::ForEndpoint(const ComparisonReport& report,
   evidence.primary_latency_us = endpoint.primary_latency_us;
   evidence.dark_latency_us = endpoint.dark_latency_us;
   evidence.latency_intervals = endpoint.latency_intervals;
+  evidence.with_secondary = endpoint.with_secondary;
+  std::vector<std::string> counted;                    // sorted by path, for Names
   for (const auto& [path, field] : endpoint.fields) {  // sorted by path
     if (field.raw == 0) continue;
     bool real =
         report.Judge(endpoint, field).reported &&
         stats::FisherExactGreater(field.raw, endpoint.total, field.noise, endpoint.total) < alpha;
     if (real) {
-      evidence.differing_fields.push_back(path);
+      counted.push_back(path);
+      evidence.differing_fields.push_back({path, path, field.raw});
     } else {
       ++evidence.noisy_fields;
     }
   }
-  if (evidence.differing_fields.empty()) return evidence;
+  if (counted.empty()) return evidence;
   for (const auto& [set, requests] : endpoint.difference_sets) {
-    if (Names(set, evidence.differing_fields)) evidence.differing += requests;
+    if (Names(set, counted)) evidence.differing += requests;
   }
   evidence.differing += endpoint.difference_set_overflow;
+  MostFrequentFirst(evidence.differing_fields);
   return evidence;
 }
 
@@ -59,12 +70,16 @@ CanaryEvidence CanaryEvidence::ForCluster(const ComparisonReport& report, double
     total.compared += one.compared;
     total.differing += one.differing;
     total.noisy_fields += one.noisy_fields;
-    for (const std::string& field : one.differing_fields)
-      total.differing_fields.push_back(key + " " + field);
+    total.with_secondary += one.with_secondary;
+    for (CountedField& field : one.differing_fields) {
+      field.name = key + " " + field.name;
+      total.differing_fields.push_back(std::move(field));
+    }
     total.primary_latency_us.Merge(one.primary_latency_us);
     total.dark_latency_us.Merge(one.dark_latency_us);
     total.latency_intervals.Merge(one.latency_intervals);
   }
+  MostFrequentFirst(total.differing_fields);
   return total;
 }
 

@@ -23,14 +23,22 @@
 
 namespace hammer::dark {
 
+// A field whose differences count, and in how many compared requests it differed.
+struct CountedField {
+  std::string name;  // its path; "GROUP path" in a cluster's evidence
+  std::string path;  // the path alone (what --compare-ignore takes)
+  uint64_t requests = 0;
+};
+
 struct CanaryEvidence {
   uint64_t pairs = 0;  // forked requests answered (or failed) on both sides
   uint64_t primary_failures = 0;
   uint64_t dark_failures = 0;
-  uint64_t compared = 0;                      // requests whose bodies were compared
-  uint64_t differing = 0;                     // ... that differ at a counted field
-  std::vector<std::string> differing_fields;  // the counted fields ("GROUP field" overall)
-  uint64_t noisy_fields = 0;                  // fields that differed but were cancelled as noise
+  uint64_t compared = 0;                       // requests whose bodies were compared
+  uint64_t differing = 0;                      // ... that differ at a counted field
+  std::vector<CountedField> differing_fields;  // the counted fields, the most frequent first
+  uint64_t with_secondary = 0;  // compared requests whose noise was measured (a secondary)
+  uint64_t noisy_fields = 0;    // fields that differed but were cancelled as noise
   stats::Histogram primary_latency_us;
   stats::Histogram dark_latency_us;
   stats::PairedIntervals latency_intervals;  // a: primary, b: dark

@@ -59,6 +59,8 @@ double Ratio(double dark, double primary) {
 // latency_increase judges persistence only over at least this many intervals: a stall of a
 // few seconds must not be able to cover most of them.
 constexpr uint64_t kMinLatencyIntervals = 10;
+// diff_rate's message names the fields that differ most often, this many at most.
+constexpr size_t kFieldsNamed = 3;
 
 class RuleJudge {
  public:
@@ -132,17 +134,35 @@ class RuleJudge {
     double rate = 100.0 * static_cast<double>(e_.differing) / static_cast<double>(e_.compared);
     std::string detail =
         " (" + Count(e_.differing) + " of " + Count(e_.compared) + " compared responses differ";
-    if (!e_.differing_fields.empty()) {
-      detail += " at " + e_.differing_fields.front();
-      if (e_.differing_fields.size() > 1)
-        detail += " and " + Count(e_.differing_fields.size() - 1) + " more";
+    // The fields by how often they differ: the first is where to look.
+    for (size_t i = 0; i < e_.differing_fields.size() && i < kFieldsNamed; ++i) {
+      const CountedField& field = e_.differing_fields[i];
+      detail += (i == 0 ? " at " : ", ") + field.name + " (" + Count(field.requests) + ")";
+    }
+    if (e_.differing_fields.size() > kFieldsNamed) {
+      detail += " and " + Count(e_.differing_fields.size() - kFieldsNamed) + " more";
     }
     detail += "; noisy fields cancelled: " + Count(e_.noisy_fields) + ")";
     Compare(rate, PercentText(rate), detail, VerdictState::kFail);
-    v_.fields = e_.differing_fields;
+    if (v_.state == VerdictState::kFail) v_.message += NoiseHint();
+    for (const CountedField& field : e_.differing_fields)
+      v_.fields.push_back(field.name);
     v_.figures = {{"compared", static_cast<double>(e_.compared)},
                   {"differing", static_cast<double>(e_.differing)},
                   {"noisy_fields", static_cast<double>(e_.noisy_fields)}};
+  }
+
+  // A field that differs in nearly every compared response, with no secondary to measure noise,
+  // is more likely a timestamp or an id than a regression: say so, and how to cancel it.
+  std::string NoiseHint() const {
+    if (e_.differing_fields.empty() || e_.with_secondary > 0) return "";
+    const CountedField& top = e_.differing_fields.front();
+    if (top.requests * 10 < e_.compared * 9) return "";
+    return "; " + top.name + " differs in " + Count(top.requests) + " of " + Count(e_.compared) +
+           " compared responses, which looks like noise (a timestamp, an id): start with "
+           "--compare-secondary URL (a second regular instance) to cancel noise, or "
+           "--compare-ignore " +
+           top.path + " to leave the field out";
   }
 
   void ErrorIncrease() {

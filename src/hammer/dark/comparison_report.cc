@@ -147,6 +147,7 @@ void ComparisonReport::Record(const ComparedExchange& exchange, const DiffResult
   ++endpoint->total;
   if (!raw.empty()) ++endpoint->differences;
   if (noise != nullptr && !noise->empty()) ++endpoint->noisy;
+  if (noise != nullptr) ++endpoint->with_secondary;
   if (raw.truncated || (noise != nullptr && noise->truncated)) ++endpoint->truncated;
   if (!raw.empty()) {
     std::vector<std::string_view> paths;
@@ -221,6 +222,7 @@ void ComparisonReport::Merge(const ComparisonReport& other) {
     ours->total += theirs.total;
     ours->differences += theirs.differences;
     ours->noisy += theirs.noisy;
+    ours->with_secondary += theirs.with_secondary;
     ours->incomplete += theirs.incomplete;
     ours->unsent += theirs.unsent;
     ours->truncated += theirs.truncated;
@@ -300,6 +302,7 @@ Json ComparisonReport::ToJsonValue() const {
     e["total"] = endpoint.total;
     e["differences"] = endpoint.differences;
     e["noisy"] = endpoint.noisy;
+    e["with_secondary"] = endpoint.with_secondary;
     e["incomplete"] = endpoint.incomplete;
     e["unsent"] = endpoint.unsent;
     e["truncated"] = endpoint.truncated;

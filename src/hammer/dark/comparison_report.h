@@ -104,6 +104,7 @@ struct EndpointComparison {
   uint64_t total = 0;             // requests compared
   uint64_t differences = 0;       // ... with at least one raw difference
   uint64_t noisy = 0;             // ... with at least one noise difference
+  uint64_t with_secondary = 0;    // ... also compared with a secondary (noise was measured)
   uint64_t incomplete = 0;        // forked requests that could not be compared
   uint64_t unsent = 0;            // ... because their copy was never sent (not in pairs)
   uint64_t truncated = 0;         // comparisons stopped by a JsonDiff cap

@@ -55,8 +55,10 @@ class Canary {
     DiffResult raw = diff_.Compare(p, d);
     DiffResult noisy = diff_.Compare(p, s);
     report_.Record(ComparedExchange{r.endpoint, "GET /json/7", primary, dark, secondary}, raw,
-                   &noisy);
+                   with_secondary ? &noisy : nullptr);
   }
+
+  bool with_secondary = true;  // false: --compare without --compare-secondary (no noise measured)
 
   // n identical requests with regular latencies 10 ms apart (100 a second), the dark side
   // shifted by `dark_shift_us`.
@@ -125,6 +127,44 @@ TEST(CanaryVerdictTest, IdenticalCanaryWithNoisyTimestampPasses) {
   ASSERT_EQ(cluster.endpoints.size(), 1u);
   EXPECT_EQ(cluster.endpoints[0].endpoint, "GET /json/{id}");
   EXPECT_EQ(cluster.endpoints[0].state, VerdictState::kPass);
+}
+
+TEST(CanaryVerdictTest, WithoutASecondaryTheFieldsAreNamedByFrequencyWithANoiseHint) {
+  Canary canary;
+  canary.with_secondary = false;
+  for (int i = 0; i < 2000; ++i) {
+    Request r;
+    r.primary_us = Latency(i);
+    r.dark_us = Latency(i + 1);
+    r.price_change = i % 20 == 3 ? 1 : 0;  // 100 of 2000; updated_at differs in all
+    canary.Add(r);
+  }
+  const CanaryVerdict verdict = canary.Judge();
+  const RuleVerdict& diff = Rule(verdict.clusters.at(0).overall, "diff_rate");
+  EXPECT_EQ(diff.state, VerdictState::kFail);
+  EXPECT_EQ(diff.fields, (Strings{"GET /json/{id} body.updated_at", "GET /json/{id} body.price"}));
+  EXPECT_NE(diff.message.find(" at GET /json/{id} body.updated_at (2000), GET /json/{id} "
+                              "body.price (100);"),
+            std::string::npos)
+      << diff.message;
+  EXPECT_NE(diff.message.find("which looks like noise (a timestamp, an id): start with "
+                              "--compare-secondary URL (a second regular instance) to cancel "
+                              "noise, or --compare-ignore body.updated_at to leave the field out"),
+            std::string::npos)
+      << diff.message;
+  // With a secondary measuring noise the timestamp is cancelled, and no hint is given.
+  Canary measured;
+  for (int i = 0; i < 2000; ++i) {
+    Request r;
+    r.primary_us = Latency(i);
+    r.dark_us = Latency(i + 1);
+    r.price_change = i % 20 == 3 ? 1 : 0;
+    measured.Add(r);
+  }
+  const CanaryVerdict judged = measured.Judge();
+  const RuleVerdict& cancelled = Rule(judged.clusters.at(0).overall, "diff_rate");
+  EXPECT_EQ(cancelled.fields, Strings{"GET /json/{id} body.price"});
+  EXPECT_EQ(cancelled.message.find("looks like noise"), std::string::npos) << cancelled.message;
 }
 
 TEST(CanaryVerdictTest, TooFewSamplesIsInsufficientEvenWhenEverythingDiffers) {
