@@ -7,7 +7,6 @@
 #include "cli/server_flags.h"
 #include "hammer/base/byte_size.h"
 #include "hammer/dark/dark_command.h"
-#include "hammer/net/socket.h"
 
 namespace hammer::cli {
 
@@ -285,7 +284,6 @@ int DarkMain(int argc, char** argv) {
   ServerLimitFlags limit_flags;
   limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;
-  options.listen = net::SocketAddress::LoopbackIfPortOnly(options.listen);
   if (Status s = limit_flags.Apply(&options.client_limits.max_connections,
                                    &options.client_limits.max_buffered_bytes,
                                    &options.client_limits.header_timeout);

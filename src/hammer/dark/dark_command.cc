@@ -19,6 +19,7 @@
 #include "hammer/dark/zk_membership.h"
 #include "hammer/dark/zk_session.h"
 #include "hammer/http/url.h"
+#include "hammer/net/socket.h"
 
 namespace hammer::dark {
 
@@ -251,6 +252,8 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
   DarkCommand command;
   DarkOptions& options = command.options_;
   options = flags.run;
+  // A bare port listens on loopback, as --admin does (never on every interface by surprise).
+  options.listen = net::SocketAddress::LoopbackIfPortOnly(options.listen);
   if (Status s = ParseUpstreams(flags, options); !s.ok()) return s;
   Result<std::vector<http::Url>> secondary_urls =
       ParseUrls(flags.compare_secondary, "--compare-secondary");
