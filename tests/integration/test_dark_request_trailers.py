@@ -54,10 +54,13 @@ class H2TrailerUpstream:
         h2conn = h2.connection.H2Connection(
             config=h2.config.H2Configuration(client_side=False, header_encoding="latin-1"))
         h2conn.initiate_connection()
-        conn.sendall(h2conn.data_to_send())
         open_streams = {}
         conn.settimeout(30)
         with conn:
+            try:
+                conn.sendall(h2conn.data_to_send())
+            except OSError:  # the proxy went away, or stop() shut the connection
+                return
             while True:
                 try:
                     data = conn.recv(65536)
@@ -80,7 +83,10 @@ class H2TrailerUpstream:
                         h2conn.send_headers(event.stream_id, [(":status", "200"),
                                                               ("content-length", "2")])
                         h2conn.send_data(event.stream_id, b"ok", end_stream=True)
-                conn.sendall(h2conn.data_to_send())
+                try:
+                    conn.sendall(h2conn.data_to_send())
+                except OSError:
+                    return
 
     def stop(self):
         for conn in self.conns:
