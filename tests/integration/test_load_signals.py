@@ -6,6 +6,7 @@ to a file or pipe (or with --records), Hadoop reporter: lines only when asked, t
 limit raised and checked before anything is sent."""
 import os
 import pty
+import re
 import resource
 import select
 import signal
@@ -183,6 +184,32 @@ def test_hammer_stats_on_a_terminal_says_what_it_waits_for(terminal):
     code, out, err = finish(proc)
     assert code == 0, hint + err
     assert "/a" in out, out
+
+
+def test_the_live_line_counts_what_was_done_by_its_second(serve, terminal):
+    """At --rate 200 the line printed at 1.0 s showed 9 requests (and 209 at 2.0 s): workers
+    handed their figures over once per wall-clock second. It now lags by at most a 100 ms
+    interval: about 200 a second."""
+    controller, tty = terminal
+    # Started 0.8 s into a wall-clock second: hand-overs once per wall-clock second would then
+    # have counted only the run's first 0.2 s by the line at 1.0 s.
+    while time.time() % 1 < 0.8:
+        time.sleep(0.01)
+    proc = subprocess.Popen([HAMMER, "load", serve.url("/"), "--rate", "200", "-d", "3s"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=tty)
+    shown = b""
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        if select.select([controller], [], [], 0.1)[0]:
+            shown += os.read(controller, 65536)
+    out, _ = proc.communicate(timeout=30)
+    while select.select([controller], [], [], 0.2)[0]:
+        shown += os.read(controller, 65536)
+    assert proc.returncode == 0, shown
+    counts = {float(t): int(n) for t, n in
+              re.findall(rb"(\d+\.\d)s\s+(\d+) requests", shown)}
+    assert counts.get(1.0, 0) >= 150 and counts.get(2.0, 0) >= 350, counts
+    assert len(out.splitlines()) == 600  # every request sent, each a record
 
 
 def test_records_go_to_a_pipe_not_to_a_terminal(serve, terminal):

@@ -113,7 +113,6 @@ class LoadWorker final : public RequestSlot::Owner {
   net::Timer pace_timer_;
   net::Timer interval_timer_;
   net::Timer stop_timer_;
-  Nanos report_interval_;  // how often the worker hands an IntervalSnapshot to the monitor
   // --think-time: one timer per slot, armed while the slot's simulated user pauses.
   std::unordered_map<RequestSlot*, std::unique_ptr<net::Timer>> think_timers_;
   std::mt19937_64 think_rng_;
