@@ -7,12 +7,14 @@
 namespace hammer::dark {
 namespace {
 
-// Whether a difference set ("a\nb\nc", sorted) names one of `fields` (sorted).
-bool Names(std::string_view set, const std::vector<std::string>& fields) {
+// Whether a difference set ("a\nb\nc", sorted) names one of `fields` (sorted by path).
+bool Names(std::string_view set, const std::vector<CountedField>& fields) {
+  auto by_path = [](const CountedField& field, std::string_view path) { return field.path < path; };
   while (!set.empty()) {
     size_t end = set.find('\n');
     std::string_view path = set.substr(0, end);
-    if (std::binary_search(fields.begin(), fields.end(), path)) return true;
+    auto found = std::lower_bound(fields.begin(), fields.end(), path, by_path);
+    if (found != fields.end() && found->path == path) return true;
     set.remove_prefix(end == std::string_view::npos ? set.size() : end + 1);
   }
   return false;
@@ -38,22 +40,20 @@ CanaryEvidence CanaryEvidence::ForEndpoint(const ComparisonReport& report,
   evidence.dark_latency_us = endpoint.dark_latency_us;
   evidence.latency_intervals = endpoint.latency_intervals;
   evidence.with_secondary = endpoint.with_secondary;
-  std::vector<std::string> counted;                    // sorted by path, for Names
   for (const auto& [path, field] : endpoint.fields) {  // sorted by path
     if (field.raw == 0) continue;
     bool real =
         report.Judge(endpoint, field).reported &&
         stats::FisherExactGreater(field.raw, endpoint.total, field.noise, endpoint.total) < alpha;
     if (real) {
-      counted.push_back(path);
       evidence.differing_fields.push_back({path, path, field.raw});
     } else {
       ++evidence.noisy_fields;
     }
   }
-  if (counted.empty()) return evidence;
-  for (const auto& [set, requests] : endpoint.difference_sets) {
-    if (Names(set, counted)) evidence.differing += requests;
+  if (evidence.differing_fields.empty()) return evidence;
+  for (const auto& [set, requests] : endpoint.difference_sets) {  // fields still by path here
+    if (Names(set, evidence.differing_fields)) evidence.differing += requests;
   }
   evidence.differing += endpoint.difference_set_overflow;
   MostFrequentFirst(evidence.differing_fields);

@@ -264,9 +264,7 @@ bool SubmitTrailerFields(nghttp2_session* session, int32_t stream_id,
   bytes.reserve(total);  // the views below point into it: no reallocation after this
   std::vector<nghttp2_nv> fields;
   for (const Header& h : trailers) {
-    if (h.name.empty() || h.name[0] == ':' || EqualsIgnoreCase(h.name, "connection") ||
-        EqualsIgnoreCase(h.name, "keep-alive") || EqualsIgnoreCase(h.name, "proxy-connection") ||
-        EqualsIgnoreCase(h.name, "transfer-encoding") || EqualsIgnoreCase(h.name, "upgrade") ||
+    if (h.name.empty() || h.name[0] == ':' || IsConnectionSpecific(h.name) ||
         EqualsIgnoreCase(h.name, "te") || EqualsIgnoreCase(h.name, "content-length")) {
       continue;
     }

@@ -95,23 +95,18 @@ struct H2ServerCallbacks {
     H2ServerSession* self = Self(user_data);
     Stream* stream = self->Find(frame->hd.stream_id);
     if (stream == nullptr) return 0;
-    if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
-      // Trailers (nghttp2 refuses pseudo-header fields in them), bounded like a head.
-      if (stream->refused || stream->trailers_too_large) return 0;
-      if (!stream->trailers.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
-                                std::string_view(reinterpret_cast<const char*>(value), value_size),
-                                self->settings_.max_head_bytes, self->settings_.max_headers)) {
-        stream->trailers_too_large = true;
-        stream->trailers.Begin();
-      }
-      return 0;
-    }
-    if (stream->head_too_large) return 0;
-    if (!stream->head.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
-                          std::string_view(reinterpret_cast<const char*>(value), value_size),
-                          self->settings_.max_head_bytes, self->settings_.max_headers)) {
-      stream->head_too_large = true;
-      stream->head.Begin();  // what was kept so far is dropped
+    // The request's head, or its trailers (nghttp2 refuses pseudo-header fields in them),
+    // bounded alike.
+    const bool trailers = frame->headers.cat != NGHTTP2_HCAT_REQUEST;
+    if (trailers && stream->refused) return 0;
+    H2HeadBuilder& block = trailers ? stream->trailers : stream->head;
+    bool& too_large = trailers ? stream->trailers_too_large : stream->head_too_large;
+    if (too_large) return 0;
+    if (!block.Add(std::string_view(reinterpret_cast<const char*>(name), name_size),
+                   std::string_view(reinterpret_cast<const char*>(value), value_size),
+                   self->settings_.max_head_bytes, self->settings_.max_headers)) {
+      too_large = true;
+      block.Begin();  // what was kept so far is dropped
     }
     return 0;
   }
