@@ -208,7 +208,11 @@ def test_the_live_line_counts_what_was_done_by_its_second(serve, terminal):
     assert proc.returncode == 0, shown
     counts = {float(t): int(n) for t, n in
               re.findall(rb"(\d+\.\d)s\s+(\d+) requests", shown)}
-    assert counts.get(1.0, 0) >= 150 and counts.get(2.0, 0) >= 350, counts
+    # Each line counts what was done up to its own time (printed 1.0 s, 2.0 s, ... or a little
+    # later on a busy machine), less at most a quarter of a second.
+    lines = [(t, n) for t, n in counts.items() if 1.0 <= t < 3.0]
+    assert len(lines) >= 2, counts
+    assert all(n >= 200 * (t - 0.25) for t, n in lines), counts
     assert len(out.splitlines()) == 600  # every request sent, each a record
 
 

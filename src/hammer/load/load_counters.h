@@ -17,7 +17,7 @@ namespace hammer::load {
     "(no_slot) or the loop was behind (behind: CPU).")                                           \
   X(late_behind, kCounter, "hammer_load_late_total", "reason=behind", "")                        \
   X(dropped, kCounter, "hammer_load_dropped_total", "",                                          \
-    "Open loop: requests due before the end of the run and never sent (every slot was busy).")   \
+    "Open loop: requests due before the end of the run and never sent (it was stopped first).")  \
   X(aborted, kCounter, "hammer_load_aborted_total", "",                                          \
     "Requests in flight when a second signal abandoned them (in no other figure).")              \
   X(warmup, kCounter, "hammer_load_warmup_total", "",                                            \

@@ -91,7 +91,7 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     }
     if (s.counters.dropped > 0) {
       out += fmt::format(
-          "  {} requests were due before the end but never sent (no free slot); "
+          "  {} requests were due before the end but never sent (the run was stopped first); "
           "they are not counted above\n",
           s.counters.dropped);
     }

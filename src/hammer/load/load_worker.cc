@@ -27,6 +27,7 @@ std::unique_ptr<http::HttpClient> MakeClient(net::EventLoop* loop, net::Resolver
                                              const LoadOptions& options) {
   http::ClientOptions client_options;
   client_options.connect_timeout = options.connect_timeout;
+  client_options.dns_ttl = options.dns_ttl;
   client_options.tls = options.tls;
   client_options.http2 = options.http2;
   return std::make_unique<http::HttpClient>(loop, resolver, client_options);
@@ -55,7 +56,7 @@ LoadWorker::LoadWorker(int index, int workers, net::EventLoop* loop, net::Resolv
       feed_(options, lines, specs, shared, client_.get(), SlotsOf(*options, workers, index)),
       pace_timer_(loop, [this] { OnPaceTimer(); }),
       interval_timer_(loop, [this] { ReportInterval(); }),
-      stop_timer_(loop, [this] { MaybeFinish(); }) {
+      stop_timer_(loop, [this] { OnStopTimer(); }) {
   // The run's key memory, split evenly: the merged table then gets it whole (load_run.cc).
   const uint64_t share = options->max_key_bytes / static_cast<uint64_t>(std::max(workers, 1));
   result_.keys = stats::KeyTable(options->max_keys,
@@ -114,9 +115,19 @@ void LoadWorker::AbortInFlight() {
   });
 }
 
+bool LoadWorker::interrupted() const {
+  return stop_requested_ || shared_->stop.load(std::memory_order_relaxed);
+}
+
 bool LoadWorker::stopping() const {
-  return stop_requested_ || shared_->stop.load(std::memory_order_relaxed) ||
-         (stop_at_ != 0 && loop_->now() >= stop_at_);
+  return interrupted() || (stop_at_ != 0 && loop_->now() >= stop_at_);
+}
+
+// The end of -d. An open loop still sends the requests that fell due before it and have not gone
+// out yet (the loop was busy, or every slot was): the schedule ends at the duration, not the clock.
+void LoadWorker::OnStopTimer() {
+  if (pacer_) Pump();
+  MaybeFinish();
 }
 
 void LoadWorker::Begin() {
@@ -321,7 +332,7 @@ void LoadWorker::Pump() {
   }
   MonoNanos now = loop_->UpdateNow();
   uint64_t due = pacer_->DueCount(now);
-  while (next_due_ < due && !free_slots_.empty() && !stopping()) {
+  while (next_due_ < due && !free_slots_.empty() && !interrupted()) {
     MonoNanos intended = pacer_->DueTime(next_due_);
     if (stop_at_ != 0 && intended >= stop_at_) break;
     RequestSlot* slot = free_slots_.back();
@@ -345,7 +356,7 @@ void LoadWorker::Pump() {
 }
 
 void LoadWorker::ArmPaceTimer() {
-  if (free_slots_.empty() || feed_.exhausted() || stopping()) {
+  if (free_slots_.empty() || feed_.exhausted() || interrupted()) {
     pace_timer_.Cancel();
     return;
   }
@@ -398,14 +409,16 @@ void LoadWorker::ReportInterval() {
 
 void LoadWorker::MaybeFinish() {
   if (finished_ || in_flight_ > 0) return;
-  bool no_more = feed_.exhausted() || stopping();
+  // An open loop with -d ends when its schedule does (requests due before the end still go out
+  // late); everything else when the clock passes the end.
+  bool no_more = feed_.exhausted() || (pacer_ ? interrupted() : stopping());
   if (pacer_ && stop_at_ != 0 && pacer_->DueTime(next_due_) >= stop_at_) no_more = true;
   if (recording_done_) no_more = true;
   if (!no_more) return;
   finished_ = true;
   finished_at_ = MonoNow();
   if (pacer_ && !feed_.exhausted()) {
-    // Due before the end but never sent (all slots busy until then): reported, not hidden.
+    // Due before the end but never sent (interrupted first): reported, not hidden.
     MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();
     uint64_t due = pacer_->DueCount(end);
     if (due > next_due_) result_.counters.dropped = due - next_due_;

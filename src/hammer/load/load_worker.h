@@ -85,6 +85,10 @@ class LoadWorker final : public RequestSlot::Owner {
   // Time until the end of the current report interval (aligned to the wall clock).
   Nanos UntilNextReport() const;
   void MaybeFinish();
+  void OnStopTimer();
+  // A signal, another worker's failure or a lost sink asked the run to stop.
+  bool interrupted() const;
+  // interrupted(), or the clock is past -d.
   bool stopping() const;
   // The row of `request`'s key in result_.keys (see PreparedRequest::stats), after checking the
   // table's memory budget (KeyTable::Recorded): the caller records one request into it.
