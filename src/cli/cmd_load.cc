@@ -79,6 +79,10 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--timeout", f.timeout, "per-request timeout")->capture_default_str();
   app.add_option("--connect-timeout", f.connect_timeout, "TCP connect timeout")
       ->capture_default_str();
+  app.add_option("--dns-ttl", f.dns_ttl,
+                 "reuse a resolved host name this long, then look it up again (new connections "
+                 "after that follow DNS changes; a name that stops resolving fails them as dns)")
+      ->capture_default_str();
   app.add_option("--error-pattern", f.error_pattern,
                  "a 2xx/3xx whose body matches this regex (case-insensitive) is a failure")
       ->capture_default_str();

@@ -10,7 +10,7 @@
 namespace hammer::http {
 
 HttpClient::HttpClient(net::EventLoop* loop, net::Resolver* resolver, ClientOptions options)
-    : loop_(loop), hosts_(loop, resolver), options_(std::move(options)) {}
+    : loop_(loop), hosts_(loop, resolver, options.dns_ttl), options_(std::move(options)) {}
 
 HttpClient::~HttpClient() {
   // Connections unregister from the pools and connection maps as they close; take them out

@@ -194,6 +194,8 @@ struct Http2Options {
 
 struct ClientOptions {
   Nanos connect_timeout = 5 * kSecond;
+  // How long a resolved name is used before it is looked up again (getaddrinfo gives no TTL).
+  Nanos dns_ttl = 60 * kSecond;
   Limits limits;
   size_t read_buffer_bytes = 16 * 1024;
   size_t max_idle_per_origin = 4096;

@@ -124,6 +124,9 @@ Status LoadCommand::CheckRunFlags() {
       !ok.ok()) {
     return ok;
   }
+  if (Status ok = ParsePositiveDuration(flags_.dns_ttl, &options_.dns_ttl, "--dns-ttl"); !ok.ok()) {
+    return ok;
+  }
   if (options_.stages && options_.duration == 0)
     options_.duration = options_.stages->total_duration();
   if (!flags_.warmup.empty()) {

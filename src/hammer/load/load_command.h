@@ -46,6 +46,7 @@ struct LoadFlags {
   std::string think_time;  // --think-time
   std::string timeout = "30s";
   std::string connect_timeout = "5s";
+  std::string dns_ttl = "60s";
   std::string max_key_memory{stats::kDefaultMaxKeyMemory};  // --max-key-memory SIZE
   std::string error_pattern{kSeedErrorPattern};
   bool no_error_pattern = false;

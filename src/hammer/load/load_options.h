@@ -35,6 +35,7 @@ struct LoadOptions {
   uint64_t max_requests = 0;  // 0 = no limit
   Nanos timeout = 30 * kSecond;
   Nanos connect_timeout = 5 * kSecond;
+  Nanos dns_ttl = 60 * kSecond;                   // a resolved name is looked up again after this
   std::shared_ptr<const re2::RE2> error_pattern;  // null: no body check
   bool empty_body_is_error = false;               // the seed treated an empty body as an error
   EmitMode emit = EmitMode::kRecords;

@@ -2,6 +2,7 @@
 
 #include <netdb.h>
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -108,8 +109,9 @@ void HostCache::Fetch(const std::string& host, Callback callback) {
     Entry& done = entries_[host];
     done.addresses = std::move(result);
     done.pending = false;
-    // Failures are cached briefly so a dead name does not become a lookup storm.
-    done.expires = loop_->now() + (done.addresses.ok() ? ttl_ : kSecond);
+    // Failures are cached briefly (a second, or the TTL if shorter) so a dead name does not
+    // become a lookup storm.
+    done.expires = loop_->now() + (done.addresses.ok() ? ttl_ : std::min(ttl_, kSecond));
     std::vector<Callback> waiters = std::move(done.waiters);
     done.waiters.clear();
     for (Callback& waiter : waiters)
