@@ -1,7 +1,7 @@
 // The unit tests' main: GoogleTest with two rules that keep `make unit` honest.
 //
 // - A per-test time limit. A test still running after HAMMER_TEST_TIMEOUT seconds (default
-//   300: the slowest test takes a few seconds, under ASan or TSan a few times that) is named on
+//   120: the slowest test takes a few seconds, under ASan or TSan a few times that) is named on
 //   stderr and the process aborts, so a hang costs minutes, not CI's whole budget.
 // - No silent skips. A test that skips (GTEST_SKIP) fails the run after the summary, naming it
 //   and its reason, unless HAMMER_ALLOW_SKIPS=1 is set: a missing server or feature must be
