@@ -10,6 +10,58 @@
 
 namespace hammer::cli {
 
+namespace {
+
+void CaptureFlags(CLI::App& app, dark::DarkFlags& flags) {
+  dark::CaptureOptions& capture = flags.run.capture;
+  app.add_option("--capture", capture.path,
+                 "record the requests served to FILE, one JSON line each, in the JSON targets "
+                 "format `hammer load --targets-format jsonl --replay` reads (method, url, "
+                 "header, base64 body) plus ts (arrival, Unix microseconds), protocol, status "
+                 "and latency_us; appended to, mode 0600; written by a thread of its own behind "
+                 "a bounded queue, so a slow or full disk drops lines (counted in "
+                 "hammer_dark_capture_dropped_total) and never delays a user. Secrets are "
+                 "redacted by default: the values of Authorization, Proxy-Authorization, "
+                 "Cookie, Set-Cookie and X-Api-Key, and of the query parameters token, key, "
+                 "password and sig, become REDACTED")
+      ->type_name("FILE");
+  app.add_option("--capture-rate", capture.rate,
+                 "the fraction of requests recorded, each drawn independently (0 < F <= 1)")
+      ->capture_default_str()
+      ->type_name("F");
+  app.add_option("--capture-max-rps", capture.max_rps,
+                 "record at most N requests per second, all threads together (0: no cap)")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--capture-filter", capture.filters,
+                 "record only requests whose \"METHOD /path\" (the path without its query) "
+                 "matches this RE2 pattern whole, e.g. '(GET|POST) /api/.*' (repeatable: any "
+                 "may match)")
+      ->type_name("REGEX");
+  app.add_option("--capture-body-limit", flags.capture_body_limit,
+                 "record request bodies up to SIZE; a longer one is recorded cut (or not at all "
+                 "when it was streamed) and marked body_truncated, with its body_size")
+      ->capture_default_str()
+      ->type_name("SIZE");
+  app.add_option("--capture-rotate", flags.capture_rotate,
+                 "complete the capture file once it holds SIZE bytes (a unit in bytes: 256MiB, "
+                 "1GB) or has been written for DURATION (90s, 15m, 1h), and at exit: it is "
+                 "renamed atomically to STEM-YYYYmmddTHHMMSSZ.jsonl (the UTC time it was begun; "
+                 "STEM is FILE without .jsonl; never overwriting) and FILE begins anew, so a "
+                 "reader that takes the dated names never sees a file being written (give both "
+                 "a SIZE and a DURATION to rotate at whichever comes first)")
+      ->type_name("SIZE|DURATION");
+  app.add_option("--capture-redact", capture.redact,
+                 "also redact the header field or query parameter NAME (any case; repeatable)")
+      ->type_name("NAME");
+  app.add_option("--capture-keep", capture.keep,
+                 "record NAME's value although it is redacted by default, e.g. Cookie "
+                 "(repeatable)")
+      ->type_name("NAME");
+}
+
+}  // namespace
+
 int DarkMain(int argc, char** argv) {
   CLI::App app{
       "Dark-canary proxy: serve every request from the regular upstream(s) and fork copies to\n"
@@ -281,6 +333,7 @@ int DarkMain(int argc, char** argv) {
       ->capture_default_str()
       ->type_name("N")
       ->check(CLI::Range(1u, 1u << 20));
+  CaptureFlags(app, flags);
   ServerLimitFlags limit_flags;
   limit_flags.AddTo(app);
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "dark")) return *exit;

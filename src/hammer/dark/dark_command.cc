@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "hammer/base/byte_size.h"
 #include "hammer/base/duration.h"
 #include "hammer/base/output_file.h"
 #include "hammer/base/signals.h"
@@ -246,6 +247,49 @@ void WarnUnknownDarkHttp2(const std::vector<std::string>& names,
   }
 }
 
+// --capture's companions: checked here, the patterns by CaptureWriter::Open.
+Status CheckCapture(const DarkFlags& flags, CaptureOptions& capture) {
+  Result<uint64_t> limit = ParseByteSize(flags.capture_body_limit);
+  if (!limit.ok()) return Status::Error("--capture-body-limit: " + limit.status().message());
+  capture.body_limit = *limit;
+  if (!(capture.rate > 0 && capture.rate <= 1)) {
+    return Status::Error("--capture-rate: expected a fraction in (0, 1], got " +
+                         std::to_string(capture.rate));
+  }
+  for (const std::string& rotate : flags.capture_rotate) {
+    // A size names its unit in bytes (256MiB, 1GB); anything else is a duration (90s, 15m, 1h).
+    const bool size = !rotate.empty() && (rotate.back() == 'b' || rotate.back() == 'B');
+    if (size) {
+      Result<uint64_t> bytes = ParseByteSize(rotate);
+      if (!bytes.ok() || *bytes == 0) {
+        return Status::Error("--capture-rotate: " + (bytes.ok() ? std::string("must not be 0")
+                                                                : bytes.status().message()));
+      }
+      capture.rotate_bytes = *bytes;
+    } else {
+      Result<Nanos> interval = ParseDuration(rotate);
+      if (!interval.ok() || *interval < kSecond) {
+        return Status::Error(
+            "--capture-rotate: expected a size like 256MiB or a duration of at "
+            "least 1s like 1h, got '" +
+            rotate + "'");
+      }
+      capture.rotate_interval = *interval;
+    }
+  }
+  const bool companions = !flags.capture_rotate.empty() || !capture.filters.empty() ||
+                          !capture.redact.empty() || !capture.keep.empty() || capture.rate != 1 ||
+                          capture.max_rps != 0 || flags.capture_body_limit != "64KiB";
+  if (!capture.enabled() && companions) {
+    return Status::Error(
+        "--capture-rate, --capture-max-rps, --capture-filter, "
+        "--capture-body-limit, --capture-redact, --capture-keep and --capture-rotate need "
+        "--capture "
+        "FILE");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
@@ -259,6 +303,7 @@ Result<DarkCommand> DarkCommand::Create(const DarkFlags& flags) {
       ParseUrls(flags.compare_secondary, "--compare-secondary");
   if (!secondary_urls.ok()) return secondary_urls.status();
   options.compare_secondary = *secondary_urls;
+  if (Status s = CheckCapture(flags, options.capture); !s.ok()) return s;
   if (flags.sampling != "accumulator" && flags.sampling != "bernoulli") {
     return Status::Error("--dark-sampling: expected accumulator or bernoulli");
   }

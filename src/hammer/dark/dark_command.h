@@ -64,6 +64,8 @@ struct DarkFlags {
   std::string verdict_after;  // empty: no verdict-driven stop
   std::string verdict_json;   // FILE, "-" for stdout, empty for none
   std::string verdict_interval = "1s";
+  std::string capture_body_limit = "64KiB";  // --capture-body-limit SIZE
+  std::vector<std::string> capture_rotate;   // --capture-rotate SIZE|DURATION
 };
 
 enum class DarkOutcome : uint8_t {

@@ -119,6 +119,29 @@ namespace hammer::dark {
     "Regular instances that passed or failed enough health checks in a row to change state.")  \
   X(became_unhealthy, kCounter, "hammer_dark_health_transitions_total", "to=unhealthy", "")
 
+// The --capture writer (capture_writer.h): written from every loop and the writer thread, so
+// with CountShared, never Bump.
+#define HAMMER_DARK_CAPTURE_COUNTERS(X)                                                            \
+  X(lines, kCounter, "hammer_dark_capture_lines_total", "",                                        \
+    "Exchanges written to the --capture file, one line each.")                                     \
+  X(bytes, kCounter, "hammer_dark_capture_bytes_total", "",                                        \
+    "Bytes written to the --capture file.")                                                        \
+  X(dropped_queue_full, kCounter, "hammer_dark_capture_dropped_total", "reason=queue_full",        \
+    "Exchanges chosen for capture but not written, by reason: queue_full (the writer was behind, " \
+    "a slow disk: the user's answer never waits for it), write_error (the file could not be "      \
+    "written, e.g. a full disk; the lines of the failed write are removed whole).")                \
+  X(dropped_write_error, kCounter, "hammer_dark_capture_dropped_total", "reason=write_error", "")  \
+  X(skipped_filter, kCounter, "hammer_dark_capture_skipped_total", "reason=filter",                \
+    "Requests not chosen for capture, by reason: filter (no --capture-filter matched), rate "      \
+    "(--capture-rate), max_rps (over --capture-max-rps this second).")                             \
+  X(skipped_rate, kCounter, "hammer_dark_capture_skipped_total", "reason=rate", "")                \
+  X(skipped_max_rps, kCounter, "hammer_dark_capture_skipped_total", "reason=max_rps", "")          \
+  X(truncated_bodies, kCounter, "hammer_dark_capture_truncated_bodies_total", "",                  \
+    "Captured requests whose body was longer than --capture-body-limit (recorded cut, marked "     \
+    "body_truncated).")                                                                            \
+  X(files_completed, kCounter, "hammer_dark_capture_files_completed_total", "",                    \
+    "Capture files completed by --capture-rotate (renamed to their final name).")
+
 struct alignas(64) ProxyCounters {
   HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_PROXY_COUNTERS)
 };
@@ -131,7 +154,11 @@ struct alignas(64) UpstreamCounters {
   HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_UPSTREAM_COUNTERS)
 };
 
-// Raises a counter that several threads write (UpstreamCounters).
+struct alignas(64) CaptureCounters {
+  HAMMER_ATOMIC_COUNTERS(HAMMER_DARK_CAPTURE_COUNTERS)
+};
+
+// Raises a counter that several threads write (UpstreamCounters, CaptureCounters).
 inline void CountShared(std::atomic<uint64_t>& counter, uint64_t n = 1) {
   counter.fetch_add(n, std::memory_order_relaxed);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hammer/base/clock.h"
+#include "hammer/dark/capture_options.h"
 #include "hammer/dark/upstream_pool.h"
 #include "hammer/dark/verdict_rules.h"
 #include "hammer/http/server_resources.h"
@@ -146,6 +147,8 @@ struct DarkOptions {
   // https to every upstream: the regular ones, the dark clusters and the comparison secondary
   // share these settings (--cacert, --insecure, --client-cert, --client-key).
   http::TlsOptions upstream_tls;
+  // --capture and its companions: the exchanges served, recorded for `hammer load --replay`.
+  CaptureOptions capture;
   // Comparison (--compare).
   bool compare = false;
   std::vector<http::Url> compare_secondary;  // a second regular instance, for noise

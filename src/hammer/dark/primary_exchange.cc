@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "hammer/dark/capture_writer.h"
 #include "hammer/dark/comparison_join.h"
 #include "hammer/dark/forwarding.h"
 #include "hammer/http/grpc_wire.h"
@@ -173,6 +174,7 @@ void PrimaryExchange::OnBodyStreamDrained() {
   response_stream_->SetProducer(nullptr);
   response_stream_.reset();
   if (join_) join_->PrimaryFailed();
+  SubmitCapture(0);
   owner_->Finish(this);  // last: destroyed after this loop iteration
 }
 
@@ -183,6 +185,7 @@ void PrimaryExchange::OnRequestAbandoned() {
   flow_.Abort();  // the upstream sees the request aborted; no completion follows
   if (observer_ != nullptr) observer_->TryAbandoned(*this);
   if (join_) join_->PrimaryFailed();
+  SubmitCapture(0);
   owner_->Finish(this);  // destroyed after this loop iteration
 }
 
@@ -262,6 +265,7 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
   }
   const bool client_left = (request_stream_ != nullptr && request_stream_->failed()) ||
                            (response_stream_ != nullptr && response_stream_->cancelled());
+  int answered = client_left ? 0 : status_;  // the status the client got, for --capture
   if (client_left) {
     Bump(counters_->client_aborted);  // nobody to answer
     if (join_) join_->PrimaryFailed();
@@ -297,12 +301,11 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
       const std::string message = http::PercentEncodeGrpcMessage(why);
       const http::Header status[] = {{"grpc-status", timeout ? "4" : "14"},
                                      {"grpc-message", message}};
-      responder_.Respond(200, "application/grpc", "", status);
+      answered = 200;
+      responder_.Respond(answered, "application/grpc", "", status);
     } else {
-      responder_.Respond(no_instance_available ? 503
-                         : timeout             ? 504
-                                               : 502,
-                         "text/plain", why + "\n");
+      answered = no_instance_available ? 503 : timeout ? 504 : 502;
+      responder_.Respond(answered, "text/plain", why + "\n");
     }
     if (join_) join_->PrimaryFailed();
   } else {
@@ -320,7 +323,36 @@ void PrimaryExchange::OnResponseComplete(const http::ExchangeResult& result) {
     response_stream_.reset();
   }
   if (!client_left) Bump(counters_->responses);
+  SubmitCapture(answered);
   owner_->Finish(this);  // last: destroyed after this loop iteration
+}
+
+// After the answer: nothing here delays the client.
+void PrimaryExchange::SubmitCapture(int status) {
+  if (capture_ == nullptr) return;
+  CapturedExchange& captured = *capture_;
+  captured.status = status;
+  captured.latency_us = (MonoNow() - start_) / kMicrosecond;
+  captured.head = std::move(head_);
+  const size_t limit = capture_writer_->body_limit();
+  if (request_stream_ != nullptr) {
+    captured.body_size = request_stream_->appended();
+    const std::string* kept = request_stream_->consumed_copy();
+    if (kept != nullptr && kept->size() <= limit) {
+      captured.body = *kept;
+    } else {
+      captured.body_truncated = captured.body_size > 0;
+    }
+  } else {
+    captured.body_size = body_.size();
+    if (body_.size() <= limit) {
+      captured.body = std::move(body_);
+    } else {
+      captured.body.assign(body_, 0, limit);
+      captured.body_truncated = true;
+    }
+  }
+  capture_writer_->Submit(std::move(capture_));
 }
 
 }  // namespace hammer::dark

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "hammer/base/clock.h"
+#include "hammer/dark/capture_line.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/in_flight_set.h"
 #include "hammer/dark/upstream_instance.h"
@@ -44,6 +45,7 @@
 
 namespace hammer::dark {
 
+class CaptureWriter;
 class ComparisonJoin;
 
 // How a primary exchange holds the upstream's response.
@@ -105,6 +107,15 @@ class PrimaryExchange final : public http::ResponseHandler,
   // reset, an HTTP/1.1 one its connection closed), rather than when the upstream answers.
   void WatchClient() { responder_.Watch(this); }
   bool upgrade() const { return upgrade_; }
+  // --capture: when the exchange ends (answered, failed and answered by the proxy, or left by
+  // the client: status 0), `exchange` gets the status, the latency, the head forwarded upstream
+  // (moved out: it is no longer needed) and the request body up to the writer's body limit
+  // (moved when within it; a streamed body from its KeepConsumed copy, which the caller must
+  // have asked for), and goes to `writer`. Not for tunnels.
+  void CaptureTo(CaptureWriter* writer, std::unique_ptr<CapturedExchange> exchange) {
+    capture_writer_ = writer;
+    capture_ = std::move(exchange);
+  }
   // The deadline's meaning after the answer begins (http::ClientRequest::idle_timeout).
   Nanos idle_timeout = 0;
   // The upstream instance of the current try (held: a removed instance is drained), and the
@@ -142,6 +153,7 @@ class PrimaryExchange final : public http::ResponseHandler,
   void OpenTunnel(const http::ResponseHead& head);
   void CloseTunnel();
   void ForgetTry();
+  void SubmitCapture(int status);
 
   InFlightSet<PrimaryExchange>* owner_;
   ProxyCounters* counters_;
@@ -171,7 +183,9 @@ class PrimaryExchange final : public http::ResponseHandler,
   std::string response_body_;   // kept whole, or the comparison's capture of a streamed one
   http::BufferCharge response_charge_;
   std::shared_ptr<http::BodyStream> response_stream_;  // produced here once streaming
-  http::ResponseFlow flow_;                            // last: aborts the exchange first
+  CaptureWriter* capture_writer_ = nullptr;
+  std::unique_ptr<CapturedExchange> capture_;
+  http::ResponseFlow flow_;  // last: aborts the exchange first
 };
 
 }  // namespace hammer::dark

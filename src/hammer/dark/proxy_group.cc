@@ -7,6 +7,7 @@
 #include <random>
 
 #include "hammer/dark/admin_access.h"
+#include "hammer/stats/counter_exposition.h"
 
 namespace hammer::dark {
 
@@ -208,6 +209,11 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
     group->loops_.loop(0)->Post([checker] { checker->Start(); });
   }
   if (Status s = group->StartUpstreams(); !s.ok()) return s;
+  if (options.capture.enabled()) {
+    Result<std::unique_ptr<CaptureWriter>> capture = CaptureWriter::Open(options.capture);
+    if (!capture.ok()) return Status::Error("--capture: " + capture.status().message());
+    group->capture_ = std::move(capture).value();
+  }
   net::SocketAddress bind_to = *address;
   for (int i = 0; i < options.threads; ++i) {
     net::EventLoop* loop = group->loops_.loop(i);
@@ -216,7 +222,8 @@ Result<std::unique_ptr<DarkProxyGroup>> DarkProxyGroup::Start(const DarkOptions&
     auto handler = std::make_unique<DarkProxyHandler>(
         loop, &group->resolver_, &group->options_, membership, &group->registry_,
         group->counters_.back().get(), seed != 0 ? seed + static_cast<uint64_t>(i) : entropy(),
-        *upstream_tls, &group->resources_->budget(), group->upstreams_.get());
+        *upstream_tls, &group->resources_->budget(), group->upstreams_.get(),
+        group->capture_.get());
     auto listener = std::make_unique<http::HttpListener>(loop, handler.get(), server);
     if (Status s = listener->Listen(bind_to, /*reuse_port=*/true); !s.ok()) return s;
     bind_to = listener->local_address();
@@ -285,6 +292,7 @@ void DarkProxyGroup::Stop() {
   listeners_.clear();
   handlers_.clear();
   health_checker_.reset();
+  if (capture_) capture_->Close();  // what was captured is in the file before the summary
 }
 
 bool DarkProxyGroup::Drain(Nanos timeout, const std::function<bool()>& interrupted) {
@@ -339,6 +347,7 @@ std::string DarkProxyGroup::Summary() const {
            std::to_string(succeeded) + ", failed " + std::to_string(failed) + ", dropped " +
            std::to_string(dropped) + ", abandoned " + std::to_string(copies_abandoned) + "\n";
   }
+  if (capture_) out += capture_->Summary();
   return out;
 }
 
@@ -392,6 +401,10 @@ std::string DarkProxyGroup::MetricsText() {
   AppendDarkMetrics(out, loops, gauges, snapshot->regular_instances, snapshot->stale,
                     tls ? &*tls : nullptr);
   upstreams_->AppendMetrics(out, now);
+  if (capture_) {
+    stats::AppendCounterFamilies(out, CaptureCounters::kCounterSpecs,
+                                 capture_->counters().CounterValues());
+  }
   AppendServerResources(out, *resources_);
   return out.Take();
 }

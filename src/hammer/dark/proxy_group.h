@@ -34,6 +34,7 @@
 
 #include "hammer/base/status.h"
 #include "hammer/dark/canary_verdict.h"
+#include "hammer/dark/capture_writer.h"
 #include "hammer/dark/dark_metrics.h"
 #include "hammer/dark/dark_options.h"
 #include "hammer/dark/health_checker.h"
@@ -111,6 +112,7 @@ class DarkProxyGroup {
   net::LoopGroup loops_;
   ClusterRegistry registry_;
   std::unique_ptr<UpstreamPool> upstreams_;        // shared by the handlers
+  std::unique_ptr<CaptureWriter> capture_;         // --capture; outlives the handlers
   std::unique_ptr<HealthChecker> health_checker_;  // --health-check; on the first loop
   // Where the instances come from besides fixed URLs (stopped before the checker goes).
   std::unique_ptr<UpstreamDns> upstream_dns_;

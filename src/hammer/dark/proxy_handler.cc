@@ -17,7 +17,8 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
                                    ClusterRegistry* registry, DarkLoopCounters* counters,
                                    uint64_t seed,
                                    std::shared_ptr<const http::TlsClientConfig> upstream_tls,
-                                   http::BufferBudget* budget, UpstreamPool* pool)
+                                   http::BufferBudget* budget, UpstreamPool* pool,
+                                   CaptureWriter* capture)
     : loop_(loop),
       resolver_(resolver),
       options_(options),
@@ -28,6 +29,7 @@ DarkProxyHandler::DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver
                    options->dark_grpc_methods),
       rng_(seed),
       pool_(pool),
+      capture_(capture),
       upstreams_(*pool),
       primaries_(loop),
       copies_(loop),
@@ -206,6 +208,20 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
       &primaries_, &counters_->proxy, holding_, std::move(responder), head_request,
       http2 || request.head.minor_version >= 1, join, UpstreamBody(request)));
   ForwardOptions forward = ForwardOptionsFor(request);
+  const bool grpc = http::IsGrpc(request.head.headers);
+  std::unique_ptr<CapturedExchange> captured;
+  if (capture_ != nullptr && !request.upgrade) {
+    const int64_t now_us = WallNowMicros();
+    if (capture_->Choose(request.head.method, request.head.target, now_us, rng_)) {
+      captured = std::make_unique<CapturedExchange>();
+      captured->arrival_us = now_us;
+      captured->protocol = http2                             ? "HTTP/2"
+                           : request.head.minor_version == 0 ? "HTTP/1.0"
+                                                             : "HTTP/1.1";
+      captured->https = options_->listener_tls.enabled();
+      captured->authority = http::FindHeader(request.head.headers, "Host").value_or("");
+    }
+  }
   if (request.upgrade) {
     // A tunnel to the primary only: never forked, compared or retried.
     primary->ExpectUpgrade();
@@ -222,10 +238,11 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   } else if (http::BodyStream* stream = primary->request_stream()) {
     if (request.body_stream != nullptr) Bump(counters_->proxy.streamed_requests);
     // A gRPC call's body is streamed (it may be a client stream) but most are one small
-    // message: kept, so that an UNAVAILABLE answer can be retried (PrimaryExchange).
-    if (options_->retries > 0 && http::IsGrpc(request.head.headers)) {
-      stream->KeepConsumed(kGrpcRetryCopy);
-    }
+    // message: kept, so that an UNAVAILABLE answer can be retried (PrimaryExchange), and kept
+    // up to the capture's limit for --capture.
+    size_t keep = options_->retries > 0 && grpc ? kGrpcRetryCopy : 0;
+    if (captured) keep = std::max(keep, capture_->body_limit());
+    if (keep > 0) stream->KeepConsumed(keep);
     forward.chunked_body = !stream->length();
     primary->head() =
         ForwardRequestHead(request.head, upstream, stream->length().value_or(0), forward);
@@ -236,7 +253,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
   primary->instance = std::move(instance);
   primary->ObserveTries(this, http::IsIdempotentMethod(request.head.method));
   primary->WatchClient();
-  const bool grpc = http::IsGrpc(request.head.headers);
+  if (captured) primary->CaptureTo(capture_, std::move(captured));
   // --upstream-timeout is both the wait for the answer to begin and the longest pause inside
   // it (a long download, an event stream). A gRPC client may bound its call itself
   // (grpc-timeout): that is then the deadline of the whole call.

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/dark/capture_writer.h"
 #include "hammer/dark/cluster_registry.h"
 #include "hammer/dark/comparison_report.h"
 #include "hammer/dark/dark_cluster.h"
@@ -67,12 +68,13 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
  public:
   // Everything pointed to must outlive the handler. `upstream_tls` holds the TLS settings of
   // every https upstream, dark cluster and secondary (loaded once, shared by every loop).
-  // `pool`: the regular instances and their health, shared by the proxy's loops.
+  // `pool`: the regular instances and their health, shared by the proxy's loops. `capture`
+  // (--capture; may be null): where the requests it chooses are recorded once answered.
   DarkProxyHandler(net::EventLoop* loop, net::Resolver* resolver, const DarkOptions* options,
                    const Membership* membership, ClusterRegistry* registry,
                    DarkLoopCounters* counters, uint64_t seed,
                    std::shared_ptr<const http::TlsClientConfig> upstream_tls,
-                   http::BufferBudget* budget, UpstreamPool* pool);
+                   http::BufferBudget* budget, UpstreamPool* pool, CaptureWriter* capture);
   ~DarkProxyHandler() override;
 
   void OnRequest(const http::IncomingRequest& request, http::Responder responder) override;
@@ -134,6 +136,7 @@ class DarkProxyHandler final : public http::RequestHandler, private TryObserver 
   ForkEligibility eligibility_;
   std::mt19937_64 rng_;
   UpstreamPool* pool_;
+  CaptureWriter* capture_;
   UpstreamPool::Reader upstreams_;
   std::shared_ptr<const UpstreamSet> upstreams_seen_;  // as of the last Upstreams()
   size_t retries_in_flight_ = 0;  // tries in flight that are retries (the budget's count)

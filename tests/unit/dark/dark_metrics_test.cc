@@ -12,6 +12,8 @@ TEST(DarkMetricsTest, TheTablesKeepTheRules) {
   EXPECT_TRUE(cluster.ok()) << cluster.message();
   Status upstream = CheckCounterSpecs(UpstreamCounters::kCounterSpecs);
   EXPECT_TRUE(upstream.ok()) << upstream.message();
+  Status capture = CheckCounterSpecs(CaptureCounters::kCounterSpecs);
+  EXPECT_TRUE(capture.ok()) << capture.message();
 }
 
 TEST(DarkMetricsTest, EveryLoopIsSummedAndEveryClusterLabelled) {
