@@ -154,8 +154,32 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                  "one is a grpc_status failure)")
       ->capture_default_str();
   app.add_option("--har", f.har, "replay the requests of a browser HAR export")->type_name("FILE");
-  app.add_flag("--har-timing", f.run.har_timing,
-               "send HAR entries at their recorded offsets (latency counts from then)");
+  app.add_flag("--replay,--har-timing", f.run.recorded_timing,
+               "send each entry of a request file at its recorded time, offset from the "
+               "earliest: a jsonl entry's ts (Unix microseconds, as `hammer dark --capture` "
+               "writes it; every entry needs one), a HAR entry's startedDateTime. Open loop on "
+               "one thread with --concurrency slots: latency counts from the intended send "
+               "time, so a slow server does not slow the schedule (late sends are counted). "
+               "Entries whose body was cut by the capture are skipped unless "
+               "--replay-truncated. With --loop the schedule repeats (needs --duration or "
+               "--requests)");
+  app.add_option("--speed", f.speed,
+                 "with --replay: play the recording X times faster (0.1 to 100; 0.5 is half "
+                 "speed): each entry is sent at its recorded offset divided by X")
+      ->capture_default_str()
+      ->type_name("X");
+  app.add_option("--base-url", f.base_url,
+                 "send every entry of a request file (jsonl, vegeta, HAR) to this scheme://host"
+                 "[:port] instead, keeping its path and query, e.g. a production capture "
+                 "replayed against staging; the Host header follows the new URL unless "
+                 "--preserve-host")
+      ->type_name("URL");
+  app.add_flag("--preserve-host", f.preserve_host,
+               "with --base-url: send each entry with its own Host (its Host header, else its "
+               "original URL's host:port), as a virtual-hosted staging server expects");
+  app.add_flag("--replay-truncated", f.replay_truncated,
+               "send captured entries whose body was cut at --capture-body-limit (marked "
+               "body_truncated) with the part that was kept, instead of skipping them");
   app.add_option("--key", f.key,
                  "group records and statistics by url | path | method-path | "
                  "host")

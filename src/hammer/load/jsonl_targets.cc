@@ -101,6 +101,16 @@ Status JsonTargetReader::ParseLine(std::string_view line, RequestSpec* out) {
   if (Field(object, "header", &value)) {
     if (Status ok = ReadHeaders(value, &out->headers); !ok.ok()) return ok;
   }
+  if (Field(object, "ts", &value)) {
+    if (value.get_int64().get(out->timestamp_us) != simdjson::SUCCESS || out->timestamp_us < 0) {
+      return Status::Error("'ts' must be a non-negative integer (Unix microseconds)");
+    }
+  }
+  if (Field(object, "body_truncated", &value)) {
+    if (value.get_bool().get(out->body_truncated) != simdjson::SUCCESS) {
+      return Status::Error("'body_truncated' must be true or false");
+    }
+  }
   std::string body64;
   if (Status ok = StringField(object, "body", false, &body64); !ok.ok()) return ok;
   if (!body64.empty()) {

@@ -11,7 +11,11 @@
 //           in order; names keep their case
 //   body    string, optional: the body in standard base64 with padding (how Go's
 //           encoding/json writes []byte); decoded strictly (see base64.h)
-// A null field counts as absent; other fields are ignored. Blank lines are skipped.
+//   ts      integer, optional: when the request arrived, Unix microseconds (`hammer dark
+//           --capture` writes it; `hammer load --replay` sends each entry at its offset)
+//   body_truncated  boolean, optional: the body was cut when recorded (RequestSpec)
+// A null field counts as absent; other fields are ignored (a capture's protocol, status,
+// latency_us, body_binary, body_size). Blank lines are skipped.
 //
 // Errors name the file, line and problem and stop the reader: "t.jsonl:3: invalid JSON: <what
 // simdjson found>", "t.jsonl:4: 'url' is missing", "t.jsonl:5: header 'Accept' must be an

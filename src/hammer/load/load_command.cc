@@ -150,7 +150,7 @@ Status LoadCommand::CheckRunFlags() {
     return Status::Error("--loop needs --duration or --requests to end the run");
   }
   if ((options_.duration > 0 || options_.max_requests > 0) && !options_.source.loop &&
-      !options_.har_timing) {
+      !options_.recorded_timing) {
     // As wrk and vegeta do: a duration means "for that long", whatever the list's length; as
     // hey does, a request count means that many requests.
     options_.source.loop = true;
@@ -305,10 +305,38 @@ Status LoadCommand::OpenInput() {
     format = TargetsFormat::kHar;
     input_name_ = flags_.har;
   }
-  if (options_.har_timing) {
-    if (*format != TargetsFormat::kHar) return Status::Error("--har-timing needs --har FILE");
-    if (options_.rate > 0) return Status::Error("--har-timing and --rate are exclusive");
+  SpecOptions spec_options;
+  spec_options.loop = options_.source.loop;
+  if (options_.recorded_timing) {
+    if (*format != TargetsFormat::kHar && *format != TargetsFormat::kJsonl) {
+      return Status::Error(
+          "--replay (--har-timing) needs a request file with recorded times: --targets-format "
+          "jsonl (what `hammer dark --capture` writes) or --har FILE");
+    }
+    if (options_.rate > 0) return Status::Error("--replay and --rate are exclusive");
     options_.threads = 1;  // one schedule, in recorded order
+    spec_options.timed = true;
+  }
+  if (flags_.speed != 1.0) {
+    if (!options_.recorded_timing) return Status::Error("--speed needs --replay");
+    if (!(flags_.speed >= 0.1 && flags_.speed <= 100)) {
+      return Status::Error("--speed: expected 0.1 to 100, got " + std::to_string(flags_.speed));
+    }
+  }
+  spec_options.speed = flags_.speed;
+  spec_options.send_truncated = flags_.replay_truncated;
+  if (!flags_.base_url.empty()) {
+    if (*format == TargetsFormat::kLines) {
+      return Status::Error(
+          "--base-url applies to request files (--targets-format vegeta or jsonl, "
+          "--har)");
+    }
+    Result<BaseUrl> base = BaseUrl::Parse(flags_.base_url);
+    if (!base.ok()) return base.status();
+    spec_options.base_url = *base;
+    spec_options.preserve_host = flags_.preserve_host;
+  } else if (flags_.preserve_host) {
+    return Status::Error("--preserve-host needs --base-url");
   }
   if (*format == TargetsFormat::kLines) {
     auto source = TargetSource::Open(inputs, options_.source);
@@ -322,7 +350,8 @@ Status LoadCommand::OpenInput() {
     if (flags_.har.empty()) input_name_ = inputs[0];
     // A request file given with only --duration is replayed like a URL list; stdin cannot be.
     if (replay_notice_ && input_name_ == "-") options_.source.loop = replay_notice_ = false;
-    auto specs = SpecSource::Open(input_name_, *format, options_.source.loop);
+    spec_options.loop = options_.source.loop;
+    auto specs = SpecSource::Open(input_name_, *format, spec_options);
     if (!specs.ok()) return specs.status();
     input_.specs = std::move(*specs);
   }

@@ -66,6 +66,10 @@ struct LoadFlags {
   std::string start_at;
   std::string targets_format = "lines";
   std::string har;
+  double speed = 1.0;             // --speed: with --replay, the recording's pace times this
+  std::string base_url;           // --base-url: empty for none
+  bool preserve_host = false;     // --preserve-host
+  bool replay_truncated = false;  // --replay-truncated
   std::string key = "url";
   std::vector<std::string> key_patterns;
   std::vector<std::string> thresholds;

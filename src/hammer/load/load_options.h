@@ -63,13 +63,13 @@ struct LoadOptions {
   uint64_t max_key_bytes = stats::kDefaultMaxKeyBytes;
   http::TlsOptions tls;
   http::Http2Options http2{.enabled = false, .fallback = false, .max_streams = 1};
-  KeyMapper keys;              // what records and statistics group by (--key, --key-pattern)
-  bool har_timing = false;     // send request-file entries at their recorded offsets
-  int verbose = 0;             // print this many request/response pairs (secrets redacted)
-  bool timestamps = false;     // records get a third field: when the request ended (Unix ms)
-  bool failure_types = false;  // failure records carry their type (stats::AppendFailureRecord)
-  Nanos schedule_offset = 0;   // open loop: this worker's schedule starts this much later
-  MonoNanos start_at = 0;      // 0: now; else wait until then (synchronised start, --start-at)
+  KeyMapper keys;                // what records and statistics group by (--key, --key-pattern)
+  bool recorded_timing = false;  // send request-file entries at their recorded offsets
+  int verbose = 0;               // print this many request/response pairs (secrets redacted)
+  bool timestamps = false;       // records get a third field: when the request ended (Unix ms)
+  bool failure_types = false;    // failure records carry their type (stats::AppendFailureRecord)
+  Nanos schedule_offset = 0;     // open loop: this worker's schedule starts this much later
+  MonoNanos start_at = 0;        // 0: now; else wait until then (synchronised start, --start-at)
   // --stages: the open-loop rate follows this schedule (`rate` is then its peak, which makes
   // the run open loop); null: the constant `rate`.
   std::shared_ptr<const RateSchedule> stages;

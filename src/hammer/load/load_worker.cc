@@ -136,7 +136,7 @@ void LoadWorker::Begin() {
   if (stop_at_ != 0) stop_timer_.ArmAt(stop_at_);
   for (auto& slot : slots_)
     free_slots_.push_back(slot.get());
-  if (options_->rate > 0 || options_->har_timing) {
+  if (options_->rate > 0 || options_->recorded_timing) {
     if (options_->stages) {
       pacer_.emplace(start_, options_->stages.get(), index_, workers_);
     } else if (options_->rate > 0) {

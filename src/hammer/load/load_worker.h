@@ -74,7 +74,7 @@ class LoadWorker final : public RequestSlot::Owner {
   void Pump();
   void PumpRecorded();
   // Open loop or recorded timing: latency counts from each request's due time.
-  bool scheduled() const { return pacer_.has_value() || options_->har_timing; }
+  bool scheduled() const { return pacer_.has_value() || options_->recorded_timing; }
   void ArmPaceTimer();
   void RecordSuccess(const PreparedRequest& target, int64_t micros, int64_t uncorrected_micros);
   void RecordFailure(const PreparedRequest& target, Failure failure, std::string_view detail);

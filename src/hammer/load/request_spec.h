@@ -3,6 +3,7 @@
 // functions below, so a RequestSpec that came out of a reader can be serialized as-is.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,11 @@ struct RequestSpec {
   http::HeaderList headers;
   std::string body;
   Nanos offset = -1;  // HAR: time since the first entry was started; -1 if none
+  // JSON lines: the entry's `ts`, its arrival in Unix microseconds (`hammer dark --capture`
+  // writes it); -1 if none. SpecSource turns it into `offset` for --replay.
+  int64_t timestamp_us = -1;
+  // JSON lines: `body_truncated` (a capture cut the body at its limit): not sent as is.
+  bool body_truncated = false;
   std::string where;  // where it came from, for messages: "targets.txt:12", "x.har:entry 3"
 };
 

@@ -4,8 +4,16 @@
 // vegeta and JSON-lines files are streamed (bounded memory) and re-read from the start for
 // --loop; a HAR is read whole and cycled. A malformed entry stops the stream: error() then
 // names the file and line, and the run ends with it. HAR entries that cannot be replayed are
-// skipped and counted by reason (skipped()). With --loop, HAR offsets keep growing from one
-// pass to the next so --har-timing replays the recording again and again. Thread-safe.
+// skipped and counted by reason (skipped()), as are captured entries whose body was cut
+// (body_truncated) unless they are to be sent anyway.
+//
+// Timing (--replay): every entry gets its recorded offset (RequestSpec::offset) divided by the
+// speed: a HAR's own, or a JSON line's `ts` less the earliest `ts` (every entry must have one).
+// A capture is written as exchanges end, not as they begin, so JSON lines are read through a
+// window of kReorderWindow entries and handed out earliest `ts` first: entries that arrived
+// less than that many entries apart come out in arrival order. With --loop, offsets keep
+// growing from one pass to the next (a pass lasts its last offset plus 1 ms), so the schedule
+// repeats. --base-url rewrites each entry's URL (base_url.h). Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -13,10 +21,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <string>
 #include <vector>
 
 #include "hammer/base/status.h"
+#include "hammer/load/base_url.h"
 #include "hammer/load/har.h"
 #include "hammer/load/jsonl_targets.h"
 #include "hammer/load/request_spec.h"
@@ -28,11 +38,22 @@ enum class TargetsFormat : uint8_t { kLines, kVegeta, kJsonl, kHar };
 
 Result<TargetsFormat> ParseTargetsFormat(std::string_view text);
 
+struct SpecOptions {
+  bool loop = false;
+  bool timed = false;  // --replay: offsets from the recording (JSON lines need `ts`)
+  double speed = 1.0;  // --speed: offsets are divided by it
+  std::optional<BaseUrl> base_url;
+  bool preserve_host = false;   // with base_url
+  bool send_truncated = false;  // --replay-truncated: send entries whose body was cut
+};
+
 class SpecSource {
  public:
+  static constexpr size_t kReorderWindow = 4096;
+
   // Opens `path` ("-" = stdin; not with --loop for vegeta/jsonl) in `format` (not kLines).
   static Result<std::unique_ptr<SpecSource>> Open(const std::string& path, TargetsFormat format,
-                                                  bool loop);
+                                                  const SpecOptions& options);
 
   // Fills `out` (storage reused) with up to `max` requests; false at the end (or on error).
   bool NextBatch(std::vector<RequestSpec>& out, size_t max);
@@ -47,22 +68,42 @@ class SpecSource {
   uint64_t read() const;
 
  private:
-  SpecSource(std::string path, TargetsFormat format, bool loop)
-      : path_(std::move(path)), format_(format), loop_(loop) {}
+  SpecSource(std::string path, TargetsFormat format, const SpecOptions& options)
+      : path_(std::move(path)), format_(format), options_(options) {}
   Status Reopen();
   Result<bool> NextOne(RequestSpec* out);
+  Result<bool> NextRead(RequestSpec* out);       // in file order (HAR: in its order)
+  Result<bool> NextInArrival(RequestSpec* out);  // JSON lines by `ts`, through the window
+  void Schedule(RequestSpec* out);               // offset, speed, pass
+
+  // The window of JSON lines read ahead, earliest `ts` (then file order) on top.
+  struct Pending {
+    RequestSpec spec;
+    uint64_t order = 0;
+  };
+  struct LaterFirst {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.spec.timestamp_us != b.spec.timestamp_us ? a.spec.timestamp_us > b.spec.timestamp_us
+                                                        : a.order > b.order;
+    }
+  };
 
   std::atomic<bool> interrupted_{false};
   mutable std::mutex mutex_;
   std::string path_;
   TargetsFormat format_;
-  bool loop_;
+  SpecOptions options_;
   std::optional<VegetaTargetReader> vegeta_;
   std::optional<JsonTargetReader> jsonl_;
+  std::priority_queue<Pending, std::vector<Pending>, LaterFirst> window_;
+  uint64_t read_order_ = 0;
+  bool file_ended_ = false;  // the window holds what is left of this pass
   HarReadResult har_;
   size_t har_next_ = 0;
-  Nanos har_pass_offset_ = 0;
-  Nanos har_span_ = 0;
+  int64_t pass_first_us_ = -1;  // the earliest `ts` of this pass
+  Nanos pass_offset_ = 0;       // where this pass starts in the schedule
+  Nanos pass_span_ = 0;         // the latest offset of this pass, from its start
+  std::map<std::string, uint64_t> skipped_;
   uint64_t read_ = 0;
   uint64_t read_this_pass_ = 0;
   bool done_ = false;
