@@ -17,6 +17,7 @@ from concurrent import futures
 
 import pytest
 
+from harness import run_hammer
 from prerequisites import require_module
 
 SERVICE = "hammer.test.Dark"
@@ -338,3 +339,31 @@ def test_grpc_for_an_http11_upstream_fails_unavailable_saying_why(grpc_upstream,
     assert "--upstream-http2" in failed.value.details()
     proxy.stop()
     assert "gRPC calls are answered UNAVAILABLE" in proxy.stderr
+
+
+def test_a_captured_unary_call_replays_as_the_same_grpc_call(grpc_upstream, proxies, tmp_path):
+    """--capture keeps a gRPC call's message (binary, base64) and `hammer load --replay` sends
+    it again over HTTP/2 as the same call, judged by its grpc-status."""
+    import base64
+    import json
+
+    upstream = grpc_upstream()
+    capture = tmp_path / "grpc.jsonl"
+    proxy = proxies("--http2", "--upstream-http2", "--upstream", upstream.url, "--capture",
+                    str(capture))
+    with channel(proxy.address) as ch:
+        assert ch.unary_unary(f"/{SERVICE}/Get")(b"\x00\xffbin", timeout=10) == b"item \x00\xffbin"
+    proxy.stop()
+    [entry] = [json.loads(line) for line in capture.read_text().splitlines()]
+    assert (entry["method"], entry["protocol"], entry["status"]) == ("POST", "HTTP/2", 200)
+    assert entry["url"].endswith(f"/{SERVICE}/Get")
+    assert entry["body_binary"] is True
+    # The message as gRPC frames it: not compressed, 5 bytes long.
+    assert base64.b64decode(entry["body"]) == b"\x00\x00\x00\x00\x05\x00\xffbin"
+    summary = tmp_path / "summary.json"
+    r = run_hammer(["load", "--http2", "--targets-format", "jsonl", "--replay", "--base-url",
+                    upstream.url, "--summary-json", str(summary), str(capture)])
+    assert r.returncode == 0, r.stderr
+    s = json.loads(summary.read_text())
+    assert (s["requests"], s["succeeded"]) == (1, 1), r.stderr
+    assert s["grpc_statuses"] == {"OK": 1}
