@@ -18,17 +18,17 @@ the node holding each primary cross the toxics.
 """
 import json
 import re
+import socket
 import subprocess
-import time
 from collections import Counter
 
 import pytest
 
+import prerequisites
 from harness import HAMMER, free_port, run_hammer
-from opensearch import TOOL_DIR, JAR, OpenSearchCluster
+from opensearch import JAR, TOOL_DIR, OpenSearchCluster
 from toxiproxy import Toxiproxy
 
-RESPONSE_BYTES = 67  # `hammer serve`'s answer to GET /: head and "ok\n"
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,20 @@ def fired_at(summary, rounds, timeout_s):
     (requests / concurrency), lasted rounds * timeout_s, ±10 %."""
     expected = rounds * timeout_s
     assert abs(summary["seconds"] - expected) <= expected * 0.1, (summary["seconds"], expected)
+
+
+def answer_bytes(server, path):
+    """The length of server's whole answer (head and body) to an HTTP/1.1 GET of path."""
+    with socket.create_connection((server.host, server.port), timeout=10) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {server.address}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += s.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)\r\ncontent-length: *(\d+)", head).group(1))
+        while len(body) < length:
+            body += s.recv(65536)
+    return len(head) + 4 + length
 
 
 def peak_rss_kib(args, input_text):
@@ -143,7 +157,7 @@ def test_load_resets_and_cut_answers_are_resets(serve, toxic_proxy):
     # Kept-alive connections cut mid-answer: each carries two whole answers and 30 bytes of the
     # third, one request at a time. The cut request is a reset (its answer had begun: it is not
     # sent again), the others succeed.
-    proxy.toxic("limit_data", bytes=2 * RESPONSE_BYTES + 30)
+    proxy.toxic("limit_data", bytes=2 * answer_bytes(serve, "/") + 30)
     s = load(proxy.url("/"), 30, concurrency=1)
     accounted(s, 30)
     assert (s["succeeded"], s["failures"]) == (20, {"reset": 10}), s
@@ -355,35 +369,34 @@ def test_dark_upstream_side_faults(servers, proxies, toxic_proxy):
 
 
 DARK_TIMEOUT_S = 2.0
-# Each dark-side toxic; the failure type the copies it touches end with (None: they succeed),
-# and another some may end with (slow toxics: a copy held past the dark timeout by a machine
-# busy with 200 held connections is a timeout); `delay`: how long the toxic would hold a
-# user's answer if the dark side leaked into it.
+# Each dark-side toxic; the failure type of every copy it touches (None: they succeed);
+# `delay`: how long the toxic would hold a user's answer if the dark side leaked into it.
 DARK_SIDE_TOXICS = [
-    ("latency", {"latency": 1000, "jitter": 200}, "/", None, "timeout", 0.8),
+    ("latency", {"latency": 1000, "jitter": 200}, "/", None, 0.8),
     # 4 kB at 1 KB/s: every copy ends at the dark timeout.
-    ("bandwidth", {"rate": 1}, "/bytes/4000", "timeout", None, DARK_TIMEOUT_S),
+    ("bandwidth", {"rate": 1}, "/bytes/4000", "timeout", DARK_TIMEOUT_S),
     # 1 kB in pieces of 4-12 bytes 5 ms apart: 0.6 s at least.
     ("slicer", {"average_size": 8, "size_variation": 4, "delay": 5000}, "/bytes/1000", None,
-     "timeout", 0.6),
-    ("timeout", {"timeout": 0}, "/", "timeout", None, DARK_TIMEOUT_S),
-    # An answer held 1 s, then a RST; copies waiting meanwhile for one of the connections the
-    # toxic holds may reach the dark timeout first.
-    ("reset_peer", {"timeout": 1000}, "/", "reset", "timeout", 1.0),
-    ("limit_data", {"bytes": 100}, "/bytes/3000", "reset", None, 0),
+     0.6),
+    ("timeout", {"timeout": 0}, "/", "timeout", DARK_TIMEOUT_S),
+    ("reset_peer", {"timeout": 1000}, "/", "reset", 1.0),  # an answer held 1 s, then a RST
+    ("limit_data", {"bytes": 100}, "/bytes/3000", "reset", 0),
 ]
 
 
-@pytest.mark.parametrize("kind,attributes,path,outcome,also,delay", DARK_SIDE_TOXICS,
+@pytest.mark.parametrize("kind,attributes,path,outcome,delay", DARK_SIDE_TOXICS,
                          ids=[t[0] for t in DARK_SIDE_TOXICS])
 def test_dark_side_faults_never_reach_the_user(servers, proxies, toxic_proxy, kind, attributes,
-                                               path, outcome, also, delay):
+                                               path, outcome, delay):
     """Toxiproxy between the proxy and its dark cluster."""
     regular, canary = servers("--threads", "1"), servers("--threads", "1")
     behind = toxic_proxy(canary.port)
+    # Copies not meant to time out get a long dark timeout: 200 copies held by toxiproxy at
+    # once on a busy 2-core machine can take twice the toxic's time.
+    dark_timeout = DARK_TIMEOUT_S if outcome == "timeout" else 10
     proxy = proxies("--upstream", f"http://{regular.address}", "--dark",
                     f"canary=http://{behind.address}", "--dark-timeout",
-                    f"{int(DARK_TIMEOUT_S * 1000)}ms")
+                    f"{int(dark_timeout * 1000)}ms")
     n = 200
     load(proxy.url(path), 50)  # warm-up: connections open on every side
     proxy.settled_metrics()
@@ -395,7 +408,7 @@ def test_dark_side_faults_never_reach_the_user(servers, proxies, toxic_proxy, ki
     behind.toxic(kind, **attributes)
     s = load(proxy.url(path), n)
     in_flight_at_end = proxy.metrics()['hammer_dark_copies_in_flight{cluster="canary"}']
-    m = proxy.settled_metrics()
+    m = proxy.settled_metrics(timeout=60)
     behind.clear()
     accounted(s, n)
     assert s["failed"] == 0, s
@@ -416,9 +429,9 @@ def test_dark_side_faults_never_reach_the_user(servers, proxies, toxic_proxy, ki
     assert sent == succeeded + sum(failed.values()) and sent > 0, m
     print(f"  copies: sent {sent}, succeeded {succeeded}, failed {failed}, not sent {not_sent}")
     if outcome is None:
-        assert succeeded > 0 and set(failed) <= {also}, failed
+        assert not failed, failed
     else:
-        assert failed.get(outcome, 0) > 0 and set(failed) <= {outcome, also}, failed
+        assert failed == {outcome: sent}, failed
     assert regular.stats()["requests"] == 50 + 2 * n
 
 
@@ -439,8 +452,6 @@ class Search:
 @pytest.fixture(scope="module")
 def search(toxi):
     """Search: the node, its toxiproxy proxy, and the URL of its own HTTP port."""
-    import prerequisites
-    from opensearch import TOOL_DIR, JAR
     prerequisites.require_built(TOOL_DIR, JAR, "opensearch")
     front, http = free_port(), free_port()
     cluster = OpenSearchCluster(nodes=1, heap="512m", cluster_name="hammer-toxi",
