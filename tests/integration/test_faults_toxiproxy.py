@@ -73,6 +73,7 @@ def fired_at(summary, rounds, timeout_s):
     """Asserts a run whose every request waited `timeout_s` for a timeout, in `rounds` waves
     (requests / concurrency), lasted rounds * timeout_s, ±10 %."""
     expected = rounds * timeout_s
+    print(f"  {rounds} waves of {timeout_s} s timeouts: the run lasted {summary['seconds']:.3f} s")
     assert abs(summary["seconds"] - expected) <= expected * 0.1, (summary["seconds"], expected)
 
 
@@ -107,6 +108,7 @@ def test_load_latency_with_jitter(serve, toxic_proxy):
     proxy.toxic("latency", latency=200, jitter=50)
     s = load(proxy.url("/"), 40)
     accounted(s, 40)
+    print(f"load through latency 200±50 ms: {s['latency']}")
     # Every answer waited latency - jitter at least, and the jitter shows in the spread.
     assert s["failed"] == 0, s
     assert s["latency"]["min_us"] >= 150_000, s["latency"]
@@ -118,6 +120,8 @@ def test_load_latency_with_jitter(serve, toxic_proxy):
     proxy.toxic("latency", latency=400, jitter=300)
     s = load(proxy.url("/"), 40, timeout="400ms")
     accounted(s, 40)
+    print(f"load through latency 400±300 ms, --timeout 400ms: {s['succeeded']} succeeded "
+          f"(max {s['latency']['max_us']} us), failures {s['failures']}")
     assert s["succeeded"] > 0 and s["failed"] > 0, s
     assert set(s["failures"]) == {"timeout"}, s
     assert s["latency"]["max_us"] <= 440_000, s["latency"]
@@ -195,6 +199,7 @@ def test_load_memory_is_flat_under_resets(serve, toxic_proxy):
         s = json.loads(out)
         accounted(s, n)
         assert s["failures"] == {"reset": n}, s
+    print(f"load peak RSS under resets: {peaks} KiB by request count")
     # Ten times the resets, about the same peak (a generous 8 MiB or a quarter more).
     assert peaks[3000] <= peaks[300] + max(8 * 1024, peaks[300] // 4), peaks
 
