@@ -598,7 +598,7 @@ def test_bulk_lost_answers_never_duplicate(search, tmp_path):
     cases = [
         ("limit_data", {"bytes": 150}, False, ()),
         ("limit_data", {"bytes": 150}, True, ("--max-retries", "2", "--retry-initial", "20ms")),
-        ("timeout", {"timeout": 0}, False, ("--timeout", "3s")),
+        ("timeout", {"timeout": 0}, False, ("--timeout", "5s")),
     ]
     for kind, attributes, with_ids, extra in cases:
         index = f"toxi-lost-{kind.replace('_', '-')}-{'ids' if with_ids else 'no-ids'}"
@@ -630,7 +630,7 @@ def test_bulk_lost_answers_never_duplicate(search, tmp_path):
                     "retries exhausted after 2 retries; last: transport failure: "), letter
         if kind == "timeout":
             # One request (documents without _id or routing go to any shard, in one lane),
-            # unanswered: the run lasted the --timeout (±10 %; discovery, direct to the node,
-            # comes before).
+            # unanswered: the run lasted the --timeout, never less, and at most 10 % more
+            # (the discovery, direct to the node, comes first and counts in that 10 %).
             assert summary["requests"] == 1, summary
-            assert abs(summary["seconds"] - 3.0) <= 0.3, summary["seconds"]
+            assert 5.0 <= summary["seconds"] <= 5.5, summary["seconds"]
