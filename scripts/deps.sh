@@ -46,7 +46,7 @@ test_needs=(
   "prometheus|cmd:prometheus" "nghttp2-client|cmd:nghttp" "curl|cmd:curl"
   # the installed package: man pages and the completions of each shell
   "man-db|cmd:man" "zsh|cmd:zsh" "fish|cmd:fish"
-  # Go builds the Go test tools (scripts/go-deps.sh: h2spec); GNU time reads peak RSS
+  # Go builds the Go test tools (scripts/go-deps.sh: h2spec, toxiproxy); GNU time reads peak RSS
   "golang-go|cmd:go" "time|exe:/usr/bin/time"
 )
 bench_needs=(
