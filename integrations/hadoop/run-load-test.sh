@@ -14,12 +14,24 @@
 #   -combiner                          percentiles from merged histograms, never averaged
 #   -files                             ships the hammer binary to every task
 #
-# Usage: run-load-test.sh URLS_ON_HDFS OUTPUT_DIR MAPPERS RATE_TOTAL DURATION
-#   e.g.  run-load-test.sh /user/me/urls.txt /user/me/load-out 20 20000 10m
-# Then:   hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --csv > per-url.csv
-#         hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --html report.html
+# Then the run's verdict: `hammer stats` reads the reducers' output back (exact histograms),
+# prints the per-URL table, judges each RULE (hammer load --threshold's syntax) on the merge of
+# every mapper and writes report.html. The script's exit status is that verdict: 0 every rule
+# passed, 3 one failed (its line says by how much), 1 the job or a read failed, 2 a bad RULE.
+#
+# Usage: run-load-test.sh URLS_ON_HDFS OUTPUT_DIR MAPPERS RATE_TOTAL DURATION [RULE...]
+#   e.g.  run-load-test.sh /user/me/urls.txt /user/me/load-out 20 20000 10m 'p99<250ms' 'errors<1%'
+# Later: hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --csv > per-url.csv
 set -euo pipefail
 urls=$1 out=$2 maps=$3 rate=$4 duration=$5
+shift 5
+rules=()
+for rule in "$@"; do rules+=(--threshold "$rule"); done
+# A mistyped RULE is refused now, not after the run: hammer stats checks its rules before it
+# reads anything (exit 2; on no input, rules that parse fail with "no requests": exit 3).
+checked=0
+hammer stats "${rules[@]}" < /dev/null > /dev/null 2>&1 || checked=$?
+if [ "$checked" -eq 2 ]; then hammer stats "${rules[@]}" < /dev/null; exit 2; fi
 lines=$(hadoop fs -cat "$urls" | wc -l)
 per_map=$(( (lines + maps - 1) / maps ))
 start_at=$(( $(date +%s) + 120 ))   # every mapper starts at the same second
@@ -38,3 +50,5 @@ hadoop jar "$HADOOP_HOME"/share/hadoop/tools/lib/hadoop-streaming-*.jar \
   -mapper "hammer load --loop -d $duration --rate-total $rate --workers $maps --start-at $start_at -c 200" \
   -combiner "hammer stats --combine" \
   -reducer "hammer stats --reducer"
+
+hadoop fs -cat "$out"/part-* | hammer stats --table --html report.html "${rules[@]}"

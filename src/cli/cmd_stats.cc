@@ -11,8 +11,10 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "hammer/base/byte_size.h"
+#include "hammer/base/hadoop_reporter.h"
 #include "hammer/base/worker_identity.h"
 #include "hammer/stats/stats_job.h"
+#include "hammer/stats/threshold.h"
 
 namespace hammer::cli {
 namespace {
@@ -72,8 +74,30 @@ constexpr const char* kFooter =
     "at least 100 keys, 9 in 10 of them, had one record each, stderr (and the table) say how\n"
     "to group them. --reducer and --combine stay exact per key.\n"
     "\n"
+    "Thresholds: --threshold RULE (repeatable) judges the merged figures of everything read, with\n"
+    "hammer load's rules and exit status: a Hadoop job's, Spark job's or Kubernetes Job's one\n"
+    "verdict, from its partials, records or reducer output (a reducer's part files are read back\n"
+    "exactly, as partials). Each result is printed on stderr, and in --json, --summary-json and\n"
+    "--html.\n"
+    "  hadoop fs -cat out/part-* | hammer stats --threshold 'p99<250ms' --threshold 'errors<1%'\n"
+    "\n"
     "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
-    "FILE.";
+    "FILE, 3 a --threshold failed.";
+
+// Prints each result on stderr, as hammer load does; kExitThreshold when one failed, except in a
+// Hadoop task, where the job's output and counters are the contract (as for hammer load).
+int JudgeThresholds(const std::vector<stats::ThresholdResult>& results) {
+  for (const stats::ThresholdResult& r : results)
+    std::fputs(stats::FormatThresholdLine(r).c_str(), stderr);
+  const size_t failed = stats::FailedCount(results);
+  if (failed == 0) return kExitOk;
+  if (DetectWorkerIdentity().in_hadoop()) {
+    HadoopReporter(true).Counter("threshold", "failed", failed);
+    return kExitOk;
+  }
+  std::fprintf(stderr, "hammer stats: %zu of %zu thresholds failed\n", failed, results.size());
+  return kExitThreshold;
+}
 
 }  // namespace
 
@@ -94,6 +118,17 @@ int StatsMain(int argc, char** argv) {
   app.add_option("--html", html_path, "write the HTML report to FILE")->type_name("FILE");
   app.add_option("--hdr-log", hdr_log_path, "write an HdrHistogram interval log to FILE")
       ->type_name("FILE");
+  std::string summary_json_path;
+  app.add_option("--summary-json", summary_json_path,
+                 "write the --json document to FILE ('-' for stdout), with the --threshold results")
+      ->type_name("FILE");
+  std::vector<std::string> thresholds;
+  app.add_option("--threshold", thresholds,
+                 "pass/fail rule on the merged figures, as hammer load's: 'p99<250ms', "
+                 "'errors<1%', 'max<2s', 'p99<100ms@KEY' (repeatable; no rps: records and "
+                 "partials carry no run time); any failure exits 3 (in a Hadoop task: counter "
+                 "threshold/failed)")
+      ->type_name("RULE");
   app.add_option("--title", title, "--html: the report's title")->capture_default_str();
   app.add_flag("--unsorted", unsorted,
                "input is not sorted by key: aggregate in memory (otherwise detected)");
@@ -122,7 +157,8 @@ int StatsMain(int argc, char** argv) {
 
   if (std::optional<int> exit = ParseCommandLine(app, argc, argv, "stats")) return *exit;
   int modes = reducer + combine + csv + json + table + hdr;
-  bool files = app.count("--html") > 0 || app.count("--hdr-log") > 0;
+  bool files =
+      app.count("--html") > 0 || app.count("--hdr-log") > 0 || app.count("--summary-json") > 0;
   if (modes > 1) {
     std::fprintf(stderr,
                  "hammer stats: choose one of --reducer, --combine, --csv, --json, --table, "
@@ -156,6 +192,26 @@ int StatsMain(int argc, char** argv) {
   if (app.count("--html") > 0) options.html_path = html_path;
   if (app.count("--hdr-log") > 0) options.hdr_log_path = hdr_log_path;
   options.html_title = title;
+  if (app.count("--summary-json") > 0) {
+    if (reducer || combine || csv) {
+      return Complain("stats",
+                      "--summary-json goes with --json, --table, --hdr or no mode (--reducer, "
+                      "--combine and --csv keep no key rows)",
+                      kExitUsage);
+    }
+    options.summary_json_path = summary_json_path;
+  }
+  if (combine && !thresholds.empty()) {
+    return Complain("stats",
+                    "--threshold judges a merge, and a combiner sees part of a run: judge its "
+                    "output instead (hammer stats --threshold RULE < partials)",
+                    kExitUsage);
+  }
+  for (const std::string& text : thresholds) {
+    Result<stats::Threshold> t = stats::ParseThreshold(text, stats::ThresholdSubject::kMerged);
+    if (!t.ok()) return Complain("stats", "--threshold: " + t.status().message(), kExitUsage);
+    options.thresholds.push_back(std::move(*t));
+  }
 
   // As hammer load does: a terminal waiting for input would otherwise look like a hang.
   const bool reads_stdin =
@@ -177,7 +233,7 @@ int StatsMain(int argc, char** argv) {
     return 1;
   }
   std::fputs(summary->StderrText().c_str(), stderr);
-  return kExitOk;
+  return JudgeThresholds(summary->thresholds);
 }
 
 }  // namespace hammer::cli

@@ -11,6 +11,7 @@ line hammer rejects. So:
 """
 import json
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -79,3 +80,30 @@ def test_kubernetes_job_runs_the_image_with_a_command_line_hammer_accepts(tmp_pa
                           timeout=60, env={"JOB_COMPLETION_INDEX": "3", "PATH": "/usr/bin"})
     assert proc.returncode == 0, proc.stderr
     assert "GET http://127.0.0.1:9/a" in proc.stdout
+
+
+def test_kubernetes_verdict_is_a_hammer_stats_command_line_whose_exit_is_the_runs(tmp_path):
+    """The recipe's last step, `kubectl logs ... | hammer stats ...`, judges the pods' partials:
+    exit 0 when they pass its thresholds, 3 when the merge fails one."""
+    comment = "\n".join(line.lstrip("# ") for line in JOB.read_text().splitlines()
+                        if line.startswith("#"))
+    verdict = re.search(r"\| (hammer stats [^\n]*)", comment.replace("\\\n", " "))
+    assert verdict, comment
+    args = shlex.split(verdict.group(1))
+    assert "--threshold" in args
+    pods = []
+    for seconds in ("0.010", "0.020", "0.400"):  # the third pod is slow
+        combine = subprocess.run([HAMMER, "stats", "--combine"], capture_output=True, text=True,
+                                 input="".join(f"http://127.0.0.1:9/a\t{seconds}\n"
+                                               for _ in range(50)), timeout=60)
+        assert combine.returncode == 0, combine.stderr
+        pods.append(combine.stdout)
+    fast = subprocess.run([HAMMER, *args[1:]], input="".join(pods[:2]), capture_output=True,
+                          text=True, timeout=60)
+    assert fast.returncode == 0, fast.stderr
+    assert re.search(r"threshold p99<250ms\s+passed  p99 = 20ms", fast.stderr), fast.stderr
+    merged = subprocess.run([HAMMER, *args[1:]], input="".join(pods), capture_output=True,
+                            text=True, timeout=60)
+    assert merged.returncode == 3, merged.stderr
+    assert re.search(r"threshold p99<250ms\s+FAILED  p99 = 400ms, limit < 250ms", merged.stderr)
+    assert "TOTAL" in merged.stdout

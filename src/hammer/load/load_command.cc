@@ -466,14 +466,12 @@ Status LoadCommand::WriteReports(const LoadSummary& summary,
 
 LoadVerdict LoadCommand::JudgeThresholds(const std::vector<stats::ThresholdResult>& results) const {
   if (results.empty()) return LoadVerdict::kDone;
-  size_t failed = 0;
   for (const stats::ThresholdResult& r : results) {
-    failed += r.passed ? 0 : 1;
     if (!flags_.quiet || !r.passed) {  // a failure always names itself, even with -q
-      std::fprintf(stderr, "  threshold %-24s %s  %s\n", r.text.c_str(),
-                   r.passed ? "passed" : "FAILED", r.message.c_str());
+      std::fputs(stats::FormatThresholdLine(r).c_str(), stderr);
     }
   }
+  const size_t failed = stats::FailedCount(results);
   if (failed == 0) return LoadVerdict::kDone;
   if (flags_.hadoop || identity_.in_hadoop()) {
     // In Hadoop the records and counters are the contract: report, never fail the task.

@@ -143,6 +143,48 @@ class LineEncoder {
   std::thread thread_;  // last: starts after every other member exists
 };
 
+// What thresholds judge: every key merged, and the keys they name, gathered as keys are written.
+// Memory is bounded by the number of thresholds, whatever the number of keys.
+class ThresholdTally {
+ public:
+  explicit ThresholdTally(const std::vector<Threshold>& thresholds) : active_(!thresholds.empty()) {
+    for (const Threshold& t : thresholds) {
+      if (!t.key.empty() && Find(t.key) == nullptr) named_.emplace_back(t.key, KeyStats());
+    }
+  }
+
+  bool active() const { return active_; }
+
+  void Add(std::string_view key, const KeyStats& stats) {
+    if (!active_) return;
+    if (total_.CanMerge(stats)) total_.Merge(stats);  // only hostile input cannot
+    if (KeyStats* named = Find(key); named != nullptr && named->CanMerge(stats)) {
+      named->Merge(stats);
+    }
+  }
+
+  std::vector<ThresholdResult> Evaluate(const std::vector<Threshold>& thresholds) const {
+    // A named key that never came is left out: its thresholds say "no requests with key".
+    std::vector<std::pair<std::string, KeyStats>> keys;
+    for (const auto& [key, stats] : named_) {
+      if (stats.total() > 0) keys.emplace_back(key, stats);
+    }
+    return EvaluateThresholds(thresholds, ThresholdInputs{total_, /*seconds=*/0, keys});
+  }
+
+ private:
+  KeyStats* Find(std::string_view key) {
+    for (auto& [name, stats] : named_) {
+      if (name == key) return &stats;
+    }
+    return nullptr;
+  }
+
+  const bool active_;
+  KeyStats total_;
+  std::vector<std::pair<std::string, KeyStats>> named_;
+};
+
 // Receives each finished key: writes it (streamed modes) or keeps it (reports).
 class OutputSink : public KeySink {
  public:
@@ -150,8 +192,8 @@ class OutputSink : public KeySink {
   // `encode_async`: reducer and combiner lines are written by a LineEncoder thread (nothing
   // else may use the writer until Finish()).
   OutputSink(const StatsJobOptions& options, FdWriter* writer, TopKeys* report_keys,
-             bool encode_async)
-      : options_(options), writer_(writer), report_keys_(report_keys) {
+             ThresholdTally* tally, bool encode_async)
+      : options_(options), writer_(writer), report_keys_(report_keys), tally_(tally) {
     if (encode_async) encoder_ = std::make_unique<LineEncoder>(options.mode, writer);
   }
 
@@ -163,6 +205,7 @@ class OutputSink : public KeySink {
       if (stats.total() == 1) ++one_request_rows_;
     }
     if (report_keys_ != nullptr) report_keys_->Add(key, stats);
+    tally_->Add(key, stats);
     if (encoder_ != nullptr) {
       encoder_->Add(key, stats);
       return;
@@ -184,6 +227,7 @@ class OutputSink : public KeySink {
         rows_.emplace_back(std::string(key), stats);
         return;
       case StatsMode::kNone:
+        if (options_.summary_json_path) rows_.emplace_back(std::string(key), stats);
         return;
     }
     writer_->MaybeFlush();
@@ -207,6 +251,7 @@ class OutputSink : public KeySink {
   const StatsJobOptions& options_;
   FdWriter* writer_;
   TopKeys* report_keys_;
+  ThresholdTally* tally_;
   uint64_t keys_ = 0;
   uint64_t keyed_rows_ = 0;  // keys besides "(other)"
   uint64_t one_request_rows_ = 0;
@@ -219,8 +264,8 @@ class OutputSink : public KeySink {
 class LineRouter : public LineHandler {
  public:
   LineRouter(const StatsJobOptions& options, Reducer* reducer, AttemptSelector* attempts,
-             FdWriter* writer)
-      : options_(options), reducer_(reducer), attempts_(attempts), writer_(writer) {}
+             ThresholdTally* tally, FdWriter* writer)
+      : options_(options), reducer_(reducer), attempts_(attempts), tally_(tally), writer_(writer) {}
 
   void StartInput(const std::string& name) {
     input_ = &name;
@@ -233,9 +278,21 @@ class LineRouter : public LineHandler {
     if (options_.mode == StatsMode::kCsv && LooksLikeReducerLine(line)) {
       if (!AppendCsvRowFromReducerLine(writer_->buffer(), line)) {
         NoteMalformed("reducer line with neither 12 nor 7 fields");
+      } else if (tally_->active() && IsReducerLine(line)) {
+        TallyReducerLine(line);
       }
       writer_->MaybeFlush();
       return;
+    }
+    std::string converted;  // a reducer line, read back as the partial it is
+    if (IsReducerLine(line)) {
+      Result<std::string> partial = ReducerLineAsPartial(line);
+      if (!partial.ok()) {
+        NoteMalformed(partial.status().message());
+        return;
+      }
+      converted = std::move(*partial);
+      line = converted;
     }
     if (options_.select_attempts && HoldsOrigin(line)) {
       ParsedRecord record = ParseRecordLine(line);
@@ -281,6 +338,17 @@ class LineRouter : public LineHandler {
  private:
   std::string Position() const { return *input_ + ":" + std::to_string(line_); }
 
+  // --csv converts reducer lines as they come, without the reducer: thresholds still count them.
+  void TallyReducerLine(std::string_view line) {
+    Result<std::string> partial = ReducerLineAsPartial(line);
+    if (!partial.ok()) return;
+    ParsedRecord record = ParseRecordLine(*partial);
+    KeyStats stats;
+    if (record.kind == RecordKind::kPartial && ParsePartialFields(record.partial, &stats).ok()) {
+      tally_->Add(record.key, stats);
+    }
+  }
+
   // A partial with its origin (#ha1): it goes to the AttemptSelector, not to the reducer.
   static bool HoldsOrigin(std::string_view line) {
     const size_t tab = line.find('\t');
@@ -301,6 +369,7 @@ class LineRouter : public LineHandler {
   const StatsJobOptions& options_;
   Reducer* reducer_;
   AttemptSelector* attempts_;
+  ThresholdTally* tally_;
   FdWriter* writer_;
   bool holding_every_key_ = false;
   const std::string* input_ = nullptr;
@@ -388,7 +457,10 @@ Status StatsJob::Open(const std::vector<std::string>& inputs) {
   if (Status status = create("--html", options_.html_path, &html_); !status.ok()) {
     return status;
   }
-  return create("--hdr-log", options_.hdr_log_path, &hdr_log_);
+  if (Status status = create("--hdr-log", options_.hdr_log_path, &hdr_log_); !status.ok()) {
+    return status;
+  }
+  return create("--summary-json", options_.summary_json_path, &summary_json_);
 }
 
 Result<StatsJobSummary> StatsJob::Run(int out_fd) {
@@ -400,7 +472,9 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   const bool encode_async =
       (options_.mode == StatsMode::kReducer || options_.mode == StatsMode::kCombine) &&
       std::thread::hardware_concurrency() > 1;
-  OutputSink sink(options_, &writer, options_.html_path ? &report_keys : nullptr, encode_async);
+  ThresholdTally tally(options_.thresholds);
+  OutputSink sink(options_, &writer, options_.html_path ? &report_keys : nullptr, &tally,
+                  encode_async);
   Reducer::Options reducer_options;
   reducer_options.order = options_.order;
   reducer_options.timeline_key = options_.only_key;
@@ -413,7 +487,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   }
   Reducer reducer(reducer_options, &sink, files ? &timeline : nullptr);
   AttemptSelector attempts;
-  LineRouter router(options_, &reducer, &attempts, &writer);
+  LineRouter router(options_, &reducer, &attempts, &tally, &writer);
   LineReader::Options reader_options;
   reader_options.max_line_bytes = kMaxLineBytes;  // longer lines go to OnOverlongLine
   reader_options.block_bytes = kReadBlockBytes;
@@ -453,11 +527,20 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.attempts = attempts.summary();
   // Exact lines (--reducer, --combine) are per key by contract: no --max-keys to suggest.
   if (!exact_lines && !summary.key_folding.folded) summary.one_request_hint = sink.OneRequestHint();
+  summary.thresholds = tally.Evaluate(options_.thresholds);
+  if (summary.key_folding.folded) {
+    for (size_t i = 0; i < summary.thresholds.size(); ++i) {
+      ThresholdResult& result = summary.thresholds[i];
+      if (!options_.thresholds[i].key.empty() && result.actual.empty()) {
+        result.message += " (" + summary.key_folding.Describe() + "; --max-keys 0 keeps them)";
+      }
+    }
+  }
 
   std::string& out = writer.buffer();
   switch (options_.mode) {
     case StatsMode::kJson:
-      out += FormatJsonReport(sink.rows(), summary.malformed);
+      out += FormatJsonReport(sink.rows(), summary.malformed, summary.thresholds);
       break;
     case StatsMode::kTable:
       out += FormatKeyTable(sink.rows(), options_.table_rows);
@@ -480,12 +563,20 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   }
   writer.Flush();
   if (!writer.status().ok()) return writer.status();
-  if (Status status = WriteFiles(summary, report_keys, timeline); !status.ok()) return status;
+  if (Status status = WriteFiles(summary, report_keys, timeline, sink.rows()); !status.ok()) {
+    return status;
+  }
   return summary;
 }
 
-Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
-                            const Timeline& timeline) {
+Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys, const Timeline& timeline,
+                            const std::vector<std::pair<std::string, KeyStats>>& rows) {
+  if (summary_json_) {
+    Status written =
+        summary_json_->Write(FormatJsonReport(rows, summary.malformed, summary.thresholds));
+    if (!written.ok()) return written;
+    if (Status committed = summary_json_->Commit(); !committed.ok()) return committed;
+  }
   if (hdr_log_) {
     if (Status written = hdr_log_->Write(FormatHdrIntervalLog(timeline)); !written.ok()) {
       return written;
@@ -524,6 +615,7 @@ Status StatsJob::WriteFiles(const StatsJobSummary& summary, TopKeys& keys,
         "No record carries a timestamp (KEY<TAB>SECONDS<TAB>EPOCH_MS), so there are no charts "
         "over time.");
   }
+  input.thresholds = summary.thresholds;
   input.total = keys.total();
   input.unlisted_keys = keys.dropped();
   input.keys = keys.TakeSorted();

@@ -9,7 +9,16 @@
 // and, alongside any mode, files written at the end:
 //   html_path     report/html.h: the busiest kHtmlMaxKeys keys, the total of all, and charts
 //                 over time when records carry timestamps (record.h);
-//   hdr_log_path  report/hdr_log.h: the timestamped records' HdrHistogram interval log.
+//   hdr_log_path  report/hdr_log.h: the timestamped records' HdrHistogram interval log;
+//   summary_json_path  the kJson document (not with kReducer, kCombine or kCsv, which keep no
+//                 key rows).
+// Reducer lines (report/tsv.h) are read back as the partials they are: a job's part files
+// merge like its partials (in kCsv they are converted line by line, as the seed's were).
+//
+// Thresholds (threshold.h, ThresholdSubject::kMerged) are judged once the input has ended, on
+// the exact merge of every key written (only_key alone with it), and on the keys they name; not
+// with kCombine, whose lines are part of a run. Their results are in the summary, the kJson
+// document and the HTML report.
 // Every mode but kReducer and kCombine (whose lines feed another stage and stay exact per key)
 // keeps at most max_keys key rows (reducer.h, key_table.h): past that, keys are grouped by
 // path template and then into "(other)", so memory does not grow with the number of distinct
@@ -22,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hammer/base/output_file.h"
@@ -29,6 +39,7 @@
 #include "hammer/stats/attempt_selector.h"
 #include "hammer/stats/key_patterns.h"
 #include "hammer/stats/reducer.h"
+#include "hammer/stats/threshold.h"
 
 namespace hammer::stats {
 
@@ -62,6 +73,9 @@ struct StatsJobOptions {
   // the shuffle only ever carries the output of one attempt of each map task: they are then
   // merged as they come, and a reducer streams as over #hp1 partials.
   bool select_attempts = true;
+  // --threshold, judged as described above (kMerged rules: no rps).
+  std::vector<Threshold> thresholds;
+  std::optional<std::string> summary_json_path;  // --summary-json
 };
 
 struct StatsJobSummary {
@@ -78,6 +92,7 @@ struct StatsJobSummary {
   // OneRequestRowsHint of the rows when nothing was folded (report modes and --html), else
   // empty: printed after the table (--table), else on stderr, and a note in the HTML report.
   std::string one_request_hint;
+  std::vector<ThresholdResult> thresholds;  // one per StatsJobOptions::thresholds, in order
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.
@@ -105,12 +120,14 @@ class StatsJob {
     int fd = -1;
     bool owned = false;
   };
-  Status WriteFiles(const StatsJobSummary& summary, TopKeys& keys, const Timeline& timeline);
+  Status WriteFiles(const StatsJobSummary& summary, TopKeys& keys, const Timeline& timeline,
+                    const std::vector<std::pair<std::string, KeyStats>>& rows);
 
   StatsJobOptions options_;
   std::vector<Input> inputs_;
-  std::optional<OutputFile> html_;     // --html: committed once written whole
-  std::optional<OutputFile> hdr_log_;  // --hdr-log: likewise
+  std::optional<OutputFile> html_;          // --html: committed once written whole
+  std::optional<OutputFile> hdr_log_;       // --hdr-log: likewise
+  std::optional<OutputFile> summary_json_;  // --summary-json: likewise
 };
 
 }  // namespace hammer::stats

@@ -1,5 +1,7 @@
 #include "hammer/stats/threshold.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -213,10 +215,15 @@ Result<Threshold> ParseThreshold(std::string_view text, ThresholdSubject subject
     return Status::Error(bad + "unknown metric " + QuoteInput(metric) +
                          " (use pN such as p99, max, mean, errors or rps)");
   }
-  if (subject == ThresholdSubject::kLoadRun && IsCanaryOnly(t.metric)) {
+  if (subject != ThresholdSubject::kCanary && IsCanaryOnly(t.metric)) {
     return Status::Error(bad + QuoteInput(metric) +
                          " compares a canary with its baseline: it is a hammer dark --judge "
                          "metric (use pN, max, mean, errors or rps)");
+  }
+  if (subject == ThresholdSubject::kMerged && t.metric == ThresholdMetric::kRps) {
+    return Status::Error(bad +
+                         "rps needs a run time, which records and partials do not carry (judge "
+                         "it in hammer load; use pN, max, mean or errors)");
   }
   if (subject == ThresholdSubject::kCanary && t.metric == ThresholdMetric::kRps) {
     return Status::Error(bad +
@@ -385,6 +392,16 @@ bool AllPassed(const std::vector<ThresholdResult>& results) {
     if (!r.passed) return false;
   }
   return true;
+}
+
+size_t FailedCount(const std::vector<ThresholdResult>& results) {
+  return static_cast<size_t>(std::count_if(results.begin(), results.end(),
+                                           [](const ThresholdResult& r) { return !r.passed; }));
+}
+
+std::string FormatThresholdLine(const ThresholdResult& r) {
+  return fmt::format("  threshold {:<24} {}  {}\n", r.text, r.passed ? "passed" : "FAILED",
+                     r.message);
 }
 
 }  // namespace hammer::stats

@@ -1,8 +1,10 @@
-// Thresholds: pass/fail conditions on statistics (`hammer load --threshold`, repeatable),
-// checked against a run's summary so that CI can fail a build on a slow or failing service. They
-// judge statistics only (a total, its keys and a run time), so any command that has KeyStats can
-// use the same syntax. `hammer dark --judge` writes its canary rules in this syntax too, with the
-// canary metrics below; this file parses them, dark/verdict_rules.h evaluates them.
+// Thresholds: pass/fail conditions on statistics (`hammer load --threshold` and `hammer stats
+// --threshold`, repeatable), checked against a run's summary so that CI can fail a build on a
+// slow or failing service. They judge statistics only (a total, its keys and a run time), so any
+// command that has KeyStats can use the same syntax: `hammer stats` judges the exact merge of
+// many machines' records and partials, a fleet's one answer. `hammer dark --judge` writes its
+// canary rules in this syntax too, with the canary metrics below; this file parses them,
+// dark/verdict_rules.h evaluates them.
 //
 // Syntax:  METRIC OP VALUE [@KEY]        spaces around METRIC, OP and VALUE are allowed
 //   METRIC  pN       latency percentile N, 0 < N <= 100: p50, p99, p99.9, p100
@@ -10,7 +12,8 @@
 //           mean     mean latency of successful requests
 //           errors   failed requests: VALUE "N%" is a share of all requests, a bare integer is
 //                    a count
-//           rps      requests (successes and failures) per second of run time
+//           rps      requests (successes and failures) per second of run time (hammer load
+//                    only: records and partials carry no run time)
 //   canary metrics (ThresholdSubject::kCanary, where pN, max, mean and errors are the dark side's):
 //           diff_rate         compared responses that differ after noise cancellation: "N%"
 //           error_increase    dark failure rate minus the regular side's, in percentage
@@ -71,6 +74,7 @@ enum class ThresholdOp : uint8_t { kLess, kLessEqual, kGreater, kGreaterEqual };
 // What is judged, which decides the metrics a threshold may name.
 enum class ThresholdSubject : uint8_t {
   kLoadRun,  // hammer load --threshold: pN, max, mean, errors, rps
+  kMerged,   // hammer stats --threshold: pN, max, mean, errors (no run time, so no rps)
   kCanary,   // hammer dark --judge: the canary metrics, and pN, max, mean, errors of the dark side
 };
 
@@ -117,5 +121,9 @@ ThresholdResult EvaluateThreshold(const Threshold& threshold, const ThresholdInp
 std::vector<ThresholdResult> EvaluateThresholds(const std::vector<Threshold>& thresholds,
                                                 const ThresholdInputs& inputs);
 bool AllPassed(const std::vector<ThresholdResult>& results);
+size_t FailedCount(const std::vector<ThresholdResult>& results);
+// The line `hammer load` and `hammer stats` print on stderr for a result:
+// "  threshold p99<250ms                FAILED  p99 = 312ms, limit < 250ms (over by 62ms, 25%)\n".
+std::string FormatThresholdLine(const ThresholdResult& result);
 
 }  // namespace hammer::stats

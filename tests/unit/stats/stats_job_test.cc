@@ -264,5 +264,135 @@ TEST_F(StatsJobTest, TwoAttemptsOfATaskCountOnce) {
   EXPECT_NE(table_out.find("TOTAL    100       0   3.000"), std::string::npos) << table_out;
 }
 
+// --- thresholds on the merge -------------------------------------------------------------
+
+// The partials of one mapper: `fast` requests of 1 ms and `slow` of 300 ms to /a, `failed`
+// failures of /b.
+std::string MapperPartials(int fast, int slow, int failed) {
+  KeyStats a, b;
+  for (int i = 0; i < fast; ++i)
+    a.RecordSuccess(1000);
+  for (int i = 0; i < slow; ++i)
+    a.RecordSuccess(300000);
+  for (int i = 0; i < failed; ++i)
+    b.RecordFailure(Failure::kHttp5xx);
+  std::string lines;
+  AppendPartialRecord(lines, "/a", a);
+  if (failed > 0) AppendPartialRecord(lines, "/b", b);
+  return lines;
+}
+
+StatsJobOptions Judging(std::initializer_list<const char*> rules, StatsMode mode) {
+  StatsJobOptions options;
+  options.mode = mode;
+  for (const char* rule : rules) {
+    Result<Threshold> t = ParseThreshold(rule, ThresholdSubject::kMerged);
+    EXPECT_TRUE(t.ok()) << rule;
+    if (t.ok()) options.thresholds.push_back(*t);
+  }
+  return options;
+}
+
+// Four mappers, each passing alone: the slow requests are all on the fourth, whose p99 alone
+// fails, and each mapper's 3 failures pass errors<=10 while the merge's 12 do not. A verdict per
+// machine would pass the run (the first mapper) or fail it for the wrong figure; the merge gives
+// the run's own.
+TEST_F(StatsJobTest, ThresholdsJudgeTheExactMerge) {
+  std::vector<std::string> parts;
+  for (int m = 0; m < 4; ++m) {
+    parts.push_back(
+        Write("part-" + std::to_string(m), MapperPartials(m < 3 ? 100 : 70, m < 3 ? 0 : 30, 3)));
+  }
+  StatsJobOptions options = Judging({"p99<250ms", "errors<=10", "p50<=1ms@/a"}, StatsMode::kNone);
+
+  StatsJobSummary alone;
+  Run(options, {parts[0]}, &alone);
+  ASSERT_EQ(alone.thresholds.size(), 3u);
+  EXPECT_TRUE(AllPassed(alone.thresholds)) << alone.thresholds[0].message;
+  EXPECT_EQ(alone.thresholds[1].message, "errors = 3, limit <= 10");
+
+  StatsJobSummary merged;
+  Run(options, parts, &merged);
+  ASSERT_EQ(merged.thresholds.size(), 3u);
+  EXPECT_FALSE(merged.thresholds[0].passed);
+  EXPECT_EQ(merged.thresholds[0].message, "p99 = 300ms, limit < 250ms (over by 50ms, 20%)");
+  EXPECT_FALSE(merged.thresholds[1].passed);
+  EXPECT_EQ(merged.thresholds[1].message, "errors = 12, limit <= 10 (over by 2, 20%)");
+  EXPECT_TRUE(merged.thresholds[2].passed);
+  EXPECT_EQ(merged.thresholds[2].message, "p50 = 1ms, limit <= 1ms");
+
+  // The same verdict from the reducer's output of the same partials, and in every mode that
+  // reads the merge.
+  std::string reduced = Write("reduced", Run({}, parts));
+  for (StatsMode mode : {StatsMode::kReducer, StatsMode::kCsv, StatsMode::kJson, StatsMode::kTable,
+                         StatsMode::kNone}) {
+    StatsJobSummary again;
+    Run(Judging({"p99<250ms", "errors<=10", "p50<=1ms@/a"}, mode), {reduced}, &again);
+    ASSERT_EQ(again.thresholds.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_EQ(again.thresholds[i].message, merged.thresholds[i].message)
+          << static_cast<int>(mode);
+    EXPECT_EQ(again.malformed, 0u);
+  }
+}
+
+// The reverse: the fourth mapper alone fails p99 (1 slow request in 25), the merge of 100
+// requests passes it.
+TEST_F(StatsJobTest, OneMapperFailsAloneAndTheMergePasses) {
+  std::vector<std::string> parts;
+  for (int m = 0; m < 4; ++m)
+    parts.push_back(
+        Write("part-" + std::to_string(m), MapperPartials(m < 3 ? 25 : 24, m < 3 ? 0 : 1, 0)));
+  StatsJobOptions options = Judging({"p99<250ms"}, StatsMode::kNone);
+  StatsJobSummary alone;
+  Run(options, {parts[3]}, &alone);
+  ASSERT_EQ(alone.thresholds.size(), 1u);
+  EXPECT_EQ(alone.thresholds[0].message, "p99 = 300ms, limit < 250ms (over by 50ms, 20%)");
+  StatsJobSummary merged;
+  Run(options, parts, &merged);
+  ASSERT_EQ(merged.thresholds.size(), 1u);
+  EXPECT_TRUE(merged.thresholds[0].passed);
+  EXPECT_EQ(merged.thresholds[0].message, "p99 = 1ms, limit < 250ms");
+}
+
+// The results are in --json, --summary-json and the HTML report.
+TEST_F(StatsJobTest, ThresholdResultsInEveryReport) {
+  std::string part = Write("part", MapperPartials(70, 30, 3));
+  StatsJobOptions options = Judging({"p99<250ms", "errors<=10@/nope"}, StatsMode::kJson);
+  options.summary_json_path = dir_ + "/summary.json";
+  options.html_path = dir_ + "/report.html";
+  std::string out = Run(options, {part});
+  const std::string expected =
+      "\"thresholds\":[{\"rule\":\"p99<250ms\",\"passed\":false,\"message\":\"p99 = "
+      "300ms, limit < 250ms (over by 50ms, 20%)\"},{\"rule\":\"errors<=10@/nope\",\"passed\":"
+      "false,\"message\":\"no requests with key '/nope'\"}]";
+  EXPECT_NE(out.find(expected), std::string::npos) << out;
+  std::stringstream summary_json;
+  summary_json << std::ifstream(dir_ + "/summary.json").rdbuf();
+  EXPECT_EQ(summary_json.str(), out);
+  std::stringstream html;
+  html << std::ifstream(dir_ + "/report.html").rdbuf();
+  EXPECT_NE(html.str().find("<h2>Thresholds: 2 of 2 failed</h2>"), std::string::npos);
+  EXPECT_NE(html.str().find("<li class=\"failed\"><b>FAILED</b> <code>p99&lt;250ms</code> p99 = "
+                            "300ms, limit &lt; 250ms (over by 50ms, 20%)</li>"),
+            std::string::npos);
+}
+
+// A threshold's key folded past --max-keys has no row of its own: its message says why.
+TEST_F(StatsJobTest, ThresholdOnAFoldedKeySaysSo) {
+  std::string records;
+  for (int i = 0; i < 5; ++i)
+    records += "http://h/item/" + std::to_string(i) + "\t0.001\n";
+  StatsJobOptions options = Judging({"p99<1s@http://h/item/3"}, StatsMode::kTable);
+  options.max_keys = 2;
+  StatsJobSummary summary;
+  Run(options, {Write("r", records)}, &summary);
+  ASSERT_EQ(summary.thresholds.size(), 1u);
+  EXPECT_FALSE(summary.thresholds[0].passed);
+  EXPECT_EQ(summary.thresholds[0].message.rfind("no requests with key 'http://h/item/3' (", 0), 0u)
+      << summary.thresholds[0].message;
+  EXPECT_NE(summary.thresholds[0].message.find("--max-keys 0 keeps them)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hammer::stats

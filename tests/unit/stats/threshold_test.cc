@@ -279,6 +279,36 @@ TEST(ThresholdTest, ErrorAndRateThresholds) {
   EXPECT_TRUE(Check("rps>=100").passed);
 }
 
+// hammer stats judges merged records and partials, which carry no run time: rps is refused
+// there, and everything else parses as for hammer load.
+TEST(ThresholdTest, MergedSubjectHasNoRps) {
+  Result<Threshold> rps = ParseThreshold("rps>1000", ThresholdSubject::kMerged);
+  ASSERT_FALSE(rps.ok());
+  EXPECT_EQ(rps.status().message(),
+            "threshold 'rps>1000': rps needs a run time, which records and partials do not "
+            "carry (judge it in hammer load; use pN, max, mean or errors)");
+  EXPECT_FALSE(ParseThreshold("diff_rate<1%", ThresholdSubject::kMerged).ok());
+  for (const char* text : {"p99<250ms", "p99.9 < 1s", "max<2s", "mean<=5ms", "errors<1%",
+                           "errors<=10", "p99<100ms@http://127.0.0.1:8080/api"}) {
+    Result<Threshold> merged = ParseThreshold(text, ThresholdSubject::kMerged);
+    ASSERT_TRUE(merged.ok()) << text;
+    Threshold load = Parse(text);
+    EXPECT_EQ(merged->metric, load.metric) << text;
+    EXPECT_EQ(merged->limit, load.limit) << text;
+    EXPECT_EQ(merged->key, load.key) << text;
+  }
+}
+
+TEST(ThresholdTest, FormatThresholdLine) {
+  std::vector<ThresholdResult> results = {Check("p99<=3ms@/a"), Check("errors<10%@/a")};
+  EXPECT_EQ(FormatThresholdLine(results[0]),
+            "  threshold p99<=3ms@/a              passed  p99 = 3ms, limit <= 3ms\n");
+  EXPECT_EQ(FormatThresholdLine(results[1]),
+            "  threshold errors<10%@/a            FAILED  errors = 25% (1 of 4 requests), limit < "
+            "10% (over by 15 percentage points)\n");
+  EXPECT_EQ(FailedCount(results), 1u);
+}
+
 TEST(ThresholdTest, PerKeyThresholds) {
   ThresholdResult a = Check("p99<=3ms@/a");
   EXPECT_TRUE(a.passed) << a.message;

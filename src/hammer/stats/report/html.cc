@@ -127,6 +127,20 @@ std::string Header(const HtmlReportInput& input) {
   return out + "</header>\n";
 }
 
+std::string Thresholds(const std::vector<ThresholdResult>& results) {
+  if (results.empty()) return "";
+  const size_t failed = FailedCount(results);
+  std::string out = "<section class=\"thresholds\"><h2>Thresholds: ";
+  out += failed == 0 ? "all " + std::to_string(results.size()) + " passed"
+                     : std::to_string(failed) + " of " + std::to_string(results.size()) + " failed";
+  out += "</h2><ul>";
+  for (const ThresholdResult& r : results) {
+    out += r.passed ? "<li class=\"passed\"><b>passed</b> " : "<li class=\"failed\"><b>FAILED</b> ";
+    out += "<code>" + Escape(r.text) + "</code> " + Escape(r.message) + "</li>";
+  }
+  return out + "</ul></section>\n";
+}
+
 std::string Summary(const HtmlReportInput& input) {
   const KeyStats& total = input.total;
   std::string out = "<div class=\"summary\">";
@@ -472,6 +486,7 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   out += kErrorCapture;
   out += "<main>\n";
   out += Header(input);
+  out += Thresholds(input.thresholds);
   out += Summary(input);
   out += KeyTable(input, rows);
   out += Spectrum(input.total, rows);

@@ -122,7 +122,8 @@ std::string DumpJson(const nlohmann::ordered_json& j, bool pretty) {
 }
 
 std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>& rows,
-                             uint64_t malformed_lines) {
+                             uint64_t malformed_lines,
+                             const std::vector<ThresholdResult>& thresholds) {
   nlohmann::ordered_json head = SummaryHeader("stats");
   std::string out = DumpJson(head);
   out.pop_back();  // '}': the keys follow, then the totals
@@ -147,7 +148,7 @@ std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>
   nlohmann::ordered_json tail = OutcomeJson(total);
   tail["sum_us"] = total.sum_micros;
   tail["histogram"] = total.histogram.EncodeBase64();
-  tail["thresholds"] = nlohmann::ordered_json::array();
+  tail["thresholds"] = ThresholdsJson(thresholds);
   tail["malformed_lines"] = malformed_lines;
   std::string rest = DumpJson(tail);
   out += rest.substr(1);  // without its '{'

@@ -55,10 +55,12 @@ nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& result
 // Serialises on one line (pretty = false) or indented by 2.
 std::string DumpJson(const nlohmann::ordered_json& j, bool pretty = false);
 
-// `hammer stats --json`: the schema's fields, each key also with "sum_us" and "histogram" (the
-// compressed HdrHistogram, base64), and "malformed_lines". Written key by key so that a large
-// report never exists twice in memory as a JSON tree.
+// `hammer stats --json` and `--summary-json`: the schema's fields, each key also with "sum_us"
+// and "histogram" (the compressed HdrHistogram, base64), the --threshold results, and
+// "malformed_lines". Written key by key so that a large report never exists twice in memory as
+// a JSON tree.
 std::string FormatJsonReport(const std::vector<std::pair<std::string, KeyStats>>& rows,
-                             uint64_t malformed_lines);
+                             uint64_t malformed_lines,
+                             const std::vector<ThresholdResult>& thresholds = {});
 
 }  // namespace hammer::stats

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hammer/stats/partial.h"
+#include "hammer/stats/record.h"
 #include "hammer/stats/report/csv.h"
 #include "hammer/stats/report/hdr.h"
 #include "hammer/stats/report/json.h"
@@ -33,6 +35,30 @@ TEST(ReducerLineTest, SeedColumnsThenOurs) {
   AppendReducerLine(line, "only\tfailures", Stats({}, 3));
   EXPECT_EQ(line,
             "only failures\t0.000000\t\t\t\t3\t0\t\t\t\t\t" + Histogram().EncodeBase64() + "\n");
+}
+
+// A reducer line reads back as the partial of the very same figures (failure types aside).
+TEST(ReducerLineTest, ReadsBackAsAPartial) {
+  for (const KeyStats& stats : {Stats({12345, 1000, 7}, 2), Stats({}, 3), Stats({5}, 0)}) {
+    std::string line;
+    AppendReducerLine(line, "http://a/x", stats);
+    line.pop_back();
+    ASSERT_TRUE(IsReducerLine(line));
+    Result<std::string> partial = ReducerLineAsPartial(line);
+    ASSERT_TRUE(partial.ok()) << partial.status().message();
+    ParsedRecord record = ParseRecordLine(*partial);
+    ASSERT_EQ(record.kind, RecordKind::kPartial) << *partial;
+    EXPECT_EQ(record.key, "http://a/x");
+    KeyStats back;
+    ASSERT_TRUE(ParsePartialFields(record.partial, &back).ok());
+    EXPECT_EQ(back, stats) << line;  // Stats() records untyped failures, as a reducer line keeps
+  }
+  EXPECT_FALSE(IsReducerLine("k\t0.001"));
+  EXPECT_FALSE(IsReducerLine("k\t0.1\t0.1\t0.1\t0.1\t0\t1"));  // the seed's seven columns
+  EXPECT_EQ(ReducerLineAsPartial("k\tx\t\t\t\t0\t0\t\t\t\t\tHIST").status().message(),
+            "reducer line: bad sum column");
+  EXPECT_EQ(ReducerLineAsPartial("k\t0\t\t\t\t0\t0\t\t\t\t\tnot-base64").status().message(),
+            "reducer line: bad histogram column");
 }
 
 TEST(ReducerLineTest, MeanRoundsHalfUpToTheMicrosecond) {
