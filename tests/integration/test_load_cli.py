@@ -26,6 +26,7 @@ SAMPLE_VALUES = {
     "--seed": ["7"],
     "--timeout": ["1m"],
     "--connect-timeout": ["2s"],
+    "--dns-ttl": ["2s"],
     "--error-pattern": ["oops"],
     "--emit": ["records"],
     "--header": ["X-Test: 1"],
