@@ -211,10 +211,12 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
 }
 
 std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
-                            std::vector<std::pair<std::string, std::string>> metadata) {
+                            std::vector<std::pair<std::string, std::string>> metadata,
+                            std::vector<stats::ThresholdResult> thresholds) {
   stats::HtmlReportInput input;
   input.title = std::move(title);
   input.metadata = std::move(metadata);
+  input.thresholds = std::move(thresholds);
   input.metadata.emplace_back("requests", fmt::format("{} sent = {} succeeded + {} failed",
                                                       s.requests(), s.succeeded, s.failed));
   input.metadata.emplace_back("duration",

@@ -23,8 +23,9 @@ std::string LoadSummaryJson(const LoadSummary& summary, std::string_view command
                             const std::vector<stats::ThresholdResult>& thresholds = {});
 
 // The self-contained HTML report of a run (the stats module's renderer); `metadata` lines are
-// shown under the title (command, target, ...).
+// shown under the title (command, target, ...), the --threshold results above the figures.
 std::string LoadSummaryHtml(const LoadSummary& summary, std::string title,
-                            std::vector<std::pair<std::string, std::string>> metadata);
+                            std::vector<std::pair<std::string, std::string>> metadata,
+                            std::vector<stats::ThresholdResult> thresholds = {});
 
 }  // namespace hammer::load

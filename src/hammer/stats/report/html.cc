@@ -127,6 +127,26 @@ std::string Header(const HtmlReportInput& input) {
   return out + "</header>\n";
 }
 
+// The thresholds at the top of the page: a reader learns first whether the run passed.
+std::string Thresholds(const std::vector<ThresholdResult>& results) {
+  size_t failed = 0;
+  for (const ThresholdResult& r : results)
+    failed += r.passed ? 0 : 1;
+  std::string out = "<section id=\"thresholds\"><h2>Thresholds</h2><p class=\"sub\">";
+  out += failed == 0 ? fmt::format("All {} passed.", results.size())
+                     : fmt::format("{} of {} failed.", failed, results.size());
+  out +=
+      "</p><div class=\"table-wrap\"><table id=\"threshold-table\"><thead><tr>"
+      "<th>threshold</th><th>value</th><th>result</th><th>detail</th></tr></thead><tbody>\n";
+  for (const ThresholdResult& r : results) {
+    out += "<tr class=\"" + std::string(r.passed ? "passed" : "failed") + "\"><td class=\"key\">" +
+           Escape(r.text) + "</td><td>" + (r.actual.empty() ? "&ndash;" : Escape(r.actual)) +
+           "</td><td class=\"" + (r.passed ? "ok\">passed" : "err\">FAILED") +
+           "</td><td class=\"detail\">" + Escape(r.message) + "</td></tr>\n";
+  }
+  return out + "</tbody></table></div></section>\n";
+}
+
 std::string Summary(const HtmlReportInput& input) {
   const KeyStats& total = input.total;
   std::string out = "<div class=\"summary\">";
@@ -472,6 +492,7 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   out += kErrorCapture;
   out += "<main>\n";
   out += Header(input);
+  if (!input.thresholds.empty()) out += Thresholds(input.thresholds);
   out += Summary(input);
   out += KeyTable(input, rows);
   out += Spectrum(input.total, rows);

@@ -3,6 +3,8 @@
 //
 // Sections, in order:
 //   title, metadata lines and notes;
+//   when thresholds were judged: one row per threshold (the rule as given, the measured value,
+//     passed or FAILED, and the judgement's message), with how many failed;
 //   summary strip: requests, succeeded, failed, throughput (when a duration is known), p50, p99,
 //     p99.9, max;
 //   per-key table, sortable by any column (key, requests, count, errors, error %, min, p50, p90,
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "hammer/stats/key_stats.h"
+#include "hammer/stats/threshold.h"
 #include "hammer/stats/timeline.h"
 
 namespace hammer::stats {
@@ -47,6 +50,8 @@ struct HtmlReportInput {
   std::vector<std::pair<std::string, std::string>> metadata;
   // Free-text remarks shown after the metadata (warnings, caveats).
   std::vector<std::string> notes;
+  // The run's --threshold judgements, in the order given; none: no thresholds section.
+  std::vector<ThresholdResult> thresholds;
 
   // Per-key figures, in any order (the page sorts them).
   std::vector<std::pair<std::string, KeyStats>> keys;
