@@ -94,6 +94,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->connect_time = std::move(run.connect_time);
   summary->handshake_time = std::move(run.handshake_time);
   summary->grpc_statuses = run.grpc_statuses;
+  summary->status_codes = run.status_codes;
   for (size_t i = 0; i < kFailureCount; ++i)
     summary->failure_examples[i] = std::move(run.failure_examples[i]);
 }

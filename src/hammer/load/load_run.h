@@ -15,6 +15,7 @@
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
 #include "hammer/load/grpc_answer.h"
+#include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
@@ -50,6 +51,7 @@ struct LoadSummary {
   stats::Histogram connect_time;            // TCP connects of new connections, µs
   stats::Histogram handshake_time;          // TLS handshakes, µs
   GrpcStatusCounts grpc_statuses;           // gRPC calls by grpc-status
+  HttpStatusCounts status_codes;            // responses by HTTP status
   stats::Timeline timeline;   // per second of the run, from the workers' interval snapshots
   int64_t wall_start_us = 0;  // the measured part of the run (after --warmup), Unix µs
   int64_t wall_end_us = 0;

@@ -216,6 +216,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
                     (outcome.end - outcome.sent) / kMicrosecond);
     }
     if (outcome.grpc_status) result_.grpc_statuses.Record(*outcome.grpc_status);
+    result_.status_codes.Record(outcome.status);
   }
   --request.in_flight;  // the feed may reuse it from here on
   if (outcome.connect_time > 0) result_.connect_time.Record(outcome.connect_time / kMicrosecond);
