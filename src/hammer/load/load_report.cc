@@ -18,6 +18,9 @@ namespace hammer::load {
 
 namespace {
 
+// Shorter waits for input are a pipe's ordinary pace, not worth a line of the summary.
+constexpr double kShownInputWait = 0.001;
+
 std::string Ms(int64_t micros) {
   return fmt::format("{:.2f}ms", micros / 1000.0);
 }
@@ -82,6 +85,11 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
       out +=
           fmt::format("  uncorrected  {}  (from actual send time)\n", Percentiles(s.uncorrected));
     }
+  }
+  if (s.input_wait_seconds >= kShownInputWait) {
+    out += fmt::format("  input wait   {:.2f} s with {} and no input line arrived yet{}\n",
+                       s.input_wait_seconds, s.open_loop ? "requests due" : "free slots",
+                       s.open_loop ? " (the schedule paused: not counted as latency)" : "");
   }
   if (s.open_loop) {
     out +=
@@ -173,6 +181,7 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
     j["target_rate"] = s.target_rate;
     j["uncorrected_latency"] = stats::LatencyJson(s.uncorrected);  // from the actual send time
   }
+  j["input_wait_seconds"] = s.input_wait_seconds;
   j["late"] = s.counters.late();
   stats::AddCounterJson(j, LoadCounters::kCounterSpecs, s.counters.CounterValues());
   j["interrupted"] = s.interrupted;
@@ -249,6 +258,12 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
         "schedule", fmt::format("open loop at {:.1f} req/s: latency counts from each request's "
                                 "due time",
                                 s.target_rate));
+  }
+  if (s.input_wait_seconds >= kShownInputWait) {
+    input.metadata.emplace_back(
+        "input wait", fmt::format("{:.2f} s with {} and no input line arrived yet{}",
+                                  s.input_wait_seconds, s.open_loop ? "requests due" : "free slots",
+                                  s.open_loop ? " (not counted as latency)" : ""));
   }
   if (!s.source_warning.empty()) input.notes.push_back(s.source_warning);
   if (std::string note = stats::KeyRowsNote(

@@ -35,6 +35,9 @@ struct LoadSummary {
   bool open_loop = false;
   double target_rate = 0;
   int concurrency = 0;
+  // How long requests waited for input lines that had not arrived (TargetSource::waited): in
+  // open loop, time the schedule paused and that no latency counts.
+  double input_wait_seconds = 0;
   LoadCounters counters;  // late, dropped, aborted, warmup, redirects, connections, TLS
   bool interrupted = false;
   int signal = 0;                // the first SIGINT/SIGTERM that stopped the run, 0 if none
