@@ -125,7 +125,9 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                "failure records get the failure type as a third column ('URL<TAB><TAB>timeout'; "
                "after the time with --timestamps), which hammer stats reports by type; the "
                "seed's Ruby reducer counts such lines as 0 s successes");
-  app.add_flag("--table", f.table, "print the per-URL table at the end (default on a terminal)");
+  app.add_flag("--table", f.table,
+               "print the per-URL table at the end (default on a terminal): requests = ok + "
+               "errors, latency in ms");
   app.add_flag("--no-table", f.no_table, "do not print the per-URL table");
   app.add_flag("--hadoop", f.hadoop,
                "Hadoop mode outside a detected Hadoop task: reporter: lines, and a failed "

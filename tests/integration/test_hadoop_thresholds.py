@@ -156,8 +156,9 @@ def test_recipe_judges_the_reducer_output(hadoop, hammer_bin, merge_fails_input,
     assert p99_ms(results["p99<250ms"][1]) >= 300
     assert json.loads(merged.stdout)["requests"] == MAPS * PER_MAP
     html = report.read_text()
-    assert "<h2>Thresholds: 2 of 2 failed</h2>" in html
-    assert "<code>errors&lt;=10</code> errors = 12, limit &lt;= 10 (over by 2, 20%)" in html
+    assert "2 of 2 failed." in html
+    assert ('<td class="key">errors&lt;=10</td><td>12</td><td class="err">FAILED</td>'
+            '<td class="detail">errors = 12, limit &lt;= 10 (over by 2, 20%)</td>') in html
 
 
 def test_one_mapper_fails_alone_and_the_merge_passes(hadoop, hammer_bin, serve, tmp_path):

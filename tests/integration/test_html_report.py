@@ -155,8 +155,9 @@ def test_page_loads_without_errors_and_shows_table_and_charts(report):
 
     # One table row per key (its text is the key itself, markup included), and the TOTAL row.
     rows = table_rows(dom, "key-table")
-    assert {row[0][1]: (int(row[1][0]), int(row[2][0])) for row in rows} == \
-        {key: tuple(c) for key, c in counts.items()}
+    # Columns key, requests, ok, errors: requests = ok + errors.
+    assert {row[0][1]: (int(row[1][0]), int(row[2][0]), int(row[3][0])) for row in rows} == \
+        {key: (ok + failed, ok, failed) for key, (ok, failed) in counts.items()}
     table = section(dom, "key-table", "</table>")
     assert "TOTAL" in table[table.find("<tfoot>"):]
 
@@ -195,11 +196,12 @@ document.getElementById("f").addEventListener("load", function () {
       return Array.prototype.map.call(d.querySelectorAll("#key-table tbody tr"),
                                       function (r) { return r.cells[i].getAttribute("data-v"); });
     };
-    heads[2].click();
-    result.errorsFirstClick = column(2);
-    result.errorsSort = heads[2].getAttribute("aria-sort");
-    heads[2].click();
-    result.errorsSecondClick = column(2);
+    heads[3].click();  // key, requests, ok, errors
+    result.errorsHead = heads[3].textContent;
+    result.errorsFirstClick = column(3);
+    result.errorsSort = heads[3].getAttribute("aria-sort");
+    heads[3].click();
+    result.errorsSecondClick = column(3);
     heads[0].click();
     result.keys = column(0);
     var svg = d.querySelector("#chart-latency svg");
@@ -227,6 +229,7 @@ document.getElementById("f").addEventListener("load", function () {
     assert result["errors"] == ""
     errors = sorted((failed for _, failed in counts.values()), reverse=True)
     assert [int(v) for v in result["errorsFirstClick"]] == errors
+    assert result["errorsHead"] == "errors"
     assert result["errorsSort"] == "descending"
     assert [int(v) for v in result["errorsSecondClick"]] == errors[::-1]
     assert result["keys"] == sorted(KEYS)
@@ -330,7 +333,8 @@ def test_many_distinct_keys_fold_into_template_rows_and_the_page_loads(tmp_path)
     body = body_attributes(dom)
     assert body.get("data-ready") == "1", f"the report script did not finish: {body}"
     assert "data-errors" not in body, f"script errors: {body.get('data-errors')}"
-    rows = {row[0][1]: (int(row[1][0]), int(row[2][0])) for row in table_rows(dom, "key-table")}
+    # Columns key, requests, ok, errors: (ok, errors) of each row.
+    rows = {row[0][1]: (int(row[2][0]), int(row[3][0])) for row in table_rows(dom, "key-table")}
     assert rows["http://127.0.0.1:8080/item/{id}?user={id}"] == (200_000, 0)
     assert rows["(other)"] == (0, 51)
     assert len(rows) == 51

@@ -217,7 +217,8 @@ def test_stats_tells_how_to_group_keys_of_one_record_each(tmp_path):
     r = run_hammer(["stats", "--table", "--key-pattern", "/item/[0-9]+=/item/:id", str(src)])
     assert r.returncode == 0, r.stderr
     assert "had one request" not in r.stdout + r.stderr
-    assert "/item/:id    150" in r.stdout, r.stdout
+    # key, requests, ok, errors
+    assert "/item/:id       150  150       0" in r.stdout, r.stdout
     r = run_hammer(["stats", "--table", "--max-keys", "100", str(src)])
     assert r.returncode == 0, r.stderr
     assert "had one request" not in r.stdout + r.stderr

@@ -87,8 +87,9 @@ def test_a_retried_kubernetes_pod_counts_once(serve, tmp_path):
     assert serve.stats()["requests"] - before == 150
 
     table, stderr = stats(["--table"], input_text=logs)
-    total = re.search(r"^TOTAL\s+(\d+)\s+(\d+)", table, re.M)
-    assert total and (int(total.group(1)), int(total.group(2))) == (100, 0), table
+    total = re.search(r"^TOTAL\s+(\d+)\s+(\d+)\s+(\d+)", table, re.M)  # requests ok errors
+    assert total and (int(total.group(1)), int(total.group(2)), int(total.group(3))) == \
+        (100, 100, 0), table
     assert "kept one attempt of each of 2 tasks, dropped 1 attempt (1 partial lines); task 0: " \
         "kept attempt hammer-load-0-q9w4z (complete), dropped hammer-load-0-x7k2p (complete)" \
         in stderr, stderr
@@ -96,4 +97,4 @@ def test_a_retried_kubernetes_pod_counts_once(serve, tmp_path):
     # Without their origin (plain #hp1, as before) the same runs would have counted 150.
     plain = re.sub(r"\t#ha1 \S+ \S+ \d+ \d+ ", "\t#hp1 ", logs)
     table, _ = stats(["--table"], input_text=plain)
-    assert re.search(r"^TOTAL\s+150\s+0", table, re.M), table
+    assert re.search(r"^TOTAL\s+150\s+150\s+0", table, re.M), table

@@ -168,7 +168,20 @@ Status LineReader::Fill() {
   }
 }
 
-LineReader::Step LineReader::NextLine(Line* line) {
+bool LineReader::ReadableNow() const {
+  if (in_memory_) return true;
+  pollfd p{fd_, POLLIN, 0};
+  int ready = ::poll(&p, 1, 0);
+  return ready > 0 || (ready < 0 && errno != EINTR);  // read(2) tells what an error is
+}
+
+void LineReader::AwaitInput(int timeout_millis) const {
+  if (in_memory_ || eof_) return;
+  pollfd p{fd_, POLLIN, 0};
+  ::poll(&p, 1, timeout_millis);  // an error or EINTR: the caller's next TryNext finds out
+}
+
+LineReader::Step LineReader::NextLine(Line* line, bool wait) {
   const size_t max = options_.max_line_bytes;
   while (true) {
     const char* data = buffer_.data();
@@ -202,6 +215,7 @@ LineReader::Step LineReader::NextLine(Line* line) {
       scanned_ = end_;
     }
     if (eof_) return Step::kEnd;
+    if (!wait && !ReadableNow()) return Step::kNotYet;
     if (Status read = Fill(); !read.ok()) {
       error_ = std::move(read);
       return Step::kError;
@@ -222,8 +236,23 @@ Result<bool> LineReader::Next(Line* line) {
   switch (NextLine(line)) {
     case Step::kLine:
       return true;
+    case Step::kNotYet:  // never when waiting
     case Step::kEnd:
       return false;
+    case Step::kError:
+      break;
+  }
+  return error_;
+}
+
+Result<LineReader::Poll> LineReader::TryNext(Line* line) {
+  switch (NextLine(line, /*wait=*/false)) {
+    case Step::kLine:
+      return Poll::kLine;
+    case Step::kNotYet:
+      return Poll::kNotYet;
+    case Step::kEnd:
+      return Poll::kEnd;
     case Step::kError:
       break;
   }
@@ -253,6 +282,7 @@ Status LineReader::ReadAll(LineHandler& handler) {
           handler.OnLine(line.text);
         }
         continue;
+      case Step::kNotYet:  // never when waiting
       case Step::kEnd:
         return Status::Ok();
       case Step::kError:

@@ -87,6 +87,16 @@ class LineReader {
   // The same for readers with overlong_is_error, where every line is whole.
   Result<bool> Next(std::string_view* line);
 
+  // What TryNext found.
+  enum class Poll : uint8_t { kLine, kNotYet, kEnd };
+  // As Next, but never waits for input: kNotYet when the next line has not arrived whole yet
+  // from a pipe, a terminal or a socket that is open but idle (the bytes that did arrive are
+  // kept for the next call). Text in memory and regular files never answer kNotYet.
+  Result<Poll> TryNext(Line* line);
+  // Waits until the input has bytes to read or has ended, at most `timeout_millis` (-1: no
+  // limit): for a caller of TryNext with nothing else to do. At once for text in memory.
+  void AwaitInput(int timeout_millis) const;
+
   // Reads to the end, handing every line to `handler` (overlong ones to OnOverlongLine), and
   // offering the complete lines in the buffer to its OnLines fast path at each line start.
   Status ReadAll(LineHandler& handler);
@@ -105,10 +115,12 @@ class LineReader {
   size_t max_line_bytes() const { return options_.max_line_bytes; }
 
  private:
-  enum class Step : uint8_t { kLine, kEnd, kError };
+  enum class Step : uint8_t { kLine, kNotYet, kEnd, kError };
 
   LineReader(int fd, bool owns_fd, std::string name, const Options& options);
-  Step NextLine(Line* line);
+  // `wait`: false answers kNotYet rather than wait for input (TryNext).
+  Step NextLine(Line* line, bool wait = true);
+  bool ReadableNow() const;   // bytes (or the end, or an error) to read without waiting
   bool WaitReadable() const;  // false once options_.interrupt is set
   Status Fill();  // compacts, then reads one more block; sets eof_ at the end of the input
   void Close();

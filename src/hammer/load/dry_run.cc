@@ -18,7 +18,13 @@ Status PrintDryRun(const LoadOptions& options, LoadInput input, std::FILE* out) 
   RequestFeed feed(&options, input.lines.get(), input.specs.get(), &shared, &client, 1);
   PreparedRequest scratch;
   int shown = 0;
-  while (const PreparedRequest* r = feed.Next(&scratch)) {
+  while (true) {
+    const PreparedRequest* r = feed.Next(&scratch);
+    if (r == nullptr && feed.waiting_for_input()) {
+      input.lines->AwaitInput(/*timeout_millis=*/-1);
+      continue;
+    }
+    if (r == nullptr) break;
     ++shown;
     if (r->invalid) {
       std::fprintf(out, "# %d: not sent (invalid_url): %s: %s\n\n", shown, r->key.c_str(),

@@ -455,7 +455,8 @@ Status LoadCommand::WriteReports(const LoadSummary& summary,
   }
   if (!flags_.html.empty()) {
     Status written = WriteOutputFile(
-        "--html", flags_.html, LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}}));
+        "--html", flags_.html,
+        LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}}, thresholds));
     if (!written.ok()) return written;
     if (!flags_.quiet && flags_.html != kStdoutPath) {
       std::fprintf(stderr, "  report       %s\n", flags_.html.c_str());

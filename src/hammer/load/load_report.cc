@@ -18,6 +18,9 @@ namespace hammer::load {
 
 namespace {
 
+// Shorter waits for input are a pipe's ordinary pace, not worth a line of the summary.
+constexpr double kShownInputWait = 0.001;
+
 std::string Ms(int64_t micros) {
   return fmt::format("{:.2f}ms", micros / 1000.0);
 }
@@ -33,6 +36,15 @@ std::string Rfc3339Micros(int64_t unix_micros) {
   return fmt::format("{}.{:06}Z", std::string_view(date, n), micros);
 }
 
+// The run's latency line: percentiles held within the exact [min, max] (KeyStats::Percentile),
+// as in the table below it.
+std::string Percentiles(const stats::KeyStats& s) {
+  return fmt::format("p50 {}  p90 {}  p99 {}  p99.9 {}  max {}", Ms(s.Percentile(50)),
+                     Ms(s.Percentile(90)), Ms(s.Percentile(99)), Ms(s.Percentile(99.9)),
+                     Ms(s.max_micros));
+}
+
+// The uncorrected latencies have no exact bounds: the histogram's own.
 std::string Percentiles(const stats::Histogram& h) {
   return fmt::format("p50 {}  p90 {}  p99 {}  p99.9 {}  max {}", Ms(h.ValueAtPercentile(50)),
                      Ms(h.ValueAtPercentile(90)), Ms(h.ValueAtPercentile(99)),
@@ -67,12 +79,17 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out += "\n";
   }
   if (s.succeeded > 0) {
-    out += fmt::format("  latency      {}{}\n", Percentiles(s.total.histogram),
+    out += fmt::format("  latency      {}{}\n", Percentiles(s.total),
                        s.open_loop ? "  (from intended send time)" : "");
     if (s.open_loop) {
       out +=
           fmt::format("  uncorrected  {}  (from actual send time)\n", Percentiles(s.uncorrected));
     }
+  }
+  if (s.input_wait_seconds >= kShownInputWait) {
+    out += fmt::format("  input wait   {:.2f} s with {} and no input line arrived yet{}\n",
+                       s.input_wait_seconds, s.open_loop ? "requests due" : "free slots",
+                       s.open_loop ? " (the schedule paused: not counted as latency)" : "");
   }
   if (s.open_loop) {
     out +=
@@ -133,6 +150,16 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
     out += "  keys         " + hint + "\n";
   }
   if (with_table && !s.keys.empty()) out += "\n" + stats::FormatKeyTable(s.keys, max_rows);
+  // Last, under the table's TOTAL row when there is one: the statuses are the run's, not a key's.
+  if (const auto codes = s.status_codes.Counted(); !codes.empty()) {
+    out += "  status codes";
+    const char* separator = " ";
+    for (const auto& [code, n] : codes) {
+      out += fmt::format("{}{}: {}", separator, code, n);
+      separator = ", ";
+    }
+    out += "\n";
+  }
   return out;
 }
 
@@ -154,10 +181,15 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
     j["target_rate"] = s.target_rate;
     j["uncorrected_latency"] = stats::LatencyJson(s.uncorrected);  // from the actual send time
   }
+  j["input_wait_seconds"] = s.input_wait_seconds;
   j["late"] = s.counters.late();
   stats::AddCounterJson(j, LoadCounters::kCounterSpecs, s.counters.CounterValues());
   j["interrupted"] = s.interrupted;
   j["signal"] = s.signal == SIGTERM ? "SIGTERM" : s.signal == SIGINT ? "SIGINT" : "";
+  nlohmann::ordered_json codes = nlohmann::ordered_json::object();
+  for (const auto& [code, n] : s.status_codes.Counted())
+    codes[std::to_string(code)] = n;
+  j["status_codes"] = std::move(codes);
   if (s.grpc_statuses.total() > 0) {
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
     for (const auto& [name, n] : s.grpc_statuses.Counted())
@@ -211,10 +243,12 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
 }
 
 std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
-                            std::vector<std::pair<std::string, std::string>> metadata) {
+                            std::vector<std::pair<std::string, std::string>> metadata,
+                            std::vector<stats::ThresholdResult> thresholds) {
   stats::HtmlReportInput input;
   input.title = std::move(title);
   input.metadata = std::move(metadata);
+  input.thresholds = std::move(thresholds);
   input.metadata.emplace_back("requests", fmt::format("{} sent = {} succeeded + {} failed",
                                                       s.requests(), s.succeeded, s.failed));
   input.metadata.emplace_back("duration",
@@ -225,6 +259,12 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
                                 "due time",
                                 s.target_rate));
   }
+  if (s.input_wait_seconds >= kShownInputWait) {
+    input.metadata.emplace_back(
+        "input wait", fmt::format("{:.2f} s with {} and no input line arrived yet{}",
+                                  s.input_wait_seconds, s.open_loop ? "requests due" : "free slots",
+                                  s.open_loop ? " (not counted as latency)" : ""));
+  }
   if (!s.source_warning.empty()) input.notes.push_back(s.source_warning);
   if (std::string note = stats::KeyRowsNote(
           s.key_folding, s.key_folding.folded ? "" : stats::OneRequestRowsHint(s.keys));
@@ -233,6 +273,7 @@ std::string LoadSummaryHtml(const LoadSummary& s, std::string title,
   }
   input.keys = s.keys;
   input.total = s.total;
+  input.status_codes = s.status_codes.Counted();
   for (size_t i = 0; i < kFailureCount; ++i) {
     for (const std::string& example : s.failure_examples[i]) {
       input.failure_examples.emplace_back(static_cast<Failure>(i), example);

@@ -36,9 +36,9 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 
 // Run control, on the calling thread: reports progress until every loop has stopped. The first
 // signal, or records that can no longer be written (a closed pipe, a full disk), asks the
-// workers to finish what is in flight and ends the input (a worker blocked on an idle pipe or
-// an endless line returns); a second signal abandons the requests in flight. Returns the first
-// signal, 0 when none came.
+// workers to finish what is in flight and ends the input (a worker skipping an endless line
+// returns); a second signal abandons the requests in flight. Returns the first signal, 0 when
+// none came.
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
                  const RecordSink& sink, ProgressReporter& progress, RunMonitor& monitor,
                  LoadMetrics* metrics) {
@@ -94,6 +94,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->connect_time = std::move(run.connect_time);
   summary->handshake_time = std::move(run.handshake_time);
   summary->grpc_statuses = run.grpc_statuses;
+  summary->status_codes = run.status_codes;
   for (size_t i = 0; i < kFailureCount; ++i)
     summary->failure_examples[i] = std::move(run.failure_examples[i]);
 }
@@ -190,7 +191,10 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   summary.wall_end_us = wall_end_us;
   summary.interrupted = signal != 0;
   summary.signal = signal;
-  if (input.lines) summary.source_warning = input.lines->warning();
+  if (input.lines) {
+    summary.source_warning = input.lines->warning();
+    summary.input_wait_seconds = static_cast<double>(input.lines->waited(end)) / kSecond;
+  }
   if (input.specs) {
     summary.input_error = input.specs->error();
     if (summary.input_error) return *summary.input_error;

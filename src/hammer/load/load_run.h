@@ -15,6 +15,7 @@
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
 #include "hammer/load/grpc_answer.h"
+#include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
@@ -34,6 +35,9 @@ struct LoadSummary {
   bool open_loop = false;
   double target_rate = 0;
   int concurrency = 0;
+  // How long requests waited for input lines that had not arrived (TargetSource::waited): in
+  // open loop, time the schedule paused and that no latency counts.
+  double input_wait_seconds = 0;
   LoadCounters counters;  // late, dropped, aborted, warmup, redirects, connections, TLS
   bool interrupted = false;
   int signal = 0;                // the first SIGINT/SIGTERM that stopped the run, 0 if none
@@ -50,6 +54,7 @@ struct LoadSummary {
   stats::Histogram connect_time;            // TCP connects of new connections, µs
   stats::Histogram handshake_time;          // TLS handshakes, µs
   GrpcStatusCounts grpc_statuses;           // gRPC calls by grpc-status
+  HttpStatusCounts status_codes;            // responses by HTTP status
   stats::Timeline timeline;   // per second of the run, from the workers' interval snapshots
   int64_t wall_start_us = 0;  // the measured part of the run (after --warmup), Unix µs
   int64_t wall_end_us = 0;

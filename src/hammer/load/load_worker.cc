@@ -22,6 +22,9 @@ constexpr Nanos kLateThreshold = kMillisecond;
 // (a 5 s window holding 3 or 5 steps, +-25 %). Intervals end on wall-clock multiples, so each
 // still falls in one bucket of the run's 1 s Timeline.
 constexpr Nanos kReportInterval = 100 * kMillisecond;
+// How often a worker waiting for input asks again (a pipe or terminal that is idle): how late
+// a line may be sent after it arrived. That lateness is part of the wait, not of a latency.
+constexpr Nanos kInputPollInterval = 2 * kMillisecond;
 
 std::unique_ptr<http::HttpClient> MakeClient(net::EventLoop* loop, net::Resolver* resolver,
                                              const LoadOptions& options) {
@@ -161,11 +164,29 @@ void LoadWorker::Fill() {
   }
 }
 
+const PreparedRequest* LoadWorker::NextRequest(PreparedRequest* scratch) {
+  const PreparedRequest* target = feed_.Next(scratch);
+  if (target == nullptr) {
+    if (feed_.waiting_for_input() && !input_wait_since_) input_wait_since_ = loop_->UpdateNow();
+    return nullptr;
+  }
+  if (input_wait_since_) EndInputWait(loop_->UpdateNow());
+  return target;
+}
+
+void LoadWorker::EndInputWait(MonoNanos now) {
+  if (pacer_) pacer_->Delay(std::max<Nanos>(0, now - *input_wait_since_));
+  input_wait_since_.reset();
+}
+
 bool LoadWorker::StartNext(RequestSlot* slot, MonoNanos intended) {
   int invalid = 0;
   while (!stopping()) {
-    const PreparedRequest* target = feed_.Next(slot->scratch());
-    if (target == nullptr) return false;
+    const PreparedRequest* target = NextRequest(slot->scratch());
+    if (target == nullptr) {
+      if (input_wait_since_) pace_timer_.ArmAfter(kInputPollInterval);  // then Fill again
+      return false;
+    }
     if (target->invalid) {
       RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
       if (++invalid == kInvalidLinesPerTurn) {
@@ -216,6 +237,7 @@ void LoadWorker::OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome)
                     (outcome.end - outcome.sent) / kMicrosecond);
     }
     if (outcome.grpc_status) result_.grpc_statuses.Record(*outcome.grpc_status);
+    result_.status_codes.Record(outcome.status);
   }
   --request.in_flight;  // the feed may reuse it from here on
   if (outcome.connect_time > 0) result_.connect_time.Record(outcome.connect_time / kMicrosecond);
@@ -336,8 +358,15 @@ void LoadWorker::Pump() {
     MonoNanos intended = pacer_->DueTime(next_due_);
     if (stop_at_ != 0 && intended >= stop_at_) break;
     RequestSlot* slot = free_slots_.back();
-    const PreparedRequest* target = feed_.Next(slot->scratch());
+    const bool waited = input_wait_since_.has_value();
+    const PreparedRequest* target = NextRequest(slot->scratch());
     if (target == nullptr) break;
+    if (waited) {  // the schedule paused while waiting for this line: it is due later
+      now = loop_->now();
+      intended = pacer_->DueTime(next_due_);
+      due = pacer_->DueCount(now);
+      if (stop_at_ != 0 && intended >= stop_at_) break;  // it came after the end
+    }
     ++next_due_;
     if (target->invalid) {
       RecordFailure(*target, Failure::kInvalidUrl, *target->invalid);
@@ -360,6 +389,10 @@ void LoadWorker::ArmPaceTimer() {
     pace_timer_.Cancel();
     return;
   }
+  if (input_wait_since_) {
+    pace_timer_.ArmAfter(kInputPollInterval);
+    return;
+  }
   MonoNanos next = pacer_->DueTime(next_due_);
   if (stop_at_ != 0 && next >= stop_at_) {
     pace_timer_.Cancel();
@@ -369,7 +402,11 @@ void LoadWorker::ArmPaceTimer() {
 }
 
 void LoadWorker::OnPaceTimer() {
-  Pump();
+  if (scheduled()) {
+    Pump();
+  } else {
+    Fill();  // closed loop: the input had no line; ask again
+  }
   MaybeFinish();
 }
 
@@ -413,12 +450,15 @@ void LoadWorker::MaybeFinish() {
   // late); everything else when the clock passes the end.
   bool no_more = feed_.exhausted() || (pacer_ ? interrupted() : stopping());
   if (pacer_ && stop_at_ != 0 && pacer_->DueTime(next_due_) >= stop_at_) no_more = true;
+  // Waiting for input at the end of -d: the schedule is paused, so nothing more falls due.
+  if (input_wait_since_ && stopping()) no_more = true;
   if (recording_done_) no_more = true;
   if (!no_more) return;
   finished_ = true;
   finished_at_ = MonoNow();
-  if (pacer_ && !feed_.exhausted()) {
-    // Due before the end but never sent (interrupted first): reported, not hidden.
+  // Due before the end but never sent (interrupted first): reported, not hidden. Not when the
+  // run ends waiting for input: the schedule is paused, nothing more has fallen due.
+  if (pacer_ && !feed_.exhausted() && !input_wait_since_) {
     MonoNanos end = stop_at_ != 0 ? std::min(loop_->now(), stop_at_ - 1) : loop_->now();
     uint64_t due = pacer_->DueCount(end);
     if (due > next_due_) result_.counters.dropped = due - next_due_;

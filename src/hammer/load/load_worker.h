@@ -7,6 +7,12 @@
 // success or as a failure of one Failure type, and is written as a record and counted in its
 // key's KeyStats. Lines that are not valid URLs are failures too (invalid_url), never dropped.
 //
+// Input that has not arrived yet (an idle pipe or terminal: RequestFeed::waiting_for_input) is
+// waited for without blocking the loop: the worker asks again every kInputPollInterval, sends
+// each line as it arrives, and ends on time (--duration) whatever the input does. In open loop
+// the wait pauses this thread's schedule (OpenLoopPacer::Delay), from when a due request found
+// no line to when one came: the wait is the input's, not the target's latency.
+//
 // Threading: constructed on the main thread; Start() posts to the worker's loop; everything
 // else runs on that loop. After the loop has returned, the main thread reads results.
 #pragma once
@@ -68,6 +74,10 @@ class LoadWorker final : public RequestSlot::Owner {
   void Begin();
   void Fill();
   bool StartNext(RequestSlot* slot, MonoNanos intended);
+  // feed_.Next, keeping the account of a wait for input (input_wait_since_, the pacer's pause).
+  const PreparedRequest* NextRequest(PreparedRequest* scratch);
+  // Ends a wait for input at `now`: the schedule pauses for as long as it lasted.
+  void EndInputWait(MonoNanos now);
   void OnRequestDone(RequestSlot* slot, const RequestOutcome& outcome) override;
   void StartAfterThinking(RequestSlot* slot);
   void OnPaceTimer();
@@ -124,7 +134,8 @@ class LoadWorker final : public RequestSlot::Owner {
   MonoNanos start_ = 0;
   MonoNanos stop_at_ = 0;  // 0: no duration limit
   bool slot_starved_ = false;
-  bool recording_done_ = false;  // --har-timing: the next entry is due after the end
+  std::optional<MonoNanos> input_wait_since_;  // a request found no input line from then on
+  bool recording_done_ = false;                // --har-timing: the next entry is due after the end
   bool stop_requested_ = false;
   bool finished_ = false;
   MonoNanos finished_at_ = 0;

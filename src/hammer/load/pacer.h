@@ -4,7 +4,14 @@
 // integer nanoseconds (the rate is held as requests per 1000 s, so there is no drift over long
 // runs). With T threads, thread i sends requests i, i+T, i+2T...: the schedule interleaves
 // perfectly and the total rate is exact. Latency is measured from the due time, not from when
-// the request could actually be sent (no coordinated omission). A value type; thread-compatible.
+// the request could actually be sent (no coordinated omission).
+//
+// The schedule counts only time when a request could have been sent: while the input has no
+// line for the request that is due (a pipe or terminal that is idle), no request can be sent
+// and the target is not to blame, so the thread's schedule pauses (Delay): that request and
+// every later one become due as much later as the wait lasted. A request's intended send time
+// therefore starts when its input is available; time lost to busy slots or a busy generator is
+// not a pause and still counts as latency. A value type; thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +37,8 @@ class OpenLoopPacer {
   // Requests of this thread due at or before `now` (i.e. the k of the first not yet due).
   uint64_t DueCount(MonoNanos now) const;
   int64_t millirate() const { return millirate_; }
+  // Pauses the schedule: every request not yet sent becomes due `pause` later (>= 0).
+  void Delay(Nanos pause) { start_ += pause; }
 
  private:
   MonoNanos start_;

@@ -60,8 +60,10 @@ bool RequestFeed::TakeTicket() {
 
 bool RequestFeed::RefillLines() {
   next_ = 0;
-  if (!lines_->NextBatch(line_batch_, batch_size_)) exhausted_ = true;
-  return !exhausted_;
+  const TargetSource::Batch batch = lines_->NextBatch(line_batch_, batch_size_);
+  waiting_for_input_ = batch == TargetSource::Batch::kNotYet;
+  if (batch == TargetSource::Batch::kEnd) exhausted_ = true;
+  return batch == TargetSource::Batch::kLines;
 }
 
 bool RequestFeed::RefillSpecs() {

@@ -52,11 +52,14 @@ class RequestFeed {
               SharedRunState* shared, http::HttpClient* client, size_t slots);
 
   // The next request, prepared (cached, or into `scratch`); nullptr at the end of the input or
-  // of the --requests budget.
+  // of the --requests budget (exhausted()), or when the next line has not arrived yet
+  // (waiting_for_input(): ask again later).
   const PreparedRequest* Next(PreparedRequest* scratch);
   // Request files with timing (HAR): the offset of the next request, without taking it.
   std::optional<Nanos> PeekOffset();
   bool exhausted() const { return exhausted_; }
+  // The last Next found no line arrived yet on an input that is still open (a pipe, a terminal).
+  bool waiting_for_input() const { return waiting_for_input_; }
 
  private:
   bool TakeTicket();
@@ -75,6 +78,7 @@ class RequestFeed {
   std::vector<RequestSpec> spec_batch_;
   size_t next_ = 0;
   bool exhausted_ = false;
+  bool waiting_for_input_ = false;
   struct CachedRequest {
     std::unique_ptr<PreparedRequest> request;
     bool referenced = false;  // used since the clock hand passed

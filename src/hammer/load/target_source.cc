@@ -174,19 +174,20 @@ std::string TargetSource::warning() const {
   return warning_;
 }
 
-bool TargetSource::NextBatch(std::vector<SourceLine>& out, size_t max) {
+TargetSource::Batch TargetSource::NextBatch(std::vector<SourceLine>& out, size_t max) {
   std::lock_guard<std::mutex> lock(mutex_);
   out.resize(max);
   size_t n = 0;
+  LineReader::Poll last = LineReader::Poll::kLine;
   while (n < max) {
     if (!options_.shuffle) {
-      if (!ReadLine(out[n])) break;
+      if ((last = ReadLine(out[n])) != LineReader::Poll::kLine) break;
       ++n;
       continue;
     }
     while (window_.size() < options_.shuffle_window) {
       SourceLine line;
-      if (!ReadLine(line)) break;
+      if ((last = ReadLine(line)) != LineReader::Poll::kLine) break;
       window_.push_back(std::move(line));
     }
     if (window_.empty()) break;
@@ -196,14 +197,34 @@ bool TargetSource::NextBatch(std::vector<SourceLine>& out, size_t max) {
     window_.pop_back();
   }
   out.resize(n);
-  return n > 0;
+  if (n > 0) {
+    if (waiting_since_ != 0) waited_ += MonoNow() - waiting_since_;
+    waiting_since_ = 0;
+    return Batch::kLines;
+  }
+  if (last != LineReader::Poll::kNotYet) return Batch::kEnd;
+  if (waiting_since_ == 0) waiting_since_ = MonoNow();
+  return Batch::kNotYet;
 }
 
-bool TargetSource::ReadLine(SourceLine& line) {
+void TargetSource::AwaitInput(int timeout_millis) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reader_.AwaitInput(timeout_millis);
+}
+
+Nanos TargetSource::waited(MonoNanos now) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return waited_ + (waiting_since_ != 0 ? std::max<Nanos>(0, now - waiting_since_) : 0);
+}
+
+LineReader::Poll TargetSource::ReadLine(SourceLine& line) {
   while (true) {
     LineReader::Line raw;
-    Result<bool> more = reader_.Next(&raw);
-    if (more.ok() && *more) {
+    Result<LineReader::Poll> got = reader_.TryNext(&raw);
+    if (got.ok() && *got == LineReader::Poll::kNotYet) {
+      return interrupted_.load() ? LineReader::Poll::kEnd : LineReader::Poll::kNotYet;
+    }
+    if (got.ok() && *got == LineReader::Poll::kLine) {
       line.text.assign(raw.text);
       line.oversized = raw.overlong;
       line.Parse();
@@ -211,17 +232,17 @@ bool TargetSource::ReadLine(SourceLine& line) {
       // Comments and blank lines are handed out too (the worker skips them) but do not count:
       // they can never become a request.
       if (line.oversized || line.request()) ++requests_this_pass_;
-      return true;
+      return LineReader::Poll::kLine;
     }
-    if (interrupted_.load()) return false;
+    if (interrupted_.load()) return LineReader::Poll::kEnd;
     // The next of several inputs.
     if (part_ + 1 < parts_.size()) {
-      if (!OpenPart(part_ + 1)) return false;
+      if (!OpenPart(part_ + 1)) return LineReader::Poll::kEnd;
       continue;
     }
     // End of this pass (a read error ends the input too). A pass without any request line
     // (empty, or only comments) would make --loop spin: stop instead.
-    if (!options_.loop || requests_this_pass_ == 0 || !Rewind()) return false;
+    if (!options_.loop || requests_this_pass_ == 0 || !Rewind()) return LineReader::Poll::kEnd;
     requests_this_pass_ = 0;
   }
 }

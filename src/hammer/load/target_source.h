@@ -7,8 +7,14 @@
 // again at its end (files are re-read from the start; standard input is replayed from memory when
 // it is at most kMaxReplayBytes, otherwise looping stops with a warning); an input without any line
 // to send (only comments and blank lines) is not repeated. --shuffle emits lines in
-// random order within a window of shuffle_window lines. Thread-safe: NextBatch takes a lock,
-// once per batch.
+// random order within a window of shuffle_window lines (while the input is idle, the window's
+// lines go out as they are).
+//
+// Reading never waits for input: a pipe or terminal that is open but idle (`tail -f log |`, a
+// user typing URLs) answers kNotYet, so that a worker's event loop keeps running (responses,
+// the --duration timer) and sends each line as it arrives. waited() says how long readers were
+// told kNotYet before the next line came: the run's time waiting for input. Thread-safe:
+// NextBatch takes a lock, once per batch.
 #pragma once
 
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/clock.h"
 #include "hammer/base/line_reader.h"
 #include "hammer/base/status.h"
 #include "hammer/load/target_line.h"
@@ -74,8 +81,20 @@ class TargetSource {
   // A source over fixed text (tests, `hammer demo`).
   static std::unique_ptr<TargetSource> FromText(std::string text, const SourceOptions& options);
 
-  // Fills `out` (resized, storage reused) with up to `max` lines. Returns false at the end.
-  bool NextBatch(std::vector<SourceLine>& out, size_t max);
+  enum class Batch : uint8_t {
+    kLines,   // `out` holds 1 to max lines
+    kNotYet,  // `out` is empty: no line has arrived yet and the input is open; ask again later
+    kEnd,     // `out` is empty: the input has ended
+  };
+  // Fills `out` (resized, storage reused) with up to `max` of the lines that have arrived,
+  // without waiting for more.
+  Batch NextBatch(std::vector<SourceLine>& out, size_t max);
+  // Waits until the input may have a line (bytes arrived, or its end), at most
+  // `timeout_millis`: for a reader with nothing else to do (--dry-run).
+  void AwaitInput(int timeout_millis) const;
+  // The time from each kNotYet answer (the first of a row) to the next line handed out, summed;
+  // a wait still open counts up to `now`.
+  Nanos waited(MonoNanos now) const;
 
   // Ends the input as soon as possible, from any thread: a worker blocked reading an idle pipe
   // or a terminal, or skipping an endless line, returns within ~50 ms (LineReader's interrupt).
@@ -93,7 +112,7 @@ class TargetSource {
   };
 
   TargetSource(LineReader reader, const SourceOptions& options);
-  bool ReadLine(SourceLine& line);  // next line in input order
+  LineReader::Poll ReadLine(SourceLine& line);  // next line in input order, if it has arrived
   bool Rewind();
   bool OpenPart(size_t index);  // false (with warning_ set) when the file cannot be opened
 
@@ -107,6 +126,8 @@ class TargetSource {
   size_t part_ = 0;          // the part reader_ reads
 
   uint64_t lines_read_ = 0;
+  MonoNanos waiting_since_ = 0;      // when a reader was told kNotYet with no line since (0: none)
+  Nanos waited_ = 0;                 // the waits that ended
   uint64_t requests_this_pass_ = 0;  // lines of this pass that are not comments or blank
   std::string warning_;
   std::vector<SourceLine> window_;

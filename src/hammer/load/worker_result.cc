@@ -19,6 +19,7 @@ void WorkerResult::Merge(WorkerResult&& other) {
   connect_time.Merge(other.connect_time);
   handshake_time.Merge(other.handshake_time);
   grpc_statuses.Merge(other.grpc_statuses);
+  status_codes.Merge(other.status_codes);
 }
 
 }  // namespace hammer::load

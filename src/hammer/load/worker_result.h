@@ -14,6 +14,7 @@
 #include "hammer/http/client.h"
 #include "hammer/http/tls.h"
 #include "hammer/load/grpc_answer.h"
+#include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
@@ -33,6 +34,7 @@ struct WorkerResult {
   stats::Histogram connect_time;    // TCP connects of new connections, µs
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   GrpcStatusCounts grpc_statuses;   // gRPC calls answered with a grpc-status (after --warmup)
+  HttpStatusCounts status_codes;    // responses by HTTP status (after --warmup)
 
   // Adds `other` (left valid but unspecified: its examples are moved).
   void Merge(WorkerResult&& other);

@@ -7,6 +7,7 @@
 // whole stream into one. A value type; not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -62,6 +63,14 @@ struct KeyStats {
            !__builtin_add_overflow(sum_micros, other.sum_micros, &sum);
   }
   uint64_t total() const { return count + errors; }
+  // The successes' latency at `percentile`, held within the exact [min, max]: a histogram
+  // bucket's highest equivalent value may lie up to 0.1% above the largest value recorded, and
+  // a report with p99 > max reads as a bug. Every report takes its percentiles from here (or,
+  // several at once, from ReportedPercentileValues). Meaningful when count > 0.
+  int64_t Percentile(double percentile) const {
+    if (min_micros >= max_micros) return min_micros;  // what clamping gives, without a lookup
+    return std::clamp(histogram.ValueAtPercentile(percentile), min_micros, max_micros);
+  }
   double MeanMicros() const {
     return count ? static_cast<double>(sum_micros) / static_cast<double>(count) : 0.0;
   }

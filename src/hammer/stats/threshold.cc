@@ -326,8 +326,7 @@ ThresholdResult EvaluateThreshold(const Threshold& t, const ThresholdInputs& inp
       // The histogram reports the top of a value's bucket (up to 0.1% above it); the exact
       // min and max bound every percentile, so that "p99<=3ms" passes when no request took
       // longer than 3 ms.
-      int64_t micros = stats->histogram.ValueAtPercentile(t.percentile);
-      micros = std::clamp(micros, stats->min_micros, stats->max_micros);
+      int64_t micros = stats->Percentile(t.percentile);
       actual = static_cast<double>(micros) * kMicrosecond;
       break;
     }

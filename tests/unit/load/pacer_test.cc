@@ -29,6 +29,18 @@ uint64_t CountDueByDefinition(const OpenLoopPacer& pacer, MonoNanos now) {
   return lo;
 }
 
+// A wait for input pauses the schedule: every later request is due that much later, and none
+// more is due after the pause than before it.
+TEST(OpenLoopPacerTest, DelayPausesTheSchedule) {
+  OpenLoopPacer pacer(kStart, 100.0, 0, 1);
+  EXPECT_EQ(pacer.DueTime(1), kStart + 10 * kMillisecond);
+  EXPECT_EQ(pacer.DueCount(kStart + 3 * kSecond), 301u);
+  pacer.Delay(3 * kSecond);
+  EXPECT_EQ(pacer.DueTime(1), kStart + 3 * kSecond + 10 * kMillisecond);
+  EXPECT_EQ(pacer.DueCount(kStart + 3 * kSecond), 1u);
+  EXPECT_EQ(pacer.DueCount(kStart + 6 * kSecond), 301u);
+}
+
 TEST(OpenLoopPacerTest, DueTimesAtOneRequestPerSecond) {
   OpenLoopPacer pacer(kStart, 1.0, 0, 1);
   EXPECT_EQ(pacer.millirate(), 1000);

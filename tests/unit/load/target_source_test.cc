@@ -47,12 +47,22 @@ std::unique_ptr<TargetSource> MustOpen(const std::string& path, const SourceOpti
   return source.ok() ? std::move(*source) : nullptr;
 }
 
+// NextBatch for a reader with nothing else to do: waits for the lines of a pipe whose writer is
+// slower than the reader. False at the end.
+bool NextWaiting(TargetSource& source, std::vector<SourceLine>& out, size_t max) {
+  while (true) {
+    TargetSource::Batch got = source.NextBatch(out, max);
+    if (got != TargetSource::Batch::kNotYet) return got == TargetSource::Batch::kLines;
+    source.AwaitInput(-1);
+  }
+}
+
 // Every line the source gives, in batches of `batch`, stopping after `limit` lines (a safety
 // net for --loop sources).
 std::vector<std::string> Drain(TargetSource& source, size_t batch = 3, size_t limit = 100000) {
   std::vector<std::string> lines;
   std::vector<SourceLine> out;
-  while (lines.size() < limit && source.NextBatch(out, batch)) {
+  while (lines.size() < limit && NextWaiting(source, out, batch)) {
     EXPECT_LE(out.size(), batch);
     EXPECT_GT(out.size(), 0u);
     for (SourceLine& line : out)
@@ -80,21 +90,21 @@ TEST(TargetSourceTest, StreamsAFileInBatches) {
   auto source = MustOpen(file.path(), {});
   ASSERT_NE(source, nullptr);
   std::vector<SourceLine> out;
-  ASSERT_TRUE(source->NextBatch(out, 2));
+  ASSERT_EQ(source->NextBatch(out, 2), TargetSource::Batch::kLines);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].text, "http://h/a");
   EXPECT_EQ(out[1].text, "POST http://h/b");
   EXPECT_FALSE(out[0].oversized);
-  ASSERT_TRUE(source->NextBatch(out, 2));
+  ASSERT_EQ(source->NextBatch(out, 2), TargetSource::Batch::kLines);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].text, "");  // blank and comment lines are passed on; the worker skips them
   EXPECT_EQ(out[1].text, "# comment");
-  ASSERT_TRUE(source->NextBatch(out, 2));
+  ASSERT_EQ(source->NextBatch(out, 2), TargetSource::Batch::kLines);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].text, "http://h/c\r");  // CR is the parser's business
-  EXPECT_FALSE(source->NextBatch(out, 2));
+  EXPECT_EQ(source->NextBatch(out, 2), TargetSource::Batch::kEnd);
   EXPECT_TRUE(out.empty());
-  EXPECT_FALSE(source->NextBatch(out, 2));  // and stays ended
+  EXPECT_EQ(source->NextBatch(out, 2), TargetSource::Batch::kEnd);  // and stays ended
   EXPECT_EQ(source->lines_read(), 5u);
   EXPECT_EQ(source->warning(), "");
 }
@@ -109,7 +119,7 @@ TEST(TargetSourceTest, EmptyFileHasNoLines) {
   TempFile file("");
   auto source = MustOpen(file.path(), {});
   std::vector<SourceLine> out;
-  EXPECT_FALSE(source->NextBatch(out, 10));
+  EXPECT_EQ(source->NextBatch(out, 10), TargetSource::Batch::kEnd);
   EXPECT_EQ(source->lines_read(), 0u);
 }
 
@@ -190,7 +200,7 @@ TEST(TargetSourceTest, LoopOverEmptyInputEnds) {
   options.loop = true;
   auto source = MustOpen(file.path(), options);
   std::vector<SourceLine> out;
-  EXPECT_FALSE(source->NextBatch(out, 10));
+  EXPECT_EQ(source->NextBatch(out, 10), TargetSource::Batch::kEnd);
 }
 
 // An input of only comments and blank lines has nothing to send: --loop must not hand out its
@@ -220,7 +230,7 @@ TEST(TargetSourceTest, LineOfExactlyMaxBytesIsNotOversized) {
   options.max_line_bytes = 8;
   auto source = TargetSource::FromText("12345678\n123456789\nok\n", options);
   std::vector<SourceLine> out;
-  ASSERT_TRUE(source->NextBatch(out, 10));
+  ASSERT_EQ(source->NextBatch(out, 10), TargetSource::Batch::kLines);
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].text, "12345678");
   EXPECT_FALSE(out[0].oversized);
@@ -235,7 +245,7 @@ TEST(TargetSourceTest, LineOfExactlyMaxBytesIsNotOversized) {
 void ExpectOversizedLineCut(TargetSource& source) {
   std::vector<SourceLine> out;
   std::vector<SourceLine> all;
-  while (source.NextBatch(out, 2)) {
+  while (NextWaiting(source, out, 2)) {
     for (SourceLine& line : out)
       all.push_back(line);
   }
@@ -297,7 +307,7 @@ TEST(TargetSourceTest, OversizedLinesAreCutOnEveryLoopPass) {
   options.max_line_bytes = 4;
   auto source = TargetSource::FromText("abcdefgh\nok\n", options);
   std::vector<SourceLine> out;
-  ASSERT_TRUE(source->NextBatch(out, 4));
+  ASSERT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kLines);
   ASSERT_EQ(out.size(), 4u);
   for (int pass = 0; pass < 2; ++pass) {
     EXPECT_EQ(out[static_cast<size_t>(2 * pass)].text, "abcd");
@@ -451,12 +461,12 @@ TEST(TargetSourceTest, StreamingAHugeInputUsesBoundedMemory) {
   close(fds[0]);
   ASSERT_NE(source, nullptr);
   std::vector<SourceLine> out;
-  ASSERT_TRUE(source->NextBatch(out, 256));  // warm up: buffers and batch storage exist
+  ASSERT_TRUE(NextWaiting(*source, out, 256));  // warm up: buffers and batch storage exist
   const long before = ResidentKiB();
   uint64_t lines = out.size();
   uint64_t bytes = 0;
   std::string last;
-  while (source->NextBatch(out, 256)) {
+  while (NextWaiting(*source, out, 256)) {
     lines += out.size();
     for (const SourceLine& line : out)
       bytes += line.text.size();
@@ -531,8 +541,10 @@ TEST(TargetSourceInputsTest, SchemeColonSlashSlashMakesAUrl) {
   EXPECT_FALSE(TargetSource::IsUrl("1http://h/x"));
 }
 
-// A worker blocked reading an idle pipe returns once the source is interrupted.
-TEST(TargetSourceInputsTest, InterruptEndsABlockedRead) {
+// An idle pipe (its writer open) answers kNotYet at once, never blocking the reader; a line is
+// handed out once it has arrived whole; waited() counts from the first kNotYet of a row to the
+// next line, an open wait up to the time asked about; an interrupt ends the input.
+TEST(TargetSourceInputsTest, AnIdlePipeAnswersNotYet) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   const int saved_stdin = dup(STDIN_FILENO);
@@ -542,11 +554,23 @@ TEST(TargetSourceInputsTest, InterruptEndsABlockedRead) {
   close(saved_stdin);
   ASSERT_NE(source, nullptr);
   std::vector<SourceLine> out;
-  bool more = true;
-  std::thread reader([&] { more = source->NextBatch(out, 4); });
+  EXPECT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kNotYet);
+  EXPECT_TRUE(out.empty());
+  ASSERT_EQ(write(fds[1], "http://h/a", 10), 10);  // not whole yet
+  EXPECT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kNotYet);
+  const MonoNanos now = MonoNow();
+  EXPECT_EQ(source->waited(now + kSecond) - source->waited(now), kSecond);  // still waiting
+  ASSERT_EQ(write(fds[1], "\nhttp://h/b\n", 12), 12);
+  source->AwaitInput(-1);
+  ASSERT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kLines);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].text, "http://h/a");
+  EXPECT_EQ(out[1].text, "http://h/b");
+  const MonoNanos later = MonoNow();
+  EXPECT_EQ(source->waited(later + kSecond), source->waited(later));  // the wait has ended
+  EXPECT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kNotYet);
   source->Interrupt();
-  reader.join();  // would hang without the interrupt: the pipe's writer is still open
-  EXPECT_FALSE(more);
+  EXPECT_EQ(source->NextBatch(out, 4), TargetSource::Batch::kEnd);
   close(fds[0]);
   close(fds[1]);
 }
@@ -556,11 +580,12 @@ TEST(TargetSourceInputsTest, InterruptEndsAnEndlessLine) {
   auto source = MustOpen("/dev/zero", {});
   ASSERT_NE(source, nullptr);
   std::vector<SourceLine> first;
-  ASSERT_TRUE(source->NextBatch(first, 1));  // the line's start, cut and marked
+  ASSERT_EQ(source->NextBatch(first, 1),
+            TargetSource::Batch::kLines);  // the line's start, cut and marked
   EXPECT_TRUE(first[0].oversized);
   std::vector<SourceLine> out;
   bool more = true;
-  std::thread reader([&] { more = source->NextBatch(out, 1); });
+  std::thread reader([&] { more = source->NextBatch(out, 1) == TargetSource::Batch::kLines; });
   source->Interrupt();
   reader.join();
   EXPECT_FALSE(more);

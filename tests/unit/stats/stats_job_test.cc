@@ -120,7 +120,7 @@ TEST_F(StatsJobTest, CombineThenReportEveryMode) {
   StatsJobOptions table;
   table.mode = StatsMode::kTable;
   std::string table_out = Run(table, {partials, records});
-  EXPECT_NE(table_out.find("TOTAL      6       2"), std::string::npos) << table_out;
+  EXPECT_NE(table_out.find("TOTAL         8   6       2"), std::string::npos) << table_out;
 
   StatsJobOptions json;
   json.mode = StatsMode::kJson;
@@ -261,7 +261,7 @@ TEST_F(StatsJobTest, TwoAttemptsOfATaskCountOnce) {
   EXPECT_EQ(summary.attempts.tasks, 0u);
 
   const std::string table_out = Run(table, {both, kept});
-  EXPECT_NE(table_out.find("TOTAL    100       0   3.000"), std::string::npos) << table_out;
+  EXPECT_NE(table_out.find("TOTAL       100  100       0   3.000"), std::string::npos) << table_out;
 }
 
 // --- thresholds on the merge -------------------------------------------------------------

@@ -73,11 +73,6 @@ std::string Percent(uint64_t part, uint64_t whole) {
   return p < 0.01 ? "<0.01%" : fmt::format("{:.2f}%", p);
 }
 
-// A percentile held within the key's exact [min, max], as in the text table.
-int64_t Percentile(const KeyStats& stats, double p) {
-  return std::clamp(stats.histogram.ValueAtPercentile(p), stats.min_micros, stats.max_micros);
-}
-
 std::string UtcTime(int64_t epoch_ms, const char* format) {
   std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
   std::tm tm{};
@@ -127,18 +122,22 @@ std::string Header(const HtmlReportInput& input) {
   return out + "</header>\n";
 }
 
+// The thresholds at the top of the page: a reader learns first whether the run passed.
 std::string Thresholds(const std::vector<ThresholdResult>& results) {
-  if (results.empty()) return "";
   const size_t failed = FailedCount(results);
-  std::string out = "<section class=\"thresholds\"><h2>Thresholds: ";
-  out += failed == 0 ? "all " + std::to_string(results.size()) + " passed"
-                     : std::to_string(failed) + " of " + std::to_string(results.size()) + " failed";
-  out += "</h2><ul>";
+  std::string out = "<section id=\"thresholds\"><h2>Thresholds</h2><p class=\"sub\">";
+  out += failed == 0 ? fmt::format("All {} passed.", results.size())
+                     : fmt::format("{} of {} failed.", failed, results.size());
+  out +=
+      "</p><div class=\"table-wrap\"><table id=\"threshold-table\"><thead><tr>"
+      "<th>threshold</th><th>value</th><th>result</th><th>detail</th></tr></thead><tbody>\n";
   for (const ThresholdResult& r : results) {
-    out += r.passed ? "<li class=\"passed\"><b>passed</b> " : "<li class=\"failed\"><b>FAILED</b> ";
-    out += "<code>" + Escape(r.text) + "</code> " + Escape(r.message) + "</li>";
+    out += "<tr class=\"" + std::string(r.passed ? "passed" : "failed") + "\"><td class=\"key\">" +
+           Escape(r.text) + "</td><td>" + (r.actual.empty() ? "&ndash;" : Escape(r.actual)) +
+           "</td><td class=\"" + (r.passed ? "ok\">passed" : "err\">FAILED") +
+           "</td><td class=\"detail\">" + Escape(r.message) + "</td></tr>\n";
   }
-  return out + "</ul></section>\n";
+  return out + "</tbody></table></div></section>\n";
 }
 
 std::string Summary(const HtmlReportInput& input) {
@@ -155,9 +154,9 @@ std::string Summary(const HtmlReportInput& input) {
                 fmt::format("{} requests in {:.3f} s", total.total(), seconds));
   }
   if (total.count > 0) {
-    out += Tile("p50", ShortDuration(static_cast<double>(Percentile(total, 50))));
-    out += Tile("p99", ShortDuration(static_cast<double>(Percentile(total, 99))));
-    out += Tile("p99.9", ShortDuration(static_cast<double>(Percentile(total, 99.9))));
+    out += Tile("p50", ShortDuration(static_cast<double>(total.Percentile(50))));
+    out += Tile("p99", ShortDuration(static_cast<double>(total.Percentile(99))));
+    out += Tile("p99.9", ShortDuration(static_cast<double>(total.Percentile(99.9))));
     out += Tile("max", ShortDuration(static_cast<double>(total.max_micros)));
   }
   return out + "</div>\n";
@@ -173,6 +172,7 @@ std::string KeyRow(std::string_view key, const KeyStats& stats, bool is_total) {
     if (!cls.empty()) out += " class=\"" + std::string(cls) + "\"";
     out += " data-v=\"" + std::string(v) + "\">" + std::string(text) + "</td>";
   };
+  cell(std::to_string(stats.total()), Thousands(stats.total()));
   cell(std::to_string(stats.count), Thousands(stats.count));
   cell(std::to_string(stats.errors), Thousands(stats.errors), stats.errors > 0 ? "err" : "");
   double error_ratio =
@@ -187,7 +187,7 @@ std::string KeyRow(std::string_view key, const KeyStats& stats, bool is_total) {
   auto time = [&cell](int64_t micros) { cell(std::to_string(micros), Millis(micros)); };
   time(stats.min_micros);
   for (double p : {50.0, 90.0, 99.0, 99.9})
-    time(Percentile(stats, p));
+    time(stats.Percentile(p));
   time(stats.max_micros);
   double mean = stats.MeanMicros();
   cell(fmt::format("{:.1f}", mean), Millis(std::llround(mean)));
@@ -202,16 +202,20 @@ std::string KeyTable(const HtmlReportInput& input, const std::vector<const Row*>
       Thousands(rows.size() + input.unlisted_keys) +
       (rows.size() + input.unlisted_keys == 1 ? " key" : " keys") +
       ". Times in milliseconds. "
-      "count: successful requests; percentiles from HdrHistogram-compatible histograms "
+      "requests = ok (successful) + errors (failed); percentiles of the successful ones, from "
+      "HdrHistogram-compatible histograms "
       "(3 significant digits). Click a column to sort.</p>";
   out += "<div class=\"table-wrap\"><table class=\"sortable\" id=\"key-table\"><thead><tr>";
-  static constexpr std::array<std::string_view, 11> kColumns = {
-      "key", "count", "errors", "error %", "min", "p50", "p90", "p99", "p99.9", "max", "mean"};
+  static constexpr std::array<std::string_view, 12> kColumns = {
+      "key", "requests", "ok",  "errors", "error %", "min",
+      "p50", "p90",      "p99", "p99.9",  "max",     "mean"};
   for (std::string_view column : kColumns) {
     if (column == "key") {
       out += "<th data-type=\"text\">key</th>";
-    } else if (column == "count") {
-      out += "<th data-type=\"num\" title=\"successful requests\">count</th>";
+    } else if (column == "ok") {
+      out += "<th data-type=\"num\" title=\"successful requests\">ok</th>";
+    } else if (column == "errors") {
+      out += "<th data-type=\"num\" title=\"failed requests\">errors</th>";
     } else {
       out += "<th data-type=\"num\">" + std::string(column) + "</th>";
     }
@@ -225,6 +229,23 @@ std::string KeyTable(const HtmlReportInput& input, const std::vector<const Row*>
     out += "<p class=\"sub\">" + Thousands(hidden) + " more keys with fewer requests are not " +
            "listed; TOTAL includes them.</p>";
   return out + "</section>\n";
+}
+
+std::string StatusCodes(const std::vector<std::pair<int, uint64_t>>& codes) {
+  uint64_t responses = 0;
+  for (const auto& [code, n] : codes)
+    responses += n;
+  std::string out =
+      "<section id=\"status-codes\"><h2>Status codes</h2><p class=\"sub\">" + Thousands(responses) +
+      " responses by HTTP status (requests that got no response are under Errors).</p>"
+      "<div class=\"table-wrap\"><table id=\"status-table\"><thead><tr><th>status</th>"
+      "<th>responses</th><th>share</th></tr></thead><tbody>\n";
+  for (const auto& [code, n] : codes) {
+    out +=
+        fmt::format("<tr><td{}>{}</td><td>{}</td><td>{}</td></tr>\n",
+                    code >= 400 ? " class=\"err\"" : "", code, Thousands(n), Percent(n, responses));
+  }
+  return out + "</tbody></table></div></section>\n";
 }
 
 std::string PercentLabel(double x) {
@@ -282,7 +303,7 @@ std::string Spectrum(const KeyStats& total, const std::vector<const Row*>& rows)
     for (double x : chart.x) {
       series.values.push_back(
           x <= reach
-              ? static_cast<double>(Percentile(stats, 100.0 * (1.0 - std::pow(10.0, -x)))) / 1000
+              ? static_cast<double>(stats.Percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1000
               : std::numeric_limits<double>::quiet_NaN());
     }
     return series;
@@ -486,9 +507,10 @@ std::string RenderHtmlReport(const HtmlReportInput& input) {
   out += kErrorCapture;
   out += "<main>\n";
   out += Header(input);
-  out += Thresholds(input.thresholds);
+  if (!input.thresholds.empty()) out += Thresholds(input.thresholds);
   out += Summary(input);
   out += KeyTable(input, rows);
+  if (!input.status_codes.empty()) out += StatusCodes(input.status_codes);
   out += Spectrum(input.total, rows);
   out += Errors(input, rows);
   if (input.timeline != nullptr && input.timeline->requests() > 0) out += TimeCharts(input);

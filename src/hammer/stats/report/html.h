@@ -3,12 +3,14 @@
 //
 // Sections, in order:
 //   title, metadata lines and notes;
-//   thresholds, when judged: one line each, its result (passed / FAILED), rule and message
-//     ("p99 = 312ms, limit < 250ms (over by 62ms, 25%)"), the words of the terminal's lines;
+//   when thresholds were judged: one row per threshold (the rule as given, the measured value,
+//     passed or FAILED, and the judgement's message), with how many failed;
 //   summary strip: requests, succeeded, failed, throughput (when a duration is known), p50, p99,
 //     p99.9, max;
-//   per-key table, sortable by any column (key, requests, count, errors, error %, min, p50, p90,
-//     p99, p99.9, max, mean; times in ms), busiest keys first, a TOTAL row at the bottom;
+//   per-key table, sortable by any column (key, requests, ok, errors, error %, min, p50, p90,
+//     p99, p99.9, max, mean; times in ms; requests = ok + errors), busiest keys first, a TOTAL
+//     row at the bottom;
+//   when status codes are given: responses by HTTP status (code, responses, share);
 //   latency percentile spectrum (HdrHistogram style: x = percentile on a log scale of
 //     1/(1-p) with ticks 0%, 90%, 99%, 99.9%, ...; y = latency, log scale), a dashed TOTAL line
 //     (every key merged) and one line per key for the kMaxSpectrumKeys keys with the most
@@ -50,7 +52,7 @@ struct HtmlReportInput {
   std::vector<std::pair<std::string, std::string>> metadata;
   // Free-text remarks shown after the metadata (warnings, caveats).
   std::vector<std::string> notes;
-  // --threshold results, in the order given (none: no thresholds section).
+  // The run's --threshold judgements, in the order given; none: no thresholds section.
   std::vector<ThresholdResult> thresholds;
 
   // Per-key figures, in any order (the page sorts them).
@@ -59,6 +61,9 @@ struct HtmlReportInput {
   KeyStats total;
   // Keys merged into `total` that `keys` leaves out (a bounded report of a huge input).
   uint64_t unlisted_keys = 0;
+  // Responses by HTTP status, (code, responses) in code order; empty: no such section (records
+  // read back by `hammer stats` carry no status).
+  std::vector<std::pair<int, uint64_t>> status_codes;
   // A few failed requests worth showing, e.g. {kTimeout, "http://host/a: no response in 5 s"};
   // listed under the errors, in the given order.
   std::vector<std::pair<Failure, std::string>> failure_examples;

@@ -37,18 +37,6 @@ void WriteLatency(JsonWriter& writer, const KeyStats& stats) {
   writer.EndObject();
 }
 
-std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats) {
-  std::array<int64_t, kReportedPercentiles.size()> values;
-  if (stats.min_micros == stats.max_micros) {
-    values.fill(stats.min_micros);  // what clamping gives, without reading the histogram
-    return values;
-  }
-  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
-  for (int64_t& value : values)
-    value = std::clamp(value, stats.min_micros, stats.max_micros);
-  return values;
-}
-
 void WriteOutcome(JsonWriter& writer, const KeyStats& stats) {
   writer.Key("requests");
   writer.Uint(stats.count + stats.errors);

@@ -46,10 +46,6 @@ nlohmann::ordered_json OutcomeJson(const KeyStats& stats);
 // functions above return, without a tree (summaries write their key rows this way).
 void WriteOutcome(JsonWriter& writer, const KeyStats& stats);
 void WriteLatency(JsonWriter& writer, const KeyStats& stats);
-// The latency percentiles a summary reports (kReportedPercentiles: p50, p90, p99, p99.9) of
-// `stats`' successes, held within the exact [min, max] as in the table and the HTML report: a
-// histogram bucket's highest equivalent value may lie above the largest value recorded.
-std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats);
 
 nlohmann::ordered_json ThresholdsJson(const std::vector<ThresholdResult>& results);
 // Serialises on one line (pretty = false) or indented by 2.

@@ -12,8 +12,9 @@ namespace {
 
 constexpr size_t kMaxKeyWidth = 60;
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026, one column wide
-constexpr std::array<std::string_view, 8> kHeader = {
-    "key", "count", "errors", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms",
+constexpr size_t kColumns = 9;
+constexpr std::array<std::string_view, kColumns> kHeader = {
+    "key", "requests", "ok", "errors", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms",
 };
 
 bool IsContinuationByte(char c) {
@@ -58,26 +59,22 @@ std::string Milliseconds(int64_t micros) {
   return text + "." + fraction;
 }
 
-std::array<std::string, 8> Cells(const std::string& key, const KeyStats& stats) {
-  std::array<std::string, 8> cells;
+std::array<std::string, kColumns> Cells(const std::string& key, const KeyStats& stats) {
+  std::array<std::string, kColumns> cells;
   cells[0] = key;
-  cells[1] = std::to_string(stats.count);
-  cells[2] = std::to_string(stats.errors);
+  cells[1] = std::to_string(stats.total());
+  cells[2] = std::to_string(stats.count);
+  cells[3] = std::to_string(stats.errors);
   if (stats.count == 0) {
-    for (size_t i = 3; i < cells.size(); ++i)
+    for (size_t i = 4; i < cells.size(); ++i)
       cells[i] = "-";
     return cells;
   }
-  // A percentile is its bucket's highest value, which can pass the exact max by up to 0.1%;
-  // a reader of this table would see p99 > max as a bug, so it is held within [min, max].
-  auto percentile = [&stats](double p) {
-    return std::clamp(stats.histogram.ValueAtPercentile(p), stats.min_micros, stats.max_micros);
-  };
-  cells[3] = Milliseconds(stats.min_micros);
-  cells[4] = Milliseconds(percentile(50.0));
-  cells[5] = Milliseconds(percentile(90.0));
-  cells[6] = Milliseconds(percentile(99.0));
-  cells[7] = Milliseconds(stats.max_micros);
+  cells[4] = Milliseconds(stats.min_micros);
+  cells[5] = Milliseconds(stats.Percentile(50.0));
+  cells[6] = Milliseconds(stats.Percentile(90.0));
+  cells[7] = Milliseconds(stats.Percentile(99.0));
+  cells[8] = Milliseconds(stats.max_micros);
   return cells;
 }
 
@@ -98,9 +95,9 @@ std::string FormatKeyTable(const std::vector<std::pair<std::string, KeyStats>>& 
   });
   size_t shown = max_rows == 0 ? order.size() : std::min(max_rows, order.size());
 
-  std::vector<std::array<std::string, 8>> table;
+  std::vector<std::array<std::string, kColumns>> table;
   table.reserve(shown + 2);
-  std::array<std::string, 8> header;
+  std::array<std::string, kColumns> header;
   for (size_t i = 0; i < header.size(); ++i)
     header[i] = kHeader[i];
   table.push_back(header);
@@ -108,13 +105,13 @@ std::string FormatKeyTable(const std::vector<std::pair<std::string, KeyStats>>& 
     table.push_back(Cells(DisplayKey(order[i]->first), order[i]->second));
   table.push_back(Cells("TOTAL", total));
 
-  std::array<size_t, 8> widths{};
+  std::array<size_t, kColumns> widths{};
   for (const auto& cells : table) {
     for (size_t i = 0; i < cells.size(); ++i)
       widths[i] = std::max(widths[i], DisplayWidth(cells[i]));
   }
   std::string out;
-  auto append_row = [&](const std::array<std::string, 8>& cells) {
+  auto append_row = [&](const std::array<std::string, kColumns>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
       size_t pad = widths[i] - DisplayWidth(cells[i]);
       if (i == 0) {

@@ -69,6 +69,18 @@ int64_t RoundedMeanMicros(const KeyStats& stats) {
   return static_cast<int64_t>(quotient);
 }
 
+std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats) {
+  std::array<int64_t, kReportedPercentiles.size()> values;
+  if (stats.min_micros >= stats.max_micros) {
+    values.fill(stats.min_micros);  // what KeyStats::Percentile gives, without a lookup
+    return values;
+  }
+  stats.histogram.ValuesAtPercentiles(kReportedPercentiles, values);
+  for (int64_t& value : values)
+    value = std::clamp(value, stats.min_micros, stats.max_micros);
+  return values;
+}
+
 void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& stats) {
   AppendSanitizedKey(out, key);
   out.push_back('\t');
@@ -85,7 +97,7 @@ void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& s
   out.push_back('\t');
   AppendUnsigned(out, stats.count);
   std::array<int64_t, kReportedPercentiles.size()> percentiles{};
-  if (any) stats.histogram.ValuesAtPercentiles(kReportedPercentiles, percentiles);
+  if (any) percentiles = ReportedPercentileValues(stats);
   for (int64_t value : percentiles) {
     out.push_back('\t');
     if (any) AppendSeconds(out, value);

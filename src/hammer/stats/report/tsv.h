@@ -7,7 +7,8 @@
 // sum, average, max, min and the percentiles are seconds with six decimals. average is
 // sum/count rounded half up to the microsecond; max and min are exact (the seed never set max
 // and set min to the last value); the percentiles come from the histogram (HdrHistogram's
-// getValueAtPercentile: the highest value of the bucket, within 0.1%). When count is 0 the
+// getValueAtPercentile: the highest value of the bucket, within 0.1%), held within [min, max]
+// as in every other report (KeyStats::Percentile). When count is 0 the
 // seed prints nothing for average, max and min; so does hammer, and for the percentiles too.
 // histogram is the successes' HdrHistogram V2, base64 (readable by HdrHistogram's tools).
 //
@@ -34,6 +35,11 @@ inline constexpr std::array<std::string_view, 12> kReducerColumns = {
 };
 inline constexpr size_t kSeedReducerColumnCount = 7;
 inline constexpr std::array<double, 4> kReportedPercentiles = {50.0, 90.0, 99.0, 99.9};
+
+// The latency percentiles a report shows (kReportedPercentiles: p50, p90, p99, p99.9) of
+// `stats`' successes, held within the exact [min, max] as KeyStats::Percentile holds one; in one
+// pass over the histogram.
+std::array<int64_t, kReportedPercentiles.size()> ReportedPercentileValues(const KeyStats& stats);
 
 // Appends the line for `key`, '\n' included.
 void AppendReducerLine(std::string& out, std::string_view key, const KeyStats& stats);

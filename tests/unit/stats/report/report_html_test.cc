@@ -133,7 +133,7 @@ TEST(HtmlReportTest, DocumentStructure) {
   std::string key_table = Between(html, "id=\"key-table\"", "</table>");
   EXPECT_EQ(Count(Between(key_table, "<tbody>", "</tbody>"), "<tr>"), 3u);
   EXPECT_NE(Between(key_table, "<tfoot>", "</tfoot>").find("TOTAL"), std::string::npos);
-  EXPECT_EQ(Count(key_table, "<th "), 11u);
+  EXPECT_EQ(Count(key_table, "<th "), 12u);  // key, requests, ok, errors, error %, ...
   // Busiest key first: b has 4 requests, a 4 (then by key), c 3.
   std::string body = Between(key_table, "<tbody>", "</tbody>");
   EXPECT_LT(body.find("http://a/"), body.find("http://b/"));
@@ -165,6 +165,37 @@ TEST(HtmlReportTest, DocumentStructure) {
   EXPECT_NE(examples.find(">timeout</span><code>http://c/: no response &lt;in&gt; 5 s</code>"),
             std::string::npos)
       << examples;
+}
+
+// Thresholds come first, above the figures; status codes after the key table; no section for
+// either when there is none.
+TEST(HtmlReportTest, ThresholdsAndStatusCodes) {
+  HtmlReportInput input = Input();
+  std::string plain = RenderHtmlReport(input);
+  EXPECT_EQ(plain.find("id=\"thresholds\""), std::string::npos);
+  EXPECT_EQ(plain.find("id=\"status-codes\""), std::string::npos);
+
+  input.thresholds = {{"p99<1ms", false, "41.9ms", "p99 = 41.9ms, limit < 1ms (over by 40.9ms)"},
+                      {"errors<5%&", true, "", "no requests"}};
+  input.status_codes = {{200, 3}, {503, 1}};
+  std::string html = RenderHtmlReport(input);
+  const size_t thresholds = html.find("id=\"thresholds\"");
+  ASSERT_NE(thresholds, std::string::npos);
+  EXPECT_LT(thresholds, html.find("class=\"summary\""));
+  std::string table = Between(html, "id=\"threshold-table\"", "</table>");
+  EXPECT_NE(table.find("<td class=\"key\">p99&lt;1ms</td><td>41.9ms</td><td class=\"err\">FAILED"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("over by 40.9ms"), std::string::npos);
+  EXPECT_NE(table.find("errors&lt;5%&amp;</td><td>&ndash;</td><td class=\"ok\">passed"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(html.find("1 of 2 failed."), std::string::npos);
+  std::string codes = Between(html, "id=\"status-table\"", "</table>");
+  EXPECT_NE(codes.find("<td>200</td><td>3</td><td>75.00%</td>"), std::string::npos) << codes;
+  EXPECT_NE(codes.find("<td class=\"err\">503</td><td>1</td><td>25.00%</td>"), std::string::npos)
+      << codes;
+  EXPECT_LT(html.find("id=\"key-table\""), html.find("id=\"status-table\""));
 }
 
 TEST(HtmlReportTest, KeysAreEscapedEverywhere) {

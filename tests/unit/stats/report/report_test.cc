@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
 
 #include "hammer/stats/partial.h"
 #include "hammer/stats/record.h"
@@ -27,8 +29,9 @@ TEST(ReducerLineTest, SeedColumnsThenOurs) {
   std::string line;
   AppendReducerLine(line, "http://a/x", stats);
   EXPECT_EQ(line,
-            "http://a/x\t0.013345\t0.006673\t0.012345\t0.001000\t1\t2\t0.001000\t0.012351\t"
-            "0.012351\t0.012351\t" +
+            // p90 and above: the bucket's top, 0.012351, held within the exact max.
+            "http://a/x\t0.013345\t0.006673\t0.012345\t0.001000\t1\t2\t0.001000\t0.012345\t"
+            "0.012345\t0.012345\t" +
                 stats.histogram.EncodeBase64() + "\n");
 
   line.clear();
@@ -75,8 +78,8 @@ TEST(CsvTest, HeaderRowsAndQuoting) {
   out.clear();
   AppendCsvRow(out, "http://a/?q=1,2&s=\"x\"", Stats({1000000}));
   EXPECT_EQ(out.substr(0, out.find(",H")),
-            "\"http://a/?q=1,2&s=\"\"x\"\"\",1.000000,1.000000,1.000000,1.000000,0,1,1.000447,"
-            "1.000447,1.000447,1.000447");
+            "\"http://a/?q=1,2&s=\"\"x\"\"\",1.000000,1.000000,1.000000,1.000000,0,1,1.000000,"
+            "1.000000,1.000000,1.000000");  // percentiles held within the exact max
 }
 
 TEST(CsvTest, ConvertsReducerLinesLikeTheSeed) {
@@ -142,25 +145,43 @@ TEST(TableTest, SortedByRequestsWithTotal) {
   rows.emplace_back("http://127.0.0.1/b", Stats({12000, 15000}));
   rows.emplace_back("http://127.0.0.1/c", Stats({}, 1));
   EXPECT_EQ(FormatKeyTable(rows, 0),
-            "key                 count  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
-            "http://127.0.0.1/a      4       1   0.100   1.200   9.700   9.700   9.700\n"
-            "http://127.0.0.1/b      2       0  12.000  12.007  15.000  15.000  15.000\n"
-            "http://127.0.0.1/c      0       1       -       -       -       -       -\n"
-            "TOTAL                   6       2   0.100   2.501  15.000  15.000  15.000\n");
+            "key                 requests  ok  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
+            "http://127.0.0.1/a         5   4       1   0.100   1.200   9.700   9.700   9.700\n"
+            "http://127.0.0.1/b         2   2       0  12.000  12.007  15.000  15.000  15.000\n"
+            "http://127.0.0.1/c         1   0       1       -       -       -       -       -\n"
+            "TOTAL                      8   6       2   0.100   2.501  15.000  15.000  15.000\n");
   EXPECT_EQ(FormatKeyTable(rows, 1),
-            "key                 count  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
-            "http://127.0.0.1/a      4       1   0.100   1.200   9.700   9.700   9.700\n"
+            "key                 requests  ok  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
+            "http://127.0.0.1/a         5   4       1   0.100   1.200   9.700   9.700   9.700\n"
             "\xE2\x80\xA6 2 more keys\n"
-            "TOTAL                   6       2   0.100   2.501  15.000  15.000  15.000\n");
+            "TOTAL                      8   6       2   0.100   2.501  15.000  15.000  15.000\n");
+}
+
+// 5442 µs is in the bucket [5440, 5443]: the histogram's p99 is 5443, above the exact max.
+TEST(ReducerLineTest, PercentilesNeverExceedTheExactMax) {
+  std::string line;
+  AppendReducerLine(line, "k", Stats({1000, 5442}));
+  std::vector<std::string_view> fields;
+  for (std::string_view rest = line; !rest.empty();) {
+    size_t tab = rest.find_first_of("\t\n");
+    fields.push_back(rest.substr(0, tab));
+    rest.remove_prefix(tab + 1);
+  }
+  ASSERT_EQ(fields.size(), 12u);
+  EXPECT_EQ(fields[3], "0.005442");   // max
+  EXPECT_EQ(fields[7], "0.001000");   // p50
+  EXPECT_EQ(fields[8], "0.005442");   // p90
+  EXPECT_EQ(fields[9], "0.005442");   // p99
+  EXPECT_EQ(fields[10], "0.005442");  // p99.9
 }
 
 TEST(TableTest, PercentilesNeverExceedTheExactMax) {
   std::vector<std::pair<std::string, KeyStats>> rows;
   rows.emplace_back("k", Stats({12345}));  // bucket [12344, 12351]
   EXPECT_EQ(FormatKeyTable(rows, 0),
-            "key    count  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
-            "k          1       0  12.345  12.345  12.345  12.345  12.345\n"
-            "TOTAL      1       0  12.345  12.345  12.345  12.345  12.345\n");
+            "key    requests  ok  errors  min ms  p50 ms  p90 ms  p99 ms  max ms\n"
+            "k             1   1       0  12.345  12.345  12.345  12.345  12.345\n"
+            "TOTAL         1   1       0  12.345  12.345  12.345  12.345  12.345\n");
 }
 
 TEST(TableTest, LongKeysAreShortenedInTheMiddle) {
