@@ -372,10 +372,12 @@ TEST_F(StatsJobTest, ThresholdResultsInEveryReport) {
   EXPECT_EQ(summary_json.str(), out);
   std::stringstream html;
   html << std::ifstream(dir_ + "/report.html").rdbuf();
-  EXPECT_NE(html.str().find("<h2>Thresholds: 2 of 2 failed</h2>"), std::string::npos);
-  EXPECT_NE(html.str().find("<li class=\"failed\"><b>FAILED</b> <code>p99&lt;250ms</code> p99 = "
-                            "300ms, limit &lt; 250ms (over by 50ms, 20%)</li>"),
-            std::string::npos);
+  EXPECT_NE(html.str().find("2 of 2 failed."), std::string::npos);
+  EXPECT_NE(html.str().find("<td class=\"key\">p99&lt;250ms</td><td>300ms</td><td "
+                            "class=\"err\">FAILED</td><td class=\"detail\">p99 = 300ms, limit "
+                            "&lt; 250ms (over by 50ms, 20%)</td>"),
+            std::string::npos)
+      << html.str();
 }
 
 // A threshold's key folded past --max-keys has no row of its own: its message says why.
