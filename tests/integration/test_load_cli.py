@@ -51,6 +51,11 @@ SAMPLE_VALUES = {
     "--verbose": ["1"],
     "--max-streams": ["4", "--http2"],
 }
+# Options of request files (a jsonl entry with its capture time): sent as the same request.
+REQUEST_FILE_OPTIONS = {
+    "--speed": ["2", "--replay", "--targets-format", "jsonl"],
+    "--base-url": ["http://127.0.0.1:9", "--targets-format", "jsonl"],
+}
 # Options whose value replaces the positional input: both placements must give the same answer,
 # the usage error that says so (which shows the positional was read as input both times).
 REPLACES_INPUT = {"--har": ["x.har"]}
@@ -69,16 +74,21 @@ def value_options():
 
 
 def test_every_value_option_is_covered():
-    missing = [o for o in value_options() if o not in SAMPLE_VALUES and o not in REPLACES_INPUT]
+    missing = [o for o in value_options()
+               if o not in SAMPLE_VALUES and o not in REPLACES_INPUT and o not in REQUEST_FILE_OPTIONS]
     assert not missing, f"add a sample value for {missing} to SAMPLE_VALUES"
 
 
-@pytest.mark.parametrize("option", sorted(set(SAMPLE_VALUES) | set(REPLACES_INPUT)))
+@pytest.mark.parametrize("option",
+                         sorted(set(SAMPLE_VALUES) | set(REPLACES_INPUT) | set(REQUEST_FILE_OPTIONS)))
 def test_value_option_before_or_after_the_input(option, tmp_path):
     assert option in value_options(), f"{option} is no longer an option of hammer load"
     urls = tmp_path / "urls.txt"
-    urls.write_text("http://127.0.0.1:9/item/1\n")
-    value = SAMPLE_VALUES.get(option) or REPLACES_INPUT[option]
+    if option in REQUEST_FILE_OPTIONS:
+        urls.write_text('{"method":"GET","url":"http://127.0.0.1:9/item/1","ts":1000}\n')
+    else:
+        urls.write_text("http://127.0.0.1:9/item/1\n")
+    value = SAMPLE_VALUES.get(option) or REPLACES_INPUT.get(option) or REQUEST_FILE_OPTIONS[option]
     common = ["--dry-run"]
     before = run_hammer(["load", *common, option, *value, str(urls)])
     after = run_hammer(["load", str(urls), *common, option, *value])
