@@ -289,6 +289,19 @@ public final class OpenSearchCluster {
         : "%3E%3D" + (local + options.join.size());
   }
 
+  /**
+   * The cluster's node count as the first running node of this JVM sees it, nodes of other JVMs
+   * that joined included; this JVM's running nodes when none answers.
+   */
+  private int clusterNodes() {
+    String health = health("timeout=30s");
+    var m =
+        health == null
+            ? null
+            : java.util.regex.Pattern.compile("\"number_of_nodes\":(\\d+)").matcher(health);
+    return m != null && m.find() ? Integer.parseInt(m.group(1)) : runningCount();
+  }
+
   private int runningCount() {
     int n = 0;
     for (NodeSlot s : slots) {
@@ -301,6 +314,7 @@ public final class OpenSearchCluster {
 
   /** Closes one node as a clean shutdown would, then waits until the others see it gone. */
   private void stopNode(NodeSlot slot) throws Exception {
+    int before = clusterNodes();
     synchronized (this) {
       if (shutDown) {
         return;
@@ -311,12 +325,13 @@ public final class OpenSearchCluster {
       closeNode(slot);
     }
     if (runningCount() > 0) {
-      health("wait_for_nodes=" + nodeCount(runningCount()) + "&timeout=30s");
+      health("wait_for_nodes=" + (before - 1) + "&timeout=30s");
     }
     OUT.println(slot.name + " stopped");
   }
 
   private void restartNode(NodeSlot slot) throws Exception {
+    int before = clusterNodes();
     synchronized (this) {
       if (shutDown) {
         return;
@@ -327,9 +342,7 @@ public final class OpenSearchCluster {
       startNode(slot);
     }
     announce(slot);
-    health(
-        "wait_for_nodes=" + nodeCount(runningCount()) + "&timeout=" + options.readyTimeoutSeconds
-            + "s");
+    health("wait_for_nodes=" + (before + 1) + "&timeout=" + options.readyTimeoutSeconds + "s");
     OUT.println(slot.name + " started");
   }
 
