@@ -19,9 +19,14 @@ constexpr const char* kDescription =
     "rejected (invalid JSON, mapping conflicts, retries exhausted) go to --dead-letter.\n"
     "At the end: documents read = indexed + dead-lettered, docs/s, per-node share, and how\n"
     "many requests reached a node that did not hold the shard's primary.\n\n"
+    "Re-run tasks: a document without an _id is indexed again, as a copy, each time its task\n"
+    "runs. With --id-from-position it gets the _id SOURCE:LINE (the input file, or in a Hadoop\n"
+    "map task the split FILE:START, or $HAMMER_INPUT_NAME; and the line number), the same in\n"
+    "every attempt, so a retried or re-run task overwrites instead of duplicating.\n\n"
     "Examples:\n"
     "  hammer bulk --cluster http://127.0.0.1:9200 --index logs bulk.ndjson\n"
     "  hammer bulk --cluster http://a:9200,http://b:9200 --index logs --id-field id docs.jsonl\n"
+    "  hammer bulk --cluster http://127.0.0.1:9200 --index logs --id-from-position bulk.ndjson\n"
     "  hammer route ... | sort | hammer bulk --cluster ... --index logs --from-route";
 
 void AddBulkFlags(CLI::App& app, search::BulkFlags& f) {
@@ -36,6 +41,10 @@ void AddBulkFlags(CLI::App& app, search::BulkFlags& f) {
   app.add_option("--op", f.op, "with --id-field: index or create")->capture_default_str();
   app.add_flag("--from-route", f.bulk.feeder.input.from_route,
                "input is 'hammer route' output (KEY<TAB>PAYLOAD)");
+  app.add_flag("--id-from-position", f.id_from_position,
+               "a document without _id gets SOURCE:LINE as its _id, the same in every run over "
+               "the same input: re-run tasks overwrite instead of duplicating (not with "
+               "--from-route: give it to 'hammer route')");
   app.add_option("--batch-docs", f.batch_docs, "documents per bulk request at most")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

@@ -50,6 +50,11 @@ void AddRouteFlags(CLI::App& app, search::RouteFlags& f) {
   app.add_option("--op", f.op, "with --id-field: the action, index or create")
       ->capture_default_str();
   app.add_flag("--from-route", f.route.input.from_route, "input is KEY<TAB>PAYLOAD route lines");
+  app.add_flag("--id-from-position", f.id_from_position,
+               "a document without _id gets SOURCE:LINE as its _id (the input file, the Hadoop "
+               "split FILE:START or $HAMMER_INPUT_NAME, and the line), the same in every attempt "
+               "of a task; payloads are then action<TAB>source (bulk --from-route without "
+               "--id-field)");
   app.add_option("-k,--partitions-per-shard", f.route.partitions_per_shard,
                  "spread each shard over K partitions (keys shard*K .. shard*K+K-1)")
       ->capture_default_str()

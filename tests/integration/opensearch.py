@@ -13,6 +13,13 @@ through its stdin/stdout line protocol (see that folder's README.md).
         cluster.stop_node("node-2")               # node.close(); the others keep serving
         cluster.start_node("node-2")              # same data, rejoins
 
+A node that hangs for real needs a process of its own: a second harness JVM whose node joins the
+cluster, which the test can SIGSTOP (every thread of that node stops; its sockets stay open):
+
+    with OpenSearchCluster(nodes=1, join=cluster, settings={"node.roles": "data"}) as extra:
+        extra.pause()                             # SIGSTOP the JVM: node-4 hangs
+        extra.resume()                            # SIGCONT
+
 In pytest, import the session fixture into the test module (conftest.py is shared and untouched):
 
     from opensearch import opensearch_cluster  # noqa: F401
@@ -26,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -121,15 +129,17 @@ class OpenSearchCluster:
     """One harness JVM with `nodes` OpenSearch nodes; see the module docstring."""
 
     def __init__(self, nodes=3, heap=None, processors=1, cluster_name="hammer-it",
-                 settings=None, http_ports=None, transport_ports=None, ready_timeout=240):
+                 settings=None, http_ports=None, transport_ports=None, ready_timeout=240,
+                 join=None):
         self.node_count = nodes
         self.heap = heap or os.environ.get("OPENSEARCH_CLUSTER_HEAP", "2g")
         self.processors = processors
-        self.cluster_name = cluster_name
+        self.cluster_name = join.cluster_name if join is not None else cluster_name
         self.settings = dict(settings or {})
         self.http_ports = http_ports
         self.transport_ports = transport_ports
         self.ready_timeout = ready_timeout
+        self.join = join  # an OpenSearchCluster whose running nodes this JVM's nodes join
         self.data_dir = None
         self.nodes = {}  # name -> Node, in node order
         self.startup_seconds = None
@@ -156,6 +166,10 @@ class OpenSearchCluster:
             args += ["--http-ports", ",".join(map(str, self.http_ports))]
         if self.transport_ports:
             args += ["--transport-ports", ",".join(map(str, self.transport_ports))]
+        if self.join is not None:
+            running = [n for n in self.join.nodes.values() if n.running]
+            args += ["--join", ",".join(f"{n.host}:{n.transport_port}" for n in running),
+                     "--first-node", str(len(self.join.nodes) + 1)]
         for key, value in self.settings.items():
             args += ["--setting", f"{key}={value}"]
         home = java_home()
@@ -184,6 +198,10 @@ class OpenSearchCluster:
         """Closes every node and the JVM (stdin EOF, then SIGTERM, then SIGKILL); removes data."""
         proc, self._proc = self._proc, None
         if proc is not None:
+            try:
+                os.kill(proc.pid, signal.SIGCONT)  # a paused JVM cannot see its stdin close
+            except OSError:
+                pass
             try:
                 proc.stdin.close()
             except OSError:
@@ -217,6 +235,14 @@ class OpenSearchCluster:
         self.stop()
 
     # ---- nodes -----------------------------------------------------------------------------
+
+    def pause(self):
+        """SIGSTOP the harness JVM: every node in it hangs (threads stopped, sockets open)."""
+        os.kill(self._proc.pid, signal.SIGSTOP)
+
+    def resume(self):
+        """SIGCONT the harness JVM after pause()."""
+        os.kill(self._proc.pid, signal.SIGCONT)
 
     @property
     def http_addresses(self):

@@ -413,3 +413,45 @@ def test_gzip_bodies_and_document_input(opensearch_cluster, tmp_path):
     assert ok(c, "GET", "/bulk-gzip/_count")["count"] == 5000
     assert ok(c, "GET", "/bulk-gzip/_doc/g42")["_source"]["id"] == "g42"
     c.request("DELETE", "/bulk-gzip")
+
+
+def test_id_from_position_makes_a_rerun_overwrite(opensearch_cluster, tmp_path):
+    """The same input bulk-loaded twice, as a retried or re-run task would: with
+    --id-from-position the documents without _id get PATH:LINE both times, so the second run
+    overwrites (every document at _version 2) and the index holds one document per input line;
+    without it, the cluster gives them new ids and the second run adds copies."""
+    c = opensearch_cluster
+    n = 4000
+    lines = []
+    for i in range(n):
+        lines.append('{"index":{"_id":"kept-%d"}}' % i if i % 2 else '{"index":{}}')
+        lines.append('{"n":%d}' % i)
+    path = tmp_path / "part-00000.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    expected = {f"kept-{i}" if i % 2 else f"{path}:{2 * i + 1}" for i in range(n)}
+
+    create_index(c, "bulk-rerun", 3)
+    for _ in range(2):
+        summary, _ = bulk(c, "bulk-rerun", ["--id-from-position"], path=path, tmp_path=tmp_path)
+        assert (summary["documents_read"], summary["indexed"]) == (n, n), summary
+    ok(c, "POST", "/bulk-rerun/_refresh")
+    assert ok(c, "GET", "/bulk-rerun/_count")["count"] == n
+    hits = ok(c, "POST", "/bulk-rerun/_search", {"size": n, "_source": False,
+                                                  "version": True})["hits"]["hits"]
+    assert {h["_id"] for h in hits} == expected
+    assert {h["_version"] for h in hits} == {2}
+
+    # The same two runs without the flag: the half without _id is indexed twice.
+    create_index(c, "bulk-rerun", 3)
+    for _ in range(2):
+        bulk(c, "bulk-rerun", [], path=path, tmp_path=tmp_path)
+    ok(c, "POST", "/bulk-rerun/_refresh")
+    assert ok(c, "GET", "/bulk-rerun/_count")["count"] == n + n // 2
+    c.request("DELETE", "/bulk-rerun")
+
+
+def test_id_from_position_is_refused_with_from_route(opensearch_cluster):
+    proc = hammer(["bulk", "--cluster", opensearch_cluster.url(0), "--index", "any",
+                   "--from-route", "--id-from-position"], "")
+    assert proc.returncode == 2
+    assert "--id-from-position: not with --from-route" in proc.stderr

@@ -6,7 +6,12 @@ This is integrations/hadoop/run-bulk-index.sh's job, with the same flags.
 Checked through the job's own counter API (group hammer_bulk, written by `hammer bulk` as
 reporter:counter lines): documents read = indexed = the valid input, none dead-lettered by bulk,
 no bulk request to a node without the shard's primary; the index count equals the input; the
-two bad lines are in the mappers' dead-letter files with their reasons.
+bad line is in the mappers' dead-letter files with its reason.
+
+One document in ten has no "id": the mapper's --id-from-position gives it FILE:START:LINE, its
+split (Hadoop's mapreduce_map_input_file and _start) and its line in the split. The whole job
+runs twice on the same input path, as a re-run would: the second run overwrites every document
+(each at _version 2) and the index still holds one per input line.
 
 Needs java 17 + mvn (hadoop_harness.py, opensearch.py).
 """
@@ -39,8 +44,10 @@ def test_hadoop_route_shuffle_bulk_into_opensearch(opensearch_cluster, tmp_path)
     ids = set()
     while len(ids) < DOCUMENTS:
         ids.add(random_key(rng))
-    lines = [json.dumps({"id": i, "n": k}, ensure_ascii=k % 2 == 0) for k, i in enumerate(ids)]
-    lines[10:10] = ["not json", '{"no id": 1}']
+    lines = [json.dumps({"id": i, "n": k} if k % 10 else {"n": k}, ensure_ascii=k % 2 == 0)
+             for k, i in enumerate(ids)]
+    with_id = {i for k, i in enumerate(ids) if k % 10}
+    lines[10:10] = ["not json"]
     docs = tmp_path / "docs.jsonl"
     docs.write_text("\n".join(lines) + "\n")
     dead = tmp_path / "dead"
@@ -48,22 +55,27 @@ def test_hadoop_route_shuffle_bulk_into_opensearch(opensearch_cluster, tmp_path)
 
     require_harness()
     work = Path(tempfile.mkdtemp(prefix="hammer-hadoop-bulk-"))
+    runs = []
     try:
         with StreamingCluster("local", work) as hadoop:
-            args = ["-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.reduce.maxattempts=1",
-                    "-D", "mapreduce.job.reduces=3",
-                    "-D", "mapreduce.input.fileinputformat.split.maxsize=400000",
-                    "-mapper", f"{hammer} route --cluster {cluster_urls} --index hadoop-bulk "
-                               f"--id-field id -q --dead-letter {dead}/route-{{pid}}.jsonl",
-                    "-reducer", f"{hammer} bulk --cluster {cluster_urls} --index hadoop-bulk "
-                                f"--from-route --id-field id -q --hadoop --summary-json - "
-                                f"--dead-letter {dead}/bulk-{{pid}}.jsonl"]
-            job = hadoop.run("bulk", [docs], args)
-            assert job.rc == 0, f"{job.reply}\n{hadoop.log_tail()}"
-            counters = job.counter_group("hammer_bulk")
-            summaries = [json.loads(line) for line in job.part_lines()]
+            for run in range(2):
+                args = ["-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.reduce.maxattempts=1",
+                        "-D", "mapreduce.job.reduces=3",
+                        "-mapper", f"{hammer} route --cluster {cluster_urls} --index hadoop-bulk "
+                                   f"--id-field id --id-from-position -q "
+                                   f"--dead-letter {dead}/route-{run}-{{pid}}.jsonl",
+                        "-reducer", f"{hammer} bulk --cluster {cluster_urls} --index hadoop-bulk "
+                                    f"--from-route -q --hadoop --summary-json - "
+                                    f"--dead-letter {dead}/bulk-{run}-{{pid}}.jsonl"]
+                # The same job name: the same input path (jobs/bulk/in/docs.jsonl), as a re-run
+                # of one job reads; a copy elsewhere would be another input, with other ids.
+                job = hadoop.run("bulk", [docs], args)
+                assert job.rc == 0, f"{job.reply}\n{hadoop.log_tail()}"
+                runs.append((job.counter_group("hammer_bulk"),
+                             [json.loads(line) for line in job.part_lines()]))
     finally:
         remove_tree(work)
+    counters, summaries = runs[0]
 
     print(counters)
     assert counters["documents_read"] == DOCUMENTS
@@ -73,11 +85,38 @@ def test_hadoop_route_shuffle_bulk_into_opensearch(opensearch_cluster, tmp_path)
     # Each reducer's summary is its output; together they say the same as the counters.
     assert len(summaries) == 3 and all(s["balanced"] for s in summaries)
     assert sum(s["indexed"] for s in summaries) == DOCUMENTS
-    route_letters = [json.loads(l) for p in dead.glob("route-*.jsonl")
+    route_letters = [json.loads(l) for p in dead.glob("route-0-*.jsonl")
                      for l in p.read_text().splitlines()]
-    assert sorted(l["reason"].split(":")[0] for l in route_letters) == \
-        ["invalid JSON", 'missing id field "id"']
+    assert [l["reason"].split(":")[0] for l in route_letters] == ["invalid JSON"]
+    # The re-run: the same counts again.
+    rerun = runs[1][0]
+    assert (rerun["documents_read"], rerun["indexed"], rerun.get("dead_lettered", 0)) == \
+        (DOCUMENTS, DOCUMENTS, 0), rerun
     c.request("POST", "/hadoop-bulk/_refresh")
     status, body = c.request("GET", "/hadoop-bulk/_count")
     assert status == 200 and body["count"] == DOCUMENTS
+
+    # Every document once, each written by both runs; the documents without "id" named by
+    # their split and line, over several splits.
+    found = {}
+    status, page = c.request("POST", "/hadoop-bulk/_search?scroll=1m", {
+        "size": 5000, "sort": ["_doc"], "_source": False, "version": True})
+    while status == 200 and page["hits"]["hits"]:
+        found.update((hit["_id"], hit["_version"]) for hit in page["hits"]["hits"])
+        status, page = c.request("POST", "/_search/scroll",
+                                 {"scroll": "1m", "scroll_id": page["_scroll_id"]})
+    assert status == 200, page
+    assert len(found) == DOCUMENTS and set(found.values()) == {2}
+    positional = set(found) - with_id
+    assert len(positional) == DOCUMENTS - len(with_id)
+    starts = set()
+    for doc_id in positional:
+        # mapreduce_map_input_file is the split's file as a URI: the job's copy of the input,
+        # file:/tmp/.../jobs/bulk/in/docs.jsonl
+        source, start, line = doc_id.rsplit(":", 2)
+        assert source.startswith("file:/") and source.endswith("/jobs/bulk/in/docs.jsonl"), doc_id
+        assert int(start) >= 0 and int(line) >= 1, doc_id
+        starts.add(int(start))
+    print(f"{len(positional)} documents named by position, over {len(starts)} splits; "
+          f"e.g. {sorted(positional)[0]}")
     c.request("DELETE", "/hadoop-bulk")

@@ -46,6 +46,16 @@ WorkerIdentity DetectWorkerIdentity(const std::function<const char*(const char*)
     if (const char* task = env("mapreduce_task_id")) id.task = task;
     if (const char* attempt = env("mapreduce_task_attempt_id")) id.attempt = attempt;
   }
+  const char* split_file = env("mapreduce_map_input_file");
+  const char* split_start = env("mapreduce_map_input_start");
+  if (split_file == nullptr) {
+    split_file = env("map_input_file");
+    split_start = env("map_input_start");
+  }
+  if (split_file != nullptr) {
+    id.input_split = std::string(split_file) + ":" + (split_start != nullptr ? split_start : "0");
+  }
+  if (const char* split = env("HAMMER_INPUT_NAME")) id.input_split = split;
   if (const char* task = env("HAMMER_TASK")) id.task = task;
   if (const char* attempt = env("HAMMER_ATTEMPT")) id.attempt = attempt;
   if (auto index = IntFrom(env("HAMMER_WORKER_INDEX"))) {

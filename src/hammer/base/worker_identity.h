@@ -15,6 +15,14 @@
 //   Hadoop Streaming   mapreduce_task_id (task), mapreduce_task_attempt_id (attempt)
 //   Kubernetes         JOB_COMPLETION_INDEX (task), HOSTNAME, which is the pod's name (attempt)
 //   any                HAMMER_TASK, HAMMER_ATTEMPT override the above
+//
+// Which input split this task reads, so that `--id-from-position` gives a document the same _id
+// in every attempt of the task and different ones in different splits:
+//   Hadoop Streaming   mapreduce_map_input_file and mapreduce_map_input_start (the split's file
+//                      and first byte), as "FILE:START"; Hadoop 1's map_input_file/_start
+//   Spark pipe()       nothing is set by Spark: pass HAMMER_INPUT_NAME per partition (see
+//                      integrations/spark/bulk_index.py)
+//   any                HAMMER_INPUT_NAME overrides the above
 #pragma once
 
 #include <functional>
@@ -30,6 +38,7 @@ struct WorkerIdentity {
   std::string label;            // e.g. the Hadoop attempt id
   std::string task;             // "": not one of several tasks
   std::string attempt;          // "": unknown (attempts then differ by their start time only)
+  std::string input_split;      // "": not known (then the input's own name stands for it)
 
   bool in_hadoop() const { return source == "hadoop"; }
 };

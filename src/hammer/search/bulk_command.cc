@@ -21,6 +21,10 @@ Result<BulkCommand> BulkCommand::Create(const BulkFlags& flags) {
   BulkOptions& options = command.options_;
   options = flags.bulk;
   if (Status ok = ApplyDocumentFlags(flags.op, &options.feeder.input); !ok.ok()) return ok;
+  if (Status ok = ApplyIdFromPosition(flags.id_from_position, flags.input, &options.feeder.input);
+      !ok.ok()) {
+    return ok;
+  }
   if (flags.routing == "shard-aware") {
     options.routing = BulkRouting::kShardAware;
   } else if (flags.routing == "round-robin") {

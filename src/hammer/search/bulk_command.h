@@ -42,6 +42,7 @@ struct BulkFlags {
   bool insecure = false;
   bool quiet = false;
   bool hadoop = false;
+  bool id_from_position = false;
 };
 
 enum class BulkVerdict : uint8_t {

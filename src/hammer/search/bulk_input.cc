@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "hammer/search/json_text.h"
+#include "hammer/search/position_id.h"
 
 namespace hammer::search {
 namespace {
@@ -91,6 +92,13 @@ BulkInputParser::BulkInputParser(InputOptions options)
     : options_(std::move(options)), json_(std::make_unique<Json>()) {}
 
 BulkInputParser::~BulkInputParser() = default;
+
+std::optional<std::string> BulkInputParser::MakePositionId(uint64_t line_number) {
+  position_id_ = PositionId(*options_.position_source, line_number);
+  if (position_id_.size() <= kMaxIdBytes) return std::nullopt;
+  return "id from position is longer than " + std::to_string(kMaxIdBytes) +
+         " bytes (the _id limit): name the input with HAMMER_INPUT_NAME";
+}
 
 std::optional<std::string> BulkInputParser::ParseAction(std::string_view line, Action* action) {
   simdjson::dom::element root;
@@ -212,9 +220,21 @@ void BulkInputParser::EmitPair(const Action& action, std::string_view action_lin
   BulkDocument document;
   document.op = action.op;
   document.action = action_line;
+  if (action.id) document.id = *action.id;
+  if (options_.position_source && !action.id && !action.id_unusable &&
+      (action.op == BulkOp::kIndex || action.op == BulkOp::kCreate)) {
+    if (std::optional<std::string> reason = MakePositionId(line_number)) {
+      sink->OnRejected(
+          {std::move(*reason), std::string(action_line), std::string(source), line_number});
+      return;
+    }
+    built_action_.clear();
+    AppendActionWithId(&built_action_, action_line, position_id_);
+    document.action = built_action_;
+    document.id = position_id_;
+  }
   document.source = source;
   document.has_source = has_source;
-  if (action.id) document.id = *action.id;
   document.id_unusable = action.id_unusable;
   if (action.routing) document.routing = *action.routing;
   if (action.index) document.index = *action.index;
@@ -240,12 +260,18 @@ void BulkInputParser::FeedDocument(std::string_view line, uint64_t line_number,
   action = Action{};
   action.op = options_.document_op;
   std::optional<simdjson::dom::element> id = FieldAtPath(object, options_.id_field);
-  if (!id) {
+  if (id) {
+    action.id = ScalarText(*id);
+  } else if (!options_.position_source) {
     sink->OnRejected(
         {"missing id field \"" + options_.id_field + "\"", std::string(line), "", line_number});
     return;
+  } else if (std::optional<std::string> reason = MakePositionId(line_number)) {
+    sink->OnRejected({std::move(*reason), std::string(line), "", line_number});
+    return;
+  } else {
+    action.id = position_id_;
   }
-  action.id = ScalarText(*id);
   if (!action.id || action.id->empty()) {
     sink->OnRejected({"id field \"" + options_.id_field + "\" is not a non-empty string or integer",
                       std::string(line), "", line_number});

@@ -8,6 +8,11 @@
 //  * kDocuments: one document source (a JSON object) per line. The _id comes from the field
 //    `id_field` (a dotted path, string or integer value), the routing from `routing_field`
 //    when given; the action line is built: {"<op>":{"_id":"…"[,"routing":"…"]}}.
+// With `position_source` (--id-from-position), a document without an _id gets the position id
+// "SOURCE:LINE" (position_id.h): kActionPairs, an index or create action without _id (the
+// action line sent gets the _id added); kDocuments, a document without the id field (one whose
+// id field holds something else is still rejected). An update or delete without _id is left to
+// the server, which refuses it.
 // With `from_route`, every line is what `hammer route` writes (route_line.h): "KEY<TAB>PAYLOAD";
 // the key is checked (an integer ≥ -1) and the payload is read as above, self-contained on one
 // line.
@@ -16,7 +21,8 @@
 // invalid JSON (simdjson's message), an action that is not one of the four operations, a source
 // that is not a JSON object, an action at the end of input without its source, a missing or
 // non-string/integer id field (kDocuments: ids are promised, so a document without one is never
-// sent with a server-generated id), a malformed route key. After an invalid action line the
+// sent with a server-generated id, unless position_source gives it one), a position id over
+// kMaxIdBytes, a malformed route key. After an invalid action line the
 // next line is taken as its source unless it is itself a valid action, so one bad pair costs
 // one rejection, not two. Blank lines are skipped.
 //
@@ -46,6 +52,7 @@ struct InputOptions {
   std::string id_field;                 // kDocuments: required; dotted path ("user.id")
   std::string routing_field;            // kDocuments: optional; a missing field means no routing
   BulkOp document_op = BulkOp::kIndex;  // kDocuments: kIndex or kCreate
+  std::optional<std::string> position_source;  // set: documents without _id get SOURCE:LINE
 };
 
 struct BulkDocument {
@@ -108,6 +115,8 @@ class BulkInputParser {
     std::string error;             // why, when !action
   };
 
+  // The position id of the document at `line_number`, or a rejection reason when it is too long.
+  std::optional<std::string> MakePositionId(uint64_t line_number);
   // Parses an action line; an error message when it is not a valid action.
   std::optional<std::string> ParseAction(std::string_view line, Action* action);
   // "" when `line` is a JSON object, else the reason.
@@ -123,7 +132,8 @@ class BulkInputParser {
   InputOptions options_;
   std::unique_ptr<Json> json_;
   std::optional<Pending> pending_;
-  std::string built_action_;  // kDocuments
+  std::string built_action_;  // kDocuments, or an action given its position id
+  std::string position_id_;   // the position id of the document being emitted
   Action scratch_action_;
 };
 

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "hammer/base/worker_identity.h"
+
 namespace hammer::search {
 
 Result<std::vector<http::Url>> ParseClusterUrls(std::string_view text) {
@@ -44,6 +46,18 @@ Status ApplyDocumentFlags(std::string_view op, InputOptions* input) {
   if (!input->routing_field.empty() && input->id_field.empty()) {
     return Status::Error("--routing-field needs --id-field");
   }
+  return Status::Ok();
+}
+
+Status ApplyIdFromPosition(bool enabled, const std::string& input_path, InputOptions* input) {
+  if (!enabled) return Status::Ok();
+  if (input->from_route) {
+    return Status::Error(
+        "--id-from-position: not with --from-route (give it to 'hammer route', which reads the "
+        "input in a stable order)");
+  }
+  const std::string split = DetectWorkerIdentity().input_split;
+  input->position_source = split.empty() ? input_path : split;
   return Status::Ok();
 }
 

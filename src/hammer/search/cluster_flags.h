@@ -28,6 +28,12 @@ Status CheckTargetName(std::string_view name);
 // action is `op` ("index" or "create"); a routing field needs an id field.
 Status ApplyDocumentFlags(std::string_view op, InputOptions* input);
 
+// --id-from-position: documents without an _id get "SOURCE:LINE" (position_id.h), SOURCE being
+// the task's input split (WorkerIdentity::input_split) or else `input_path`. Refused with
+// --from-route: a reducer's input order is the shuffle's, not stable across attempts, so the
+// ids are given where the input is read (`hammer route`, the mapper).
+Status ApplyIdFromPosition(bool enabled, const std::string& input_path, InputOptions* input);
+
 // --batch-bytes, --max-line-bytes: sizes as users type them (hammer/base/byte_size.h).
 using hammer::ParseByteSize;
 

@@ -41,6 +41,10 @@ Result<RouteCommand> RouteCommand::Create(const RouteFlags& flags) {
   command.quiet_ = flags.quiet;
   command.describe_ = flags.describe;
   if (Status ok = ApplyDocumentFlags(flags.op, &command.options_.input); !ok.ok()) return ok;
+  if (Status ok = ApplyIdFromPosition(flags.id_from_position, flags.input, &command.options_.input);
+      !ok.ok()) {
+    return ok;
+  }
   command.options_.input_path = flags.input;
   Result<uint64_t> max_line = ParseByteSize(flags.max_line_bytes);
   if (!max_line.ok() || *max_line < 1024) return Status::Error("--max-line-bytes: invalid");

@@ -44,6 +44,7 @@ struct RouteFlags {
   bool insecure = false;
   bool quiet = false;
   bool describe = false;
+  bool id_from_position = false;
 };
 
 // --describe: what a Spark or Hadoop job needs to size itself, as one JSON object with a '\n':

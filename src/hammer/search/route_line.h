@@ -15,7 +15,9 @@
 //    source) is the action line alone. Raw TABs in the action line (legal only as JSON
 //    whitespace) are written as spaces, so the first TAB of the payload always ends the action.
 //    The source line is kept byte for byte. For one-document-per-line input (--id-field): the
-//    line as read.
+//    line as read, except with --id-from-position, where every payload is action<TAB>source
+//    (the action holds the _id, which may come from the position and not from the document),
+//    to be read by `hammer bulk --from-route` without --id-field.
 //
 // Errors: none (the inputs were validated by BulkInputParser). Threads: pure and reentrant.
 #pragma once

@@ -40,7 +40,10 @@ class RouteWriter final : public BulkInputParser::Sink {
       ++stats_.unroutable_reasons[std::string(route->reason)];
     }
     if (document.route_key && *document.route_key != key) ++stats_.route_key_mismatches;
-    AppendRouteLine(&buffer_, key, document, options_.input.format);
+    // A position id lives only in the action line, so the payload then carries the action.
+    const InputFormat payload =
+        options_.input.position_source ? InputFormat::kActionPairs : options_.input.format;
+    AppendRouteLine(&buffer_, key, document, payload);
     if (buffer_.size() >= kFlushBytes) (void)Flush();  // an error stops the run
   }
 

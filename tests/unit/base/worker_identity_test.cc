@@ -86,5 +86,22 @@ TEST(WorkerIdentityTest, ExplicitTaskAndAttemptOverride) {
   EXPECT_EQ(Detect({}).task, "");
 }
 
+TEST(WorkerIdentityTest, HadoopSplitIsTheFileAndItsFirstByte) {
+  WorkerIdentity id = Detect({{"mapreduce_task_id", "task_1_0001_m_000002"},
+                              {"mapreduce_map_input_file", "hdfs://nn/user/me/docs.jsonl"},
+                              {"mapreduce_map_input_start", "134217728"}});
+  EXPECT_EQ(id.input_split, "hdfs://nn/user/me/docs.jsonl:134217728");
+  EXPECT_EQ(Detect({{"map_input_file", "file:/d.jsonl"}, {"map_input_start", "7"}}).input_split,
+            "file:/d.jsonl:7");
+  EXPECT_EQ(Detect({}).input_split, "");
+}
+
+TEST(WorkerIdentityTest, ExplicitInputNameOverridesTheSplit) {
+  WorkerIdentity id = Detect({{"mapreduce_map_input_file", "hdfs://nn/docs.jsonl"},
+                              {"mapreduce_map_input_start", "0"},
+                              {"HAMMER_INPUT_NAME", "docs.jsonl#3"}});
+  EXPECT_EQ(id.input_split, "docs.jsonl#3");
+}
+
 }  // namespace
 }  // namespace hammer

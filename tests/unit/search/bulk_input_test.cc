@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "hammer/search/position_id.h"
+
 namespace hammer::search {
 namespace {
 
@@ -210,6 +212,91 @@ TEST(BulkInputTest, BlankLinesAreSkippedAndLineNumbersKept) {
   auto seen = Parse({}, {"", "  ", R"({"index":{"_id":"1"}})", "\r", "{}"});
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].line, 3u);
+}
+
+TEST(BulkInputTest, IdFromPositionForActionsWithoutId) {
+  InputOptions options;
+  options.position_source = "part-00003.ndjson";
+  auto seen = Parse(
+      options, {R"({"index":{}})", R"({"n":1})", R"({ "create" : { "routing":"r" }})", R"({"n":2})",
+                R"({"index":{"_id":"kept"}})", R"({"n":3})", "", R"({"update":{}})",
+                R"({"doc":{}})", R"({"delete":{}})", R"({"index":{"_id":1.5}})", "{}"});
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_EQ(seen[0].id, "part-00003.ndjson:1");
+  EXPECT_EQ(seen[0].action, R"({"index":{"_id":"part-00003.ndjson:1"}})");
+  EXPECT_EQ(seen[0].source, R"({"n":1})");
+  EXPECT_EQ(seen[1].id, "part-00003.ndjson:3");
+  EXPECT_EQ(seen[1].action, R"({ "create" : {"_id":"part-00003.ndjson:3", "routing":"r" }})");
+  EXPECT_EQ(seen[1].routing, "r");
+  // A document with an _id keeps it; update and delete, which need the document's real id,
+  // and an unusable _id are left as they are.
+  EXPECT_EQ(seen[2].id, "kept");
+  EXPECT_EQ(seen[2].action, R"({"index":{"_id":"kept"}})");
+  EXPECT_EQ(seen[3].op, BulkOp::kUpdate);
+  EXPECT_EQ(seen[3].id, std::nullopt);
+  EXPECT_EQ(seen[4].op, BulkOp::kDelete);
+  EXPECT_EQ(seen[4].id, std::nullopt);
+  EXPECT_TRUE(seen[5].id_unusable);
+  EXPECT_EQ(seen[5].action, R"({"index":{"_id":1.5}})");
+}
+
+TEST(BulkInputTest, IdFromPositionIsTheSameInEveryRunAndDiffersAcrossSources) {
+  InputOptions first;
+  first.position_source = "hdfs://nn/docs.jsonl:0";
+  InputOptions second_split = first;
+  second_split.position_source = "hdfs://nn/docs.jsonl:134217728";
+  const std::vector<std::string> input = {R"({"index":{}})", "{}", R"({"index":{}})", "{}"};
+  auto run1 = Parse(first, input);
+  auto run2 = Parse(first, input);
+  auto other = Parse(second_split, input);
+  ASSERT_EQ(run1.size(), 2u);
+  ASSERT_EQ(other.size(), 2u);
+  for (size_t i = 0; i < run1.size(); ++i) {
+    EXPECT_EQ(run1[i].id, run2[i].id);
+    EXPECT_EQ(run1[i].action, run2[i].action);
+    EXPECT_NE(run1[i].id, other[i].id);
+  }
+  EXPECT_EQ(run1[1].id, "hdfs://nn/docs.jsonl:0:3");
+  EXPECT_EQ(other[1].id, "hdfs://nn/docs.jsonl:134217728:3");
+}
+
+TEST(BulkInputTest, IdFromPositionForDocumentsWithoutTheIdField) {
+  InputOptions options;
+  options.format = InputFormat::kDocuments;
+  options.id_field = "id";
+  options.position_source = "docs.jsonl";
+  auto seen = Parse(options, {R"({"id":"a"})", R"({"n":2})", R"({"id":null})", R"({"id":[1]})"});
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].action, R"({"index":{"_id":"a"}})");
+  EXPECT_EQ(seen[1].kind, "doc");
+  EXPECT_EQ(seen[1].id, "docs.jsonl:2");
+  EXPECT_EQ(seen[1].action, R"({"index":{"_id":"docs.jsonl:2"}})");
+  EXPECT_EQ(seen[1].source, R"({"n":2})");
+  EXPECT_EQ(seen[2].id, "docs.jsonl:3");  // null is no id
+  // An id field that holds something else is a data error, not a missing id.
+  EXPECT_EQ(seen[3].reason, "id field \"id\" is not a non-empty string or integer");
+}
+
+TEST(BulkInputTest, IdFromPositionNeverExceedsTheIdLimit) {
+  InputOptions options;
+  options.position_source = std::string(kMaxIdBytes - 2, 's');  // "s…s:1" to "s…s:9": 512 bytes
+  std::vector<std::string> input;
+  for (int i = 0; i < 5; ++i) {
+    input.push_back(R"({"index":{}})");
+    input.push_back("{}");
+  }
+  auto seen = Parse(options, input);
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[4].kind, "doc");
+  EXPECT_EQ(seen[4].id->size(), kMaxIdBytes);
+  EXPECT_EQ(seen[4].line, 9u);
+  InputOptions longer = options;
+  longer.position_source->push_back('s');
+  auto rejected = Parse(longer, {R"({"index":{}})", "{}"});
+  ASSERT_EQ(rejected.size(), 1u);
+  EXPECT_EQ(rejected[0].kind, "rejected");
+  EXPECT_EQ(rejected[0].source, "{}");
+  EXPECT_NE(rejected[0].reason.find("longer than 512 bytes"), std::string::npos);
 }
 
 }  // namespace

@@ -74,6 +74,9 @@ public final class OpenSearchCluster {
     List<Integer> transportPorts;
     Map<String, String> extra = new LinkedHashMap<>();
     int readyTimeoutSeconds = 120;
+    /** Transport addresses of a running cluster to join; empty: bootstrap a new cluster. */
+    List<String> join = new ArrayList<>();
+    int firstNode = 1;
   }
 
   public static void main(String[] args) throws Exception {
@@ -101,6 +104,7 @@ public final class OpenSearchCluster {
           "usage: java -jar opensearch-cluster.jar --data DIR [--nodes N] [--cluster-name NAME]",
           "         [--processors P] [--http-ports P1,P2,..] [--transport-ports P1,P2,..]",
           "         [--ready-timeout SECONDS] [--setting key=value]...",
+          "         [--join HOST:PORT,.. --first-node N]",
           "Ports default to free loopback ports. stdin commands: stop NODE | start NODE | quit.");
 
   private static void setDefault(String key, String value) {
@@ -129,6 +133,8 @@ public final class OpenSearchCluster {
         case "--http-ports" -> o.httpPorts = ports(v);
         case "--transport-ports" -> o.transportPorts = ports(v);
         case "--ready-timeout" -> o.readyTimeoutSeconds = Integer.parseInt(v);
+        case "--join" -> o.join = List.of(v.split(","));
+        case "--first-node" -> o.firstNode = Integer.parseInt(v);
         case "--setting" -> {
           int eq = v.indexOf('=');
           if (eq <= 0) {
@@ -181,7 +187,9 @@ public final class OpenSearchCluster {
       }
     }
     for (int i = 0; i < options.nodes; i++) {
-      slots.add(new NodeSlot("node-" + (i + 1), httpPorts.get(i), transportPorts.get(i)));
+      slots.add(
+          new NodeSlot(
+              "node-" + (options.firstNode + i), httpPorts.get(i), transportPorts.get(i)));
     }
 
     configureLogging();
@@ -213,12 +221,16 @@ public final class OpenSearchCluster {
     for (NodeSlot slot : slots) {
       announce(slot);
     }
+    String nodes = nodeCount(slots.size());
     String health =
         health(
-            "wait_for_nodes=" + slots.size() + "&wait_for_status=green&timeout="
+            "wait_for_nodes=" + nodes + "&wait_for_status=green&timeout="
                 + options.readyTimeoutSeconds + "s");
     if (health == null || !health.contains("\"timed_out\":false")) {
-      fail("cluster did not become green with " + slots.size() + " nodes: " + health, null);
+      fail(
+          "cluster did not become green with " + nodes.replace("%3E%3D", ">=") + " nodes: "
+              + health,
+          null);
     }
     OUT.println("cluster ready");
 
@@ -266,6 +278,30 @@ public final class OpenSearchCluster {
     throw new IllegalArgumentException("no node named " + name);
   }
 
+  /**
+   * The wait_for_nodes value for `local` running nodes of this JVM: exactly that many in a
+   * cluster of its own; when joining, at least that many plus one per joined address.
+   */
+  private String nodeCount(int local) {
+    // ">=N", URL-encoded for the query string.
+    return options.join.isEmpty()
+        ? String.valueOf(local)
+        : "%3E%3D" + (local + options.join.size());
+  }
+
+  /**
+   * The cluster's node count as the first running node of this JVM sees it, nodes of other JVMs
+   * that joined included; this JVM's running nodes when none answers.
+   */
+  private int clusterNodes() {
+    String health = health("timeout=30s");
+    var m =
+        health == null
+            ? null
+            : java.util.regex.Pattern.compile("\"number_of_nodes\":(\\d+)").matcher(health);
+    return m != null && m.find() ? Integer.parseInt(m.group(1)) : runningCount();
+  }
+
   private int runningCount() {
     int n = 0;
     for (NodeSlot s : slots) {
@@ -278,6 +314,7 @@ public final class OpenSearchCluster {
 
   /** Closes one node as a clean shutdown would, then waits until the others see it gone. */
   private void stopNode(NodeSlot slot) throws Exception {
+    int before = clusterNodes();
     synchronized (this) {
       if (shutDown) {
         return;
@@ -288,12 +325,13 @@ public final class OpenSearchCluster {
       closeNode(slot);
     }
     if (runningCount() > 0) {
-      health("wait_for_nodes=" + runningCount() + "&timeout=30s");
+      health("wait_for_nodes=" + (before - 1) + "&timeout=30s");
     }
     OUT.println(slot.name + " stopped");
   }
 
   private void restartNode(NodeSlot slot) throws Exception {
+    int before = clusterNodes();
     synchronized (this) {
       if (shutDown) {
         return;
@@ -304,7 +342,7 @@ public final class OpenSearchCluster {
       startNode(slot);
     }
     announce(slot);
-    health("wait_for_nodes=" + runningCount() + "&timeout=" + options.readyTimeoutSeconds + "s");
+    health("wait_for_nodes=" + (before + 1) + "&timeout=" + options.readyTimeoutSeconds + "s");
     OUT.println(slot.name + " started");
   }
 
@@ -443,7 +481,7 @@ public final class OpenSearchCluster {
     Files.createDirectories(home.resolve("modules"));
     Files.createDirectories(home.resolve("plugins"));
     Files.createDirectories(home.resolve("config"));
-    List<String> seeds = new ArrayList<>();
+    List<String> seeds = new ArrayList<>(options.join);
     for (NodeSlot s : slots) {
       seeds.add(LOOPBACK + ":" + s.transportPort);
     }
@@ -458,13 +496,17 @@ public final class OpenSearchCluster {
             .put("http.port", slot.httpPort)
             .put("transport.port", slot.transportPort)
             .putList("discovery.seed_hosts", seeds)
-            .putList("cluster.initial_cluster_manager_nodes", slots.get(0).name)
             // Netty's processor count is JVM-wide: every node must claim the same number.
             .put("node.processors", options.processors)
             .put("cluster.routing.allocation.disk.threshold_enabled", false)
             // Three nodes share one heap; keep the per-node caches modest.
             .put("indices.queries.cache.size", "5%")
             .put("indices.fielddata.cache.size", "10%");
+    if (options.join.isEmpty()) {
+      // A new cluster: its first node bootstraps it. Joining nodes must not (they would
+      // bootstrap a second cluster of their own).
+      b.putList("cluster.initial_cluster_manager_nodes", slots.get(0).name);
+    }
     for (Map.Entry<String, String> e : options.extra.entrySet()) {
       b.put(e.getKey(), e.getValue());
     }
