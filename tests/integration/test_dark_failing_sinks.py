@@ -1,14 +1,16 @@
 """`hammer dark` keeps serving its users when a sink fails: its log (stderr) read by a pipe
-whose reader went away (EPIPE, SIGPIPE ignored), and a --verdict-json that cannot be written
+whose reader went away (EPIPE, SIGPIPE ignored), its log on a terminal that hung up (EIO, as when the SSH session
+it was started from drops), and a --verdict-json that cannot be written
 (/dev/full). Real processes: hammer load -> hammer dark -> hammer serve."""
 import os
+import pty
 import signal
 import subprocess
 
 import pytest
 
 from dark_support import DarkProxy, InFlight
-from harness import HAMMER, HammerServe, run_hammer
+from harness import HAMMER, HammerServe, run_hammer, wait_for
 
 
 @pytest.fixture
@@ -42,6 +44,38 @@ def test_dark_serves_on_after_its_log_reader_went_away(servers):
     finally:
         if read_end is not None:
             os.close(read_end)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+
+def test_dark_serves_on_after_its_terminal_hung_up(servers):
+    primary, dark = servers
+    master, slave = pty.openpty()
+    # Not its controlling terminal (Popen does not make one): the hang-up sends no SIGHUP, as
+    # under nohup; only the writes fail.
+    proc = subprocess.Popen([HAMMER, "dark", "--listen", "127.0.0.1:0",
+                             "--upstream", f"http://{primary.address}",
+                             "--dark", f"canary=http://{dark.address}"],
+                            stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    try:
+        address = proc.stdout.readline().strip()
+        assert address, "hammer dark did not start"
+        os.close(master)  # hung up: every later write to the log is EIO
+        master = None
+        r = run_hammer(["load", "-n", "300", "--loop", "-c", "4", "--emit", "none",
+                        f"http://{address}/"])
+        assert r.returncode == 0, r.stderr
+        assert "300 requests sent = 300 succeeded + 0 failed" in r.stderr, r.stderr
+        # Copies go on too: the canary receives every request.
+        wait_for(lambda: dark.stats()["requests"] == 300, what="300 copies at the canary")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if master is not None:
+            os.close(master)
         if proc.poll() is None:
             proc.kill()
             proc.wait()

@@ -8,9 +8,13 @@ The tmpfs is mounted in a mount namespace of the test's own (`unshare --mount
 --map-root-user`, util-linux), so no root is needed where user namespaces are allowed; the
 namespace and its mount end with the command run in it."""
 import json
+import os
+import pty
 import re
+import select
 import subprocess
 import sys
+import tty
 
 from harness import HAMMER, url_lines
 from opensearch import opensearch_cluster  # noqa: F401  (session fixture)
@@ -229,3 +233,49 @@ def test_bulk_files_on_a_full_disk_keep_the_earlier_files_whole(opensearch_clust
     status, body = cluster.request("GET", "/sinks/_count")
     assert body["count"] == 900, body
     cluster.request("DELETE", "/sinks")
+
+
+def into_a_terminal_that_hangs_up(argv):
+    """Runs argv with its standard output on a pseudo-terminal whose other side reads the first
+    line and closes: the terminal is hung up, as when an SSH session drops, and every later
+    write to it fails with EIO (a real kernel error, no stand-in). Returns (argv's exit status,
+    its stderr, the first line)."""
+    master, slave = pty.openpty()
+    tty.setraw(slave)  # bytes as written: no "\r\n" for "\n"
+    proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.PIPE, text=True)
+    os.close(slave)
+    first = b""
+    try:
+        while not first.endswith(b"\n"):
+            ready, _, _ = select.select([master], [], [], 30)
+            assert ready, "no line on the terminal within 30 s"
+            first += os.read(master, 1)  # EIO if the command closed the terminal first
+    finally:
+        os.close(master)
+    _, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stderr, first.decode()
+
+
+def test_load_records_to_a_terminal_that_hangs_up_stop_the_run(serve, tmp_path):
+    urls = tmp_path / "urls"
+    urls.write_text(url_lines(serve.url("/")))
+    before = serve.stats()["requests"]
+    # --records: on a terminal, load writes records only when asked.
+    code, stderr, first = into_a_terminal_that_hangs_up(
+        [HAMMER, "load", "--records", "-n", "10000000", "--loop", "-c", "4", str(urls)])
+    assert code == 1, (code, stderr)
+    assert re.fullmatch(re.escape(serve.url("/")) + r"\t\d+\.\d{6}\n", first), first
+    assert re.search(r"cannot write records: Input/output error \(after [1-9]\d* records\)",
+                     stderr), stderr
+    sent, succeeded, failed = requests_sent(stderr)
+    assert sent < 10_000_000
+    assert serve.stats()["requests"] - before == sent == succeeded and failed == 0
+
+
+def test_stats_to_a_terminal_that_hangs_up(tmp_path):
+    records = records_file(tmp_path, keys=20000, per_key=1)
+    code, stderr, first = into_a_terminal_that_hangs_up([HAMMER, "stats", "--reducer",
+                                                         str(records)])
+    assert code == 1, (code, stderr)
+    assert first.startswith("http://h/0\t"), first
+    assert "cannot write to standard output: Input/output error" in stderr, stderr
