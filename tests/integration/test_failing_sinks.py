@@ -1,8 +1,8 @@
-"""Output sinks that fail under load, stats and bulk: a disk that fills up (a real tmpfs of a
-few KiB, ENOSPC), /dev/full, and a pipe whose reader goes away (`| head -1`, EPIPE). Every
-command exits non-zero with a message naming what it could not write, never dies of SIGPIPE,
-leaves an output file either as it was or whole (no truncated file in place of the earlier
-one, no temporary file beside it), and accounts for every request it sent.
+"""Output sinks that fail under load, stats, route and bulk: a disk that fills up (a real tmpfs
+of a few KiB, ENOSPC), /dev/full, a pipe whose reader goes away (`| head -1`, EPIPE) and a
+terminal that hangs up (EIO). Every command exits non-zero with a message naming what it could
+not write, never dies of SIGPIPE, leaves an output file either as it was or whole (no truncated
+file in place of the earlier one, no temporary file beside it), and accounts for every request it sent.
 
 The tmpfs is mounted in a mount namespace of the test's own (`unshare --mount
 --map-root-user`, util-linux), so no root is needed where user namespaces are allowed; the
@@ -278,4 +278,28 @@ def test_stats_to_a_terminal_that_hangs_up(tmp_path):
                                                          str(records)])
     assert code == 1, (code, stderr)
     assert first.startswith("http://h/0\t"), first
+    assert "cannot write to standard output: Input/output error" in stderr, stderr
+
+
+def documents_file(tmp_path, count=100_000):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(f'{{"id": "{i}", "v": {i}}}\n' for i in range(count)))
+    return path
+
+
+def test_route_to_dev_full_head_and_a_terminal_that_hangs_up(tmp_path):
+    """route writes every document to standard output: ENOSPC, EPIPE and EIO each end it with
+    the reason, exit 1, never death by a signal."""
+    argv = [HAMMER, "route", "--shards", "6", "--id-field", "id", str(documents_file(tmp_path))]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "cannot write to standard output: No space left on device" in proc.stderr
+    code, stderr, first = pipe_into_head(argv)
+    assert code == 1, (code, stderr)
+    assert re.fullmatch(r'\d\t\{"id": "0", "v": 0\}\n', first), first
+    assert "cannot write to standard output: Broken pipe" in stderr, stderr
+    code, stderr, first = into_a_terminal_that_hangs_up(argv)
+    assert code == 1, (code, stderr)
+    assert re.fullmatch(r'\d\t\{"id": "0", "v": 0\}\n', first), first
     assert "cannot write to standard output: Input/output error" in stderr, stderr
