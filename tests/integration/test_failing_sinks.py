@@ -2,7 +2,8 @@
 of a few KiB, ENOSPC), /dev/full, a pipe whose reader goes away (`| head -1`, EPIPE) and a
 terminal that hangs up (EIO). Every command exits non-zero with a message naming what it could
 not write, never dies of SIGPIPE, leaves an output file either as it was or whole (no truncated
-file in place of the earlier one, no temporary file beside it), and accounts for every request it sent.
+file in place of the earlier one, no temporary file beside it), and accounts for every request
+it sent.
 
 The tmpfs is mounted in a mount namespace of the test's own (`unshare --mount
 --map-root-user`, util-linux), so no root is needed where user namespaces are allowed; the
