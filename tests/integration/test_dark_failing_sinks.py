@@ -1,6 +1,6 @@
 """`hammer dark` keeps serving its users when a sink fails: its log (stderr) read by a pipe
-whose reader went away (EPIPE, SIGPIPE ignored), its log on a terminal that hung up (EIO, as when the SSH session
-it was started from drops), and a --verdict-json that cannot be written
+whose reader went away (EPIPE, SIGPIPE ignored), its log on a terminal that hung up (EIO, as
+when the SSH session it was started from drops), and a --verdict-json that cannot be written
 (/dev/full). Real processes: hammer load -> hammer dark -> hammer serve."""
 import os
 import pty
