@@ -255,6 +255,10 @@ void AppendCaptureLine(std::string& out, const CapturedExchange& exchange,
   AppendNumber(out, exchange.status);
   out.append(",\"latency_us\":");
   AppendNumber(out, exchange.latency_us);
+  if (exchange.connection != 0) {
+    out.append(",\"conn\":");
+    AppendNumber(out, static_cast<int64_t>(exchange.connection));
+  }
   out.append("}\n");
 }
 

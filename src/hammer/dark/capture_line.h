@@ -4,7 +4,7 @@
 //
 //   {"method":"POST","url":"https://api.example/users?token=REDACTED","header":{"Content-Type":
 //    ["application/json"],"Authorization":["REDACTED"]},"body":"eyJuIjoxfQ==","ts":
-//    1765100000123456,"protocol":"HTTP/2","status":201,"latency_us":1834}
+//    1765100000123456,"protocol":"HTTP/2","status":201,"latency_us":1834,"conn":17}
 //
 //   method, url      the client's method, and the URL it asked for: the listener's scheme, the
 //                    client's Host (or :authority), the target in origin-form
@@ -24,6 +24,10 @@
 //   status           the status the client got (the upstream's, or the proxy's own 502, 503,
 //                    504); 0 when the client left before an answer
 //   latency_us       from the request's arrival to the end of the answer
+//   conn             the client connection it came on: a number unique within one dark
+//                    process (requests of one HTTP/2 connection share it), so that a replay
+//                    split across machines keeps a connection's requests together
+//                    (`hammer load --split-by connection`)
 //
 // Secrets: the values of the fields named Authorization, Proxy-Authorization, Cookie,
 // Set-Cookie and X-Api-Key, and of the query parameters named token, key, password and sig, are
@@ -76,6 +80,7 @@ struct CapturedExchange {
   bool body_truncated = false;
   int status = 0;
   int64_t latency_us = 0;
+  uint64_t connection = 0;  // http::IncomingRequest::connection; 0: not written
 };
 
 // Appends the capture line of `exchange` (with its final '\n') to `out`.

@@ -184,7 +184,8 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
                                       received.client_ip,
                                       received.body_stream,
                                       received.upgrade,
-                                      received.trailers};
+                                      received.trailers,
+                                      received.connection};
   if (!draining_) SyncClusters();
   std::shared_ptr<UpstreamInstance> instance = pool_->Pick(Upstreams(), rng_, loop_->now());
   if (instance == nullptr) {
@@ -220,6 +221,7 @@ void DarkProxyHandler::OnRequest(const http::IncomingRequest& received, http::Re
                                                              : "HTTP/1.1";
       captured->https = options_->listener_tls.enabled();
       captured->authority = http::FindHeader(request.head.headers, "Host").value_or("");
+      captured->connection = request.connection;
     }
   }
   if (request.upgrade) {

@@ -101,6 +101,9 @@ struct IncomingRequest {
   // bounded like the head. A streamed body carries its own (BodyStream::trailers, set before
   // it ends).
   std::span<const Header> trailers = {};
+  // The client connection it came on: a number unique within the process, from 1 (the
+  // requests of one HTTP/2 connection share it).
+  uint64_t connection = 0;
 };
 
 // Answers one request. Cheap to copy; may be kept and used later on the same loop thread.

@@ -63,6 +63,8 @@ ServerConnection::ServerConnection(ListenerContext* listener,
   if (peer.ok()) client_ip_ = peer->Ip();
 }
 
+std::atomic<uint64_t> ServerConnection::next_id_{1};
+
 // Destroyed with its listener, still open: its slot goes back; its codec lets go of its streams.
 ServerConnection::~ServerConnection() {
   if (state_ != State::kClosed) listener_->resources->CloseConnection();
@@ -243,6 +245,7 @@ bool ServerConnection::KeepsAlive() const {
 void ServerConnection::Dispatch(IncomingRequest& request, uint64_t sequence) {
   ++listener_->requests;
   request.client_ip = client_ip_;
+  request.connection = id_;
   listener_->handler->OnRequest(request, Responder(this, alive_, sequence));
 }
 

@@ -57,6 +57,7 @@
 
 #include <sys/epoll.h>
 
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -180,6 +181,9 @@ class ServerConnection final : public ConnectionTable::Entry,
   State state_ = State::kOpen;
   MonoNanos accepted_;
   std::string client_ip_;  // the peer's address, for X-Forwarded-For
+  // IncomingRequest::connection: numbered in the order connections are accepted, by every loop.
+  static std::atomic<uint64_t> next_id_;
+  const uint64_t id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
   // Input not taken by the codec yet: in_[in_start_, in_end_), at most input_cap_ bytes.
   std::string in_;
   size_t in_start_ = 0;
