@@ -24,6 +24,9 @@ struct RequestSpec {
   int64_t timestamp_us = -1;
   // JSON lines: `body_truncated` (a capture cut the body at its limit): not sent as is.
   bool body_truncated = false;
+  // Who sent it, for --split-by connection: a capture's `conn` (the client connection), an
+  // access log's client address; empty when unknown.
+  std::string client;
   std::string where;  // where it came from, for messages: "targets.txt:12", "x.har:entry 3"
 };
 
