@@ -150,7 +150,9 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--targets-format", f.targets_format,
                  "input format: lines (URL or METHOD URL per line), vegeta (http targets: "
                  "METHOD URL, header lines, @body-file, blank line), jsonl (one "
-                 "{method,url,header,body(base64)} object per line); with --http2, an entry "
+                 "{method,url,header,body(base64)} object per line), access-log (nginx/Apache "
+                 "combined or common log lines: GET and HEAD requests, sent to --base-url, "
+                 "timed by the log's time with --replay); with --http2, an entry "
                  "whose Content-Type is application/grpc is a gRPC call whose body is the "
                  "length-prefixed message and whose grpc-status decides success (a non-zero "
                  "one is a grpc_status failure)")
@@ -179,6 +181,17 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_flag("--preserve-host", f.preserve_host,
                "with --base-url: send each entry with its own Host (its Host header, else its "
                "original URL's host:port), as a virtual-hosted staging server expects");
+  app.add_option("--split", f.split,
+                 "send only part i of N of a request file (0/4 .. 3/4), chosen by --split-by: N "
+                 "workers started with the same --start-at and --speed replay the whole file "
+                 "together, each entry at its original time")
+      ->type_name("I/N");
+  app.add_option("--split-by", f.split_by,
+                 "how --split chooses an entry's part: connection (the default: a capture's "
+                 "client connection, an access log's client address; the URL for entries "
+                 "without one) or url; alone, the part is this task's (Hadoop task, "
+                 "--worker-index/--workers)")
+      ->type_name("CONNECTION|URL");
   app.add_flag("--replay-truncated", f.replay_truncated,
                "send captured entries whose body was cut at --capture-body-limit (marked "
                "body_truncated) with the part that was kept, instead of skipping them");

@@ -55,6 +55,8 @@ SAMPLE_VALUES = {
 REQUEST_FILE_OPTIONS = {
     "--speed": ["2", "--replay", "--targets-format", "jsonl"],
     "--base-url": ["http://127.0.0.1:9", "--targets-format", "jsonl"],
+    "--split": ["0/1", "--targets-format", "jsonl"],
+    "--split-by": ["url", "--split", "0/1", "--targets-format", "jsonl"],
 }
 # Options whose value replaces the positional input: both placements must give the same answer,
 # the usage error that says so (which shows the positional was read as input both times).

@@ -22,6 +22,9 @@ class BaseUrl {
   // `spec`'s URL on this base; its Host as described above.
   void Apply(RequestSpec* spec, bool preserve_host) const;
 
+  // "scheme://host[:port]" as given.
+  const std::string& origin() const { return origin_; }
+
  private:
   std::string origin_;  // "scheme://host[:port]" as given
 };

@@ -106,6 +106,17 @@ Status JsonTargetReader::ParseLine(std::string_view line, RequestSpec* out) {
       return Status::Error("'ts' must be a non-negative integer (Unix microseconds)");
     }
   }
+  if (Field(object, "conn", &value)) {
+    uint64_t number = 0;
+    std::string_view text;
+    if (value.get_uint64().get(number) == simdjson::SUCCESS) {
+      out->client = std::to_string(number);
+    } else if (value.get_string().get(text) == simdjson::SUCCESS) {
+      out->client = std::string(text);
+    } else {
+      return Status::Error("'conn' must be a non-negative integer or a string");
+    }
+  }
   if (Field(object, "body_truncated", &value)) {
     if (value.get_bool().get(out->body_truncated) != simdjson::SUCCESS) {
       return Status::Error("'body_truncated' must be true or false");

@@ -14,6 +14,8 @@
 //   ts      integer, optional: when the request arrived, Unix microseconds (`hammer dark
 //           --capture` writes it; `hammer load --replay` sends each entry at its offset)
 //   body_truncated  boolean, optional: the body was cut when recorded (RequestSpec)
+//   conn    integer or string, optional: the client connection the request came on (`hammer
+//           dark --capture` writes it), RequestSpec::client, for --split-by connection
 // A null field counts as absent; other fields are ignored (a capture's protocol, status,
 // latency_us, body_binary, body_size). Blank lines are skipped.
 //

@@ -292,6 +292,43 @@ Status LoadCommand::CheckReportFlags() {
   return Status::Ok();
 }
 
+// --split and --split-by: this worker's part of a request file.
+Status LoadCommand::CheckSplitFlags(TargetsFormat format, SpecOptions* spec_options) const {
+  if (flags_.split.empty() && flags_.split_by.empty()) return Status::Ok();
+  if (format == TargetsFormat::kLines) {
+    return Status::Error(
+        "--split applies to request files (--targets-format vegeta, jsonl or access-log, --har); "
+        "give each worker its own URL list instead");
+  }
+  SplitBy by = SplitBy::kConnection;
+  if (!flags_.split_by.empty()) {
+    Result<SplitBy> parsed = ParseSplitBy(flags_.split_by);
+    if (!parsed.ok()) return parsed.status();
+    by = *parsed;
+  }
+  if (!flags_.split.empty()) {
+    Result<ReplaySplit> split = ReplaySplit::Parse(flags_.split, by);
+    if (!split.ok()) return split.status();
+    spec_options->split = *split;
+    return Status::Ok();
+  }
+  // --split-by alone: the part is this task's (Hadoop, Kubernetes, HAMMER_WORKER_INDEX).
+  const int count = flags_.workers > 0 ? flags_.workers : identity_.count;
+  const int index = flags_.worker_index >= 0 ? flags_.worker_index : identity_.index;
+  if (count <= 0 || index < 0) {
+    return Status::Error(
+        "--split-by without --split needs this worker's index and the worker count: a Hadoop "
+        "task (mapreduce_task_partition, mapreduce_job_maps), or --worker-index and --workers "
+        "(JOB_COMPLETION_INDEX or HAMMER_WORKER_INDEX, and HAMMER_WORKERS)");
+  }
+  if (index >= count) {
+    return Status::Error("--split-by: this worker's index " + std::to_string(index) +
+                         " is not below the worker count " + std::to_string(count));
+  }
+  spec_options->split = ReplaySplit(index, count, by);
+  return Status::Ok();
+}
+
 Status LoadCommand::OpenInput() {
   Result<TargetsFormat> format = ParseTargetsFormat(flags_.targets_format);
   if (!format.ok()) return Status::Error("--targets-format: " + format.status().message());
@@ -308,10 +345,11 @@ Status LoadCommand::OpenInput() {
   SpecOptions spec_options;
   spec_options.loop = options_.source.loop;
   if (options_.recorded_timing) {
-    if (*format != TargetsFormat::kHar && *format != TargetsFormat::kJsonl) {
+    if (*format != TargetsFormat::kHar && *format != TargetsFormat::kJsonl &&
+        *format != TargetsFormat::kAccessLog) {
       return Status::Error(
           "--replay (--har-timing) needs a request file with recorded times: --targets-format "
-          "jsonl (what `hammer dark --capture` writes) or --har FILE");
+          "jsonl (what `hammer dark --capture` writes), access-log, or --har FILE");
     }
     if (options_.rate > 0) return Status::Error("--replay and --rate are exclusive");
     options_.threads = 1;  // one schedule, in recorded order
@@ -324,12 +362,13 @@ Status LoadCommand::OpenInput() {
     }
   }
   spec_options.speed = flags_.speed;
+  options_.speed = flags_.speed;
   spec_options.send_truncated = flags_.replay_truncated;
   if (!flags_.base_url.empty()) {
     if (*format == TargetsFormat::kLines) {
       return Status::Error(
-          "--base-url applies to request files (--targets-format vegeta or jsonl, "
-          "--har)");
+          "--base-url applies to request files (--targets-format vegeta, jsonl or "
+          "access-log, --har)");
     }
     Result<BaseUrl> base = BaseUrl::Parse(flags_.base_url);
     if (!base.ok()) return base.status();
@@ -338,6 +377,10 @@ Status LoadCommand::OpenInput() {
   } else if (flags_.preserve_host) {
     return Status::Error("--preserve-host needs --base-url");
   }
+  if (*format == TargetsFormat::kAccessLog && flags_.preserve_host) {
+    return Status::Error("--preserve-host: an access log does not record the Host it was sent");
+  }
+  if (Status ok = CheckSplitFlags(*format, &spec_options); !ok.ok()) return ok;
   if (*format == TargetsFormat::kLines) {
     auto source = TargetSource::Open(inputs, options_.source);
     if (!source.ok()) return source.status();

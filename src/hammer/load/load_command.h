@@ -14,6 +14,8 @@
 // Worker identity (base/worker_identity.h) decides the Hadoop mode and, with --rate-total, this
 // worker's share of the rate: worker i of N sends RATE/N requests per second, its schedule
 // starting i/RATE after worker 0's, so that together the workers send one request every 1/RATE.
+// With --split-by and no --split, it names this worker's part of a request file (index/count;
+// the count must be known: a Hadoop job's map count, --workers or HAMMER_WORKERS).
 // Threads: the caller's (RunLoad starts the event loops).
 #pragma once
 
@@ -28,6 +30,7 @@
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/load_run.h"
+#include "hammer/load/spec_source.h"
 #include "hammer/stats/threshold.h"
 
 namespace hammer::load {
@@ -70,6 +73,8 @@ struct LoadFlags {
   std::string base_url;           // --base-url: empty for none
   bool preserve_host = false;     // --preserve-host
   bool replay_truncated = false;  // --replay-truncated
+  std::string split;              // --split i/N: empty for none
+  std::string split_by;           // --split-by connection|url: empty for the default
   std::string key = "url";
   std::vector<std::string> key_patterns;
   std::vector<std::string> thresholds;
@@ -114,6 +119,7 @@ class LoadCommand {
   Status CheckRequestFlags();
   Status CheckWorkerFlags();
   Status CheckReportFlags();
+  Status CheckSplitFlags(TargetsFormat format, SpecOptions* spec_options) const;
   Status OpenInput();
   void AnnounceInput() const;
   Status WriteReports(const LoadSummary& summary,

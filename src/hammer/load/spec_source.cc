@@ -9,14 +9,20 @@ Result<TargetsFormat> ParseTargetsFormat(std::string_view text) {
   if (text == "vegeta") return TargetsFormat::kVegeta;
   if (text == "jsonl") return TargetsFormat::kJsonl;
   if (text == "har") return TargetsFormat::kHar;
+  if (text == "access-log") return TargetsFormat::kAccessLog;
   return Status::Error("unknown targets format '" + std::string(text) +
-                       "' (expected lines, vegeta, jsonl or har)");
+                       "' (expected lines, vegeta, jsonl, access-log or har)");
 }
 
 Result<std::unique_ptr<SpecSource>> SpecSource::Open(const std::string& path, TargetsFormat format,
                                                      const SpecOptions& options) {
   if (options.loop && path == "-" && format != TargetsFormat::kHar) {
     return Status::Error("--loop needs a file, not standard input, for this targets format");
+  }
+  if (format == TargetsFormat::kAccessLog && !options.base_url) {
+    return Status::Error(
+        "--targets-format access-log needs --base-url scheme://host[:port]: a log line holds "
+        "the path, not the scheme, host or port it was served on");
   }
   std::unique_ptr<SpecSource> source(new SpecSource(path, format, options));
   if (format == TargetsFormat::kHar) {
@@ -36,6 +42,17 @@ Status SpecSource::Reopen() {
     Result<VegetaTargetReader> reader = VegetaTargetReader::Open(path_, options);
     if (!reader.ok()) return reader.status();
     vegeta_.emplace(std::move(*reader));
+  } else if (format_ == TargetsFormat::kAccessLog) {
+    AccessLogOptions options;
+    options.interrupt = &interrupted_;
+    Result<AccessLogReader> reader =
+        AccessLogReader::Open(path_, options_.base_url->origin(), options);
+    if (!reader.ok()) return reader.status();
+    if (access_log_) {
+      for (const auto& [reason, count] : access_log_->skipped())
+        skipped_[reason] += count;
+    }
+    access_log_.emplace(std::move(*reader));
   } else {
     JsonTargetOptions options;
     options.interrupt = &interrupted_;
@@ -53,13 +70,20 @@ Result<bool> SpecSource::NextRead(RequestSpec* out) {
     *out = har_.requests[har_next_++];
     return true;
   }
-  return format_ == TargetsFormat::kVegeta ? vegeta_->Next(out) : jsonl_->Next(out);
+  switch (format_) {
+    case TargetsFormat::kVegeta:
+      return vegeta_->Next(out);
+    case TargetsFormat::kAccessLog:
+      return access_log_->Next(out);
+    default:
+      return jsonl_->Next(out);
+  }
 }
 
-Result<bool> SpecSource::NextInArrival(RequestSpec* out) {
+Status SpecSource::FillWindow() {
   while (!file_ended_ && window_.size() < kReorderWindow) {
     Pending pending;
-    Result<bool> got = jsonl_->Next(&pending.spec);
+    Result<bool> got = NextRead(&pending.spec);
     if (!got.ok()) return got.status();
     if (!*got) {
       file_ended_ = true;
@@ -73,6 +97,11 @@ Result<bool> SpecSource::NextInArrival(RequestSpec* out) {
     pending.order = read_order_++;
     window_.push(std::move(pending));
   }
+  return Status::Ok();
+}
+
+Result<bool> SpecSource::NextInArrival(RequestSpec* out) {
+  if (Status s = FillWindow(); !s.ok()) return s;
   if (window_.empty()) return false;
   // top() is const; the entry is moved out (its ts and order, which pop compares, stay).
   *out = std::move(const_cast<Pending&>(window_.top()).spec);
@@ -80,10 +109,33 @@ Result<bool> SpecSource::NextInArrival(RequestSpec* out) {
   return true;
 }
 
+Result<bool> SpecSource::NextInSecond(RequestSpec* out) {
+  if (second_next_ == second_.size()) {
+    second_.clear();
+    second_next_ = 0;
+    RequestSpec first;
+    Result<bool> got = NextInArrival(&first);
+    if (!got.ok() || !*got) return got;
+    const int64_t second_us = first.timestamp_us;
+    second_.push_back(std::move(first));
+    while (true) {
+      if (Status s = FillWindow(); !s.ok()) return s;
+      if (window_.empty() || window_.top().spec.timestamp_us != second_us) break;
+      second_.emplace_back();
+      if (Result<bool> next = NextInArrival(&second_.back()); !next.ok()) return next.status();
+    }
+    const int64_t n = static_cast<int64_t>(second_.size());
+    for (int64_t k = 0; k < n; ++k)
+      second_[static_cast<size_t>(k)].timestamp_us = second_us + k * 1'000'000 / n;
+  }
+  *out = std::move(second_[second_next_++]);
+  return true;
+}
+
 void SpecSource::Schedule(RequestSpec* out) {
   if (!options_.timed) return;
   Nanos offset = out->offset;
-  if (format_ == TargetsFormat::kJsonl) {
+  if (TimedByStamp()) {
     if (pass_first_us_ < 0) pass_first_us_ = out->timestamp_us;
     offset = (out->timestamp_us - pass_first_us_) * kMicrosecond;
   }
@@ -97,15 +149,26 @@ void SpecSource::Schedule(RequestSpec* out) {
 
 Result<bool> SpecSource::NextOne(RequestSpec* out) {
   while (true) {
-    Result<bool> got =
-        format_ == TargetsFormat::kJsonl && options_.timed ? NextInArrival(out) : NextRead(out);
+    Result<bool> got = !options_.timed                        ? NextRead(out)
+                       : format_ == TargetsFormat::kAccessLog ? NextInSecond(out)
+                       : format_ == TargetsFormat::kJsonl     ? NextInArrival(out)
+                                                              : NextRead(out);
     if (!got.ok() || !*got) return got;
+    // Every entry, this part's or not, is scheduled: the parts share the whole file's offsets.
+    Schedule(out);
+    if (options_.split && !options_.split->Keeps(*out)) {
+      ++skipped_["in the other parts of --split (" + std::to_string(options_.split->count()) +
+                 " parts)"];
+      continue;
+    }
     if (out->body_truncated && !options_.send_truncated) {
       ++skipped_["body truncated when captured (--replay-truncated sends it)"];
       continue;
     }
-    if (options_.base_url) options_.base_url->Apply(out, options_.preserve_host);
-    Schedule(out);
+    // An access log's URLs are on the base already.
+    if (options_.base_url && format_ != TargetsFormat::kAccessLog) {
+      options_.base_url->Apply(out, options_.preserve_host);
+    }
     return true;
   }
 }
@@ -157,6 +220,10 @@ std::optional<Status> SpecSource::error() const {
 std::map<std::string, uint64_t> SpecSource::skipped() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::map<std::string, uint64_t> all = har_.skipped;
+  if (access_log_) {
+    for (const auto& [reason, count] : access_log_->skipped())
+      all[reason] += count;
+  }
   for (const auto& [reason, count] : skipped_)
     all[reason] += count;
   return all;

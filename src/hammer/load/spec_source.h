@@ -1,19 +1,26 @@
 // SpecSource: the stream of requests read from a request file (vegeta http targets, JSON
-// lines, or a browser HAR), shared by every load worker, like TargetSource is for URL lists.
+// lines, an access log, or a browser HAR), shared by every load worker, like TargetSource is
+// for URL lists.
 //
-// vegeta and JSON-lines files are streamed (bounded memory) and re-read from the start for
-// --loop; a HAR is read whole and cycled. A malformed entry stops the stream: error() then
-// names the file and line, and the run ends with it. HAR entries that cannot be replayed are
-// skipped and counted by reason (skipped()), as are captured entries whose body was cut
-// (body_truncated) unless they are to be sent anyway.
+// vegeta, JSON-lines and access-log files are streamed (bounded memory) and re-read from the
+// start for --loop; a HAR is read whole and cycled. A malformed entry stops the stream: error()
+// then names the file and line, and the run ends with it. HAR entries and access-log lines that
+// cannot be replayed are skipped and counted by reason (skipped()), as are captured entries
+// whose body was cut (body_truncated) unless they are to be sent anyway.
 //
 // Timing (--replay): every entry gets its recorded offset (RequestSpec::offset) divided by the
-// speed: a HAR's own, or a JSON line's `ts` less the earliest `ts` (every entry must have one).
-// A capture is written as exchanges end, not as they begin, so JSON lines are read through a
-// window of kReorderWindow entries and handed out earliest `ts` first: entries that arrived
-// less than that many entries apart come out in arrival order. With --loop, offsets keep
+// speed: a HAR's own, or a JSON line's `ts` (an access log's time) less the earliest (every
+// entry must have one). A capture is written as exchanges end, not as they begin, so JSON lines
+// and log lines are read through a window of kReorderWindow entries and handed out earliest
+// first: entries that arrived less than that many entries apart come out in arrival order. An
+// access log's time has one-second resolution: the entries of one second are read together and
+// spread evenly over it (entry k of n at k/n s), in file order. With --loop, offsets keep
 // growing from one pass to the next (a pass lasts its last offset plus 1 ms), so the schedule
-// repeats. --base-url rewrites each entry's URL (base_url.h). Thread-safe.
+// repeats.
+//
+// --split keeps this worker's part of the entries (replay_split.h) and counts the others as
+// skipped; offsets and passes are those of the whole file, so that the parts replayed together
+// are the whole schedule. --base-url rewrites each entry's URL (base_url.h). Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -26,25 +33,28 @@
 #include <vector>
 
 #include "hammer/base/status.h"
+#include "hammer/load/access_log.h"
 #include "hammer/load/base_url.h"
 #include "hammer/load/har.h"
 #include "hammer/load/jsonl_targets.h"
+#include "hammer/load/replay_split.h"
 #include "hammer/load/request_spec.h"
 #include "hammer/load/vegeta_targets.h"
 
 namespace hammer::load {
 
-enum class TargetsFormat : uint8_t { kLines, kVegeta, kJsonl, kHar };
+enum class TargetsFormat : uint8_t { kLines, kVegeta, kJsonl, kHar, kAccessLog };
 
 Result<TargetsFormat> ParseTargetsFormat(std::string_view text);
 
 struct SpecOptions {
   bool loop = false;
-  bool timed = false;  // --replay: offsets from the recording (JSON lines need `ts`)
-  double speed = 1.0;  // --speed: offsets are divided by it
-  std::optional<BaseUrl> base_url;
-  bool preserve_host = false;   // with base_url
-  bool send_truncated = false;  // --replay-truncated: send entries whose body was cut
+  bool timed = false;                // --replay: offsets from the recording (JSON lines need `ts`)
+  double speed = 1.0;                // --speed: offsets are divided by it
+  std::optional<BaseUrl> base_url;   // required for kAccessLog (the log has no scheme or host)
+  std::optional<ReplaySplit> split;  // --split: this worker's part only
+  bool preserve_host = false;        // with base_url
+  bool send_truncated = false;       // --replay-truncated: send entries whose body was cut
 };
 
 class SpecSource {
@@ -73,8 +83,13 @@ class SpecSource {
   Status Reopen();
   Result<bool> NextOne(RequestSpec* out);
   Result<bool> NextRead(RequestSpec* out);       // in file order (HAR: in its order)
-  Result<bool> NextInArrival(RequestSpec* out);  // JSON lines by `ts`, through the window
-  void Schedule(RequestSpec* out);               // offset, speed, pass
+  Result<bool> NextInArrival(RequestSpec* out);  // by `ts`, through the window
+  Status FillWindow();
+  Result<bool> NextInSecond(RequestSpec* out);  // access logs: a second's entries spread over it
+  bool TimedByStamp() const {  // entries carry `ts`, read through the window with --replay
+    return format_ == TargetsFormat::kJsonl || format_ == TargetsFormat::kAccessLog;
+  }
+  void Schedule(RequestSpec* out);  // offset, speed, pass
 
   // The window of JSON lines read ahead, earliest `ts` (then file order) on top.
   struct Pending {
@@ -95,6 +110,9 @@ class SpecSource {
   SpecOptions options_;
   std::optional<VegetaTargetReader> vegeta_;
   std::optional<JsonTargetReader> jsonl_;
+  std::optional<AccessLogReader> access_log_;
+  std::vector<RequestSpec> second_;  // access logs with --replay: the entries of one second
+  size_t second_next_ = 0;
   std::priority_queue<Pending, std::vector<Pending>, LaterFirst> window_;
   uint64_t read_order_ = 0;
   bool file_ended_ = false;  // the window holds what is left of this pass
