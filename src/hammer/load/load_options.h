@@ -65,6 +65,7 @@ struct LoadOptions {
   http::Http2Options http2{.enabled = false, .fallback = false, .max_streams = 1};
   KeyMapper keys;                // what records and statistics group by (--key, --key-pattern)
   bool recorded_timing = false;  // send request-file entries at their recorded offsets
+  double speed = 1.0;            // with recorded_timing: --speed (for the report)
   int verbose = 0;               // print this many request/response pairs (secrets redacted)
   bool timestamps = false;       // records get a third field: when the request ended (Unix ms)
   bool failure_types = false;    // failure records carry their type (stats::AppendFailureRecord)

@@ -20,6 +20,9 @@ namespace {
 
 // Shorter waits for input are a pipe's ordinary pace, not worth a line of the summary.
 constexpr double kShownInputWait = 0.001;
+// --replay: the seconds of the schedule that fell behind are listed up to this many (every one
+// is in --summary-json).
+constexpr size_t kShownBehindSeconds = 10;
 
 std::string Ms(int64_t micros) {
   return fmt::format("{:.2f}ms", micros / 1000.0);
@@ -49,6 +52,37 @@ std::string Percentiles(const stats::Histogram& h) {
   return fmt::format("p50 {}  p90 {}  p99 {}  p99.9 {}  max {}", Ms(h.ValueAtPercentile(50)),
                      Ms(h.ValueAtPercentile(90)), Ms(h.ValueAtPercentile(99)),
                      Ms(h.ValueAtPercentile(99.9)), Ms(h.max()));
+}
+
+// --replay: how the schedule was kept, and each second that fell behind.
+std::string ReplayLines(const LoadSummary& s) {
+  const ReplayTiming& timing = s.replay;
+  const uint64_t late = timing.late();
+  std::string out = fmt::format(
+      "  replay       at speed {:g}, {} s of schedule: {}; inter-arrival KS {:.3f} (scheduled "
+      "vs achieved gaps)\n",
+      s.speed, timing.seconds().size(),
+      late == 0 ? std::string("every entry sent within 1 ms of its time")
+                : fmt::format("{} entries sent more than 1 ms late, up to {} behind", late,
+                              Ms(timing.max_behind() / kMicrosecond)),
+      timing.InterArrivalKs());
+  size_t shown = 0;
+  size_t behind = 0;
+  for (size_t k = 0; k < timing.seconds().size(); ++k) {
+    const ReplayTiming::Second& row = timing.seconds()[k];
+    if (row.late == 0) continue;
+    ++behind;
+    if (shown == kShownBehindSeconds) continue;
+    ++shown;
+    out += fmt::format(
+        "  behind       second {}: {} of {} due sent late, up to {} behind; {} sent in it\n", k,
+        row.late, row.due, Ms(row.max_behind / kMicrosecond), row.sent);
+  }
+  if (behind > shown) {
+    out += fmt::format("  behind       {} more seconds fell behind (--summary-json lists each)\n",
+                       behind - shown);
+  }
+  return out;
 }
 
 }  // namespace
@@ -81,7 +115,7 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
   if (s.succeeded > 0) {
     out += fmt::format("  latency      {}{}\n", Percentiles(s.total),
                        s.open_loop ? "  (from intended send time)" : "");
-    if (s.open_loop) {
+    if (s.open_loop || s.replayed) {
       out +=
           fmt::format("  uncorrected  {}  (from actual send time)\n", Percentiles(s.uncorrected));
     }
@@ -91,9 +125,12 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
                        s.input_wait_seconds, s.open_loop ? "requests due" : "free slots",
                        s.open_loop ? " (the schedule paused: not counted as latency)" : "");
   }
-  if (s.open_loop) {
-    out +=
-        fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate, s.rps());
+  if (s.replayed && !s.replay.empty()) out += ReplayLines(s);
+  if (s.open_loop || s.replayed) {
+    if (s.open_loop) {
+      out += fmt::format("  target rate {:.1f} req/s, achieved {:.1f} req/s\n", s.target_rate,
+                         s.rps());
+    }
     if (s.counters.late_no_slot > 0) {
       out += fmt::format(
           "  {} requests started more than 1 ms late because all {} in-flight "
@@ -177,9 +214,28 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
     j["ended_at"] = Rfc3339Micros(s.wall_end_us);
   }
   j["open_loop"] = s.open_loop;
-  if (s.open_loop) {
-    j["target_rate"] = s.target_rate;
+  if (s.open_loop) j["target_rate"] = s.target_rate;
+  if (s.open_loop || s.replayed) {
     j["uncorrected_latency"] = stats::LatencyJson(s.uncorrected);  // from the actual send time
+  }
+  if (s.replayed) {
+    // Per second of the schedule: what was due, what went out, how late (replay_timing.h).
+    nlohmann::ordered_json replay;
+    replay["speed"] = s.speed;
+    replay["late"] = s.replay.late();
+    replay["max_behind_ms"] = static_cast<double>(s.replay.max_behind()) / kMillisecond;
+    replay["inter_arrival_ks"] = s.replay.InterArrivalKs();
+    nlohmann::ordered_json seconds = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < s.replay.seconds().size(); ++k) {
+      const ReplayTiming::Second& row = s.replay.seconds()[k];
+      seconds.push_back({{"second", k},
+                         {"due", row.due},
+                         {"sent", row.sent},
+                         {"late", row.late},
+                         {"max_behind_ms", static_cast<double>(row.max_behind) / kMillisecond}});
+    }
+    replay["seconds"] = std::move(seconds);
+    j["replay"] = std::move(replay);
   }
   j["input_wait_seconds"] = s.input_wait_seconds;
   j["late"] = s.counters.late();

@@ -95,6 +95,7 @@ void Summarize(WorkerResult run, LoadSummary* summary) {
   summary->handshake_time = std::move(run.handshake_time);
   summary->grpc_statuses = run.grpc_statuses;
   summary->status_codes = run.status_codes;
+  summary->replay = std::move(run.replay);
   for (size_t i = 0; i < kFailureCount; ++i)
     summary->failure_examples[i] = std::move(run.failure_examples[i]);
 }
@@ -179,6 +180,8 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   const Nanos measured = std::max<Nanos>(0, end - start - options.warmup);
   summary.seconds = static_cast<double>(measured) / kSecond;
   summary.open_loop = options.rate > 0;
+  summary.replayed = options.recorded_timing;
+  summary.speed = options.speed;
   summary.target_rate = options.rate;
   if (options.stages && measured > 0) {
     // What the schedule asked for over the measured part, per second: comparable to rps().

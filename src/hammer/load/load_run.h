@@ -19,6 +19,7 @@
 #include "hammer/load/load_counters.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
+#include "hammer/load/replay_timing.h"
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
 #include "hammer/stats/key_stats.h"
@@ -56,6 +57,9 @@ struct LoadSummary {
   GrpcStatusCounts grpc_statuses;           // gRPC calls by grpc-status
   HttpStatusCounts status_codes;            // responses by HTTP status
   stats::Timeline timeline;   // per second of the run, from the workers' interval snapshots
+  bool replayed = false;      // --replay: sent on a recorded schedule
+  double speed = 1.0;         // --speed
+  ReplayTiming replay;        // --replay: due, sent and late per second of the schedule
   int64_t wall_start_us = 0;  // the measured part of the run (after --warmup), Unix µs
   int64_t wall_end_us = 0;
 

@@ -315,8 +315,10 @@ void LoadWorker::FlushRecords(bool force) {
 
 // Request files with --har-timing: each entry is due at its recorded offset from the start.
 void LoadWorker::PumpRecorded() {
-  MonoNanos now = loop_->UpdateNow();
   while (!free_slots_.empty() && !stopping()) {
+    // The clock read for each entry: entries that fall due while this one is sent go out in
+    // this turn, and each send time in the replay's report is its own.
+    MonoNanos now = loop_->UpdateNow();
     std::optional<Nanos> offset = feed_.PeekOffset();
     if (!offset) break;
     MonoNanos due = start_ + std::max<Nanos>(0, *offset);
@@ -339,6 +341,7 @@ void LoadWorker::PumpRecorded() {
     if (now - due > kLateThreshold) {
       ++(free_slots_.empty() ? result_.counters.late_no_slot : result_.counters.late_behind);
     }
+    result_.replay.Sent(due - start_, now - start_);
     ++in_flight_;
     slot->Start(target, due);
   }

@@ -20,6 +20,7 @@ void WorkerResult::Merge(WorkerResult&& other) {
   handshake_time.Merge(other.handshake_time);
   grpc_statuses.Merge(other.grpc_statuses);
   status_codes.Merge(other.status_codes);
+  replay.Merge(other.replay);
 }
 
 }  // namespace hammer::load

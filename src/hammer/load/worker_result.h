@@ -16,6 +16,7 @@
 #include "hammer/load/grpc_answer.h"
 #include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
+#include "hammer/load/replay_timing.h"
 #include "hammer/stats/histogram.h"
 #include "hammer/stats/key_stats.h"
 #include "hammer/stats/key_table.h"
@@ -35,6 +36,7 @@ struct WorkerResult {
   stats::Histogram handshake_time;  // TLS handshakes of new connections, µs
   GrpcStatusCounts grpc_statuses;   // gRPC calls answered with a grpc-status (after --warmup)
   HttpStatusCounts status_codes;    // responses by HTTP status (after --warmup)
+  ReplayTiming replay;              // --replay: the schedule kept, per second
 
   // Adds `other` (left valid but unspecified: its examples are moved).
   void Merge(WorkerResult&& other);
