@@ -75,6 +75,17 @@ def test_a_malformed_log_line_stops_the_run_with_its_line_number(logged, tmp_pat
     assert f"{log}:2: expected '[' and the time after the user" in r.stderr
 
 
+def test_a_log_with_nothing_to_replay_says_what_was_skipped(logged, tmp_path):
+    log = tmp_path / "posts.log"
+    log.write_text('127.0.0.1 - - [07/Dec/2026:18:00:00 +0000] "POST /f HTTP/1.1" 201 2 "-" "-"\n')
+    r = run_hammer(["load", "--targets-format", "access-log", "--base-url", logged.url(),
+                    "--emit", "none", str(log)])
+    assert r.returncode == 2, r.stderr
+    assert (f"no requests in {log}: every entry was skipped (1 a method other than GET and HEAD "
+            "(the log holds no body to send))") in r.stderr
+    assert logged.log.entries() == []
+
+
 def test_capture_lines_name_the_client_connection(serve, proxies, tmp_path):
     require_program("curl", "curl")
     capture = tmp_path / "conn.jsonl"

@@ -424,9 +424,19 @@ Result<LoadVerdict> LoadCommand::Run() {
   // An input without a request is a mistake (a wrong file, a filter that kept nothing), not a
   // run that passed; a Hadoop task given an empty split has simply nothing to do.
   if (summary.requests() == 0 && summary.signal == 0 && !flags_.hadoop && !identity_.in_hadoop()) {
+    std::string why = " (only blank lines and # comments, or nothing)";
+    if (!summary.skipped.empty()) {
+      // Every entry was skipped (another method, another --split part, a cut body): say which.
+      why = ": every entry was skipped (";
+      const char* separator = "";
+      for (const auto& [reason, n] : summary.skipped) {
+        why += separator + std::to_string(n) + " " + reason;
+        separator = "; ";
+      }
+      why += ")";
+    }
     return Status::Error("no requests in " +
-                         (input_name_ == "-" ? std::string("standard input") : input_name_) +
-                         " (only blank lines and # comments, or nothing)");
+                         (input_name_ == "-" ? std::string("standard input") : input_name_) + why);
   }
   const bool with_table = !flags_.no_table && (flags_.table || stderr_is_terminal_);
   if (!flags_.quiet) {
