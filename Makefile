@@ -83,11 +83,12 @@ fuzz: fuzz-build
 	@scripts/run-fuzzers.sh $(SANITIZE) $(FUZZ_SECONDS) $(JOBS)
 
 # ThreadSanitizer, in its own clang build: the unit tests (the library's threads: stats encoder,
-# bulk reader and session, proxy threads, ZooKeeper sessions), then one dark integration run
-# (tests/integration/test_dark.py) against a TSan-built hammer: forking, comparison and the
-# proxy's loop threads under real nginx upstreams. Every report fails the run (the binary's go
-# to build/tsan/reports/, printed and then failed on); tests/unit/tsan.supp names the two races
-# inside libraries that are suppressed, and why.
+# bulk reader and session, proxy threads, ZooKeeper sessions), then every dark integration test
+# (tests/integration/test_dark*.py) against a TSan-built hammer: forking, comparison, capture,
+# health checks, streams, tunnels and the proxy's loop threads under real upstreams. Every
+# report fails the run (the binary's go to build/tsan/reports/, printed and then failed on);
+# tests/unit/tsan.supp names the two races inside libraries that are suppressed, and why.
+# HAMMER_TSAN tells the one test sized by volume (a 10 GiB answer) to send 1 GiB.
 # -O1 and line tables only (-g1: file:line in reports), assertions kept (no -DNDEBUG): about a
 # third cheaper to build than -O2 -g, and TSan's usual optimisation level.
 tsan: deps-test
@@ -98,9 +99,9 @@ tsan: deps-test
 	TSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/tsan.supp $(TSAN)/hammer_unit_tests --gtest_brief=1
 	@rm -rf $(TSAN)/reports && mkdir -p $(TSAN)/reports
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/unit/tsan.supp log_path=$(abspath $(TSAN))/reports/tsan" \
-	  HAMMER=$(abspath $(TSAN))/hammer $(PYTEST) -q -rs tests/integration/test_dark.py
+	  HAMMER_TSAN=1 HAMMER=$(abspath $(TSAN))/hammer $(PYTEST) -q -rs tests/integration/test_dark*.py
 	@if ls $(TSAN)/reports/tsan* >/dev/null 2>&1; then cat $(TSAN)/reports/tsan*; \
-	  echo "tsan: ThreadSanitizer reports from hammer under tests/integration/test_dark.py (above)"; \
+	  echo "tsan: ThreadSanitizer reports from hammer under tests/integration/test_dark*.py (above)"; \
 	  exit 1; fi
 
 unit: unit-build asan
