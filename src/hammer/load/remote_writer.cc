@@ -116,7 +116,10 @@ void RemoteWriter::PushLatest(Nanos timeout) {
     stats::RemoteWriteSample& out = samples.emplace_back();
     out.labels.reserve(sample.labels.size() + options_.labels.size() + 1);
     out.labels.emplace_back("__name__", sample.name);
-    out.labels.insert(out.labels.end(), sample.labels.begin(), sample.labels.end());
+    for (const auto& label : sample.labels) {
+      // The text format reads an empty value as no label; so must the receiver.
+      if (!label.second.empty()) out.labels.push_back(label);
+    }
     out.labels.insert(out.labels.end(), options_.labels.begin(), options_.labels.end());
     out.value = sample.value;
     out.timestamp_ms = snapshot->wall_millis;
@@ -152,6 +155,7 @@ void RemoteWriter::OnPushed(int status, const std::string& detail, const std::st
     if (status != 0 && !body.empty()) {
       std::string quoted = body;
       std::replace(quoted.begin(), quoted.end(), '\n', ' ');
+      quoted.erase(quoted.find_last_not_of(' ') + 1);
       why += ": " + quoted;
     }
     loop.counts.last_failure = why;
