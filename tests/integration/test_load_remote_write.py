@@ -1,8 +1,9 @@
-"""hammer load --remote-write: four workers (four processes with worker indices 0-3, as four
-Hadoop mappers would run) push their live metrics to a real Prometheus (Debian's `prometheus`,
-started with its remote-write receiver), and PromQL over what they pushed gives the fleet's
-request rate, its final request count exactly, and a p99 from the summed histogram buckets
-within one bucket of the p99 `hammer stats` computes from the workers' merged partials. The
+"""hammer load --remote-write: four workers (four processes with worker indices 0-3, then four
+mappers of a Hadoop Streaming job on the local runner) push their live metrics to a real
+Prometheus (Debian's `prometheus`, started with its remote-write receiver), and PromQL over what
+they pushed gives the fleet's request rate, its final request count exactly, and a p99 from the
+summed histogram buckets within one bucket of the p99 `hammer stats` computes from the workers'
+merged partials. The
 shipped recording rules (integrations/prometheus/hammer-rules.yml) pass `promtool check rules`
 and record data, and every query of the Grafana dashboard
 (integrations/grafana/hammer-dashboard.json) parses and returns data."""
@@ -12,6 +13,7 @@ import time
 
 import pytest
 
+from hadoop_harness import StreamingCluster, remove_tree, require_harness
 from harness import HAMMER, ROOT, HammerServe, free_port, wait_for
 from prerequisites import require_program
 from prometheus_server import Prometheus
@@ -49,6 +51,30 @@ def bucket_index(seconds):
     return next((i for i, bound in enumerate(BOUNDS) if seconds <= bound), len(BOUNDS))
 
 
+def merged_partials(parts):
+    """`hammer stats --json` over the workers' partials: the run's exact figures."""
+    return json.loads(subprocess.run([HAMMER, "stats", "--json", *map(str, parts)],
+                                     capture_output=True, text=True, timeout=60,
+                                     check=True).stdout)
+
+
+def check_fleet_totals(prometheus, sel, merged):
+    """After every worker's final push: the fleet's totals are exactly the merged partials', its
+    p99 over the summed buckets within one bucket of theirs. Returns both p99s."""
+    assert prometheus.scalar(f"sum(hammer_load_requests_total{{{sel}}})") == merged["requests"]
+    assert prometheus.scalar(f"sum(hammer_load_latency_seconds_count{{{sel}}})") == \
+        merged["succeeded"]
+    assert prometheus.scalar(f"sum(hammer_load_running{{{sel}}})") == 0
+    per_worker = prometheus.query(f"sum by (worker) (hammer_load_requests_total{{{sel}}})")
+    assert sorted(m["worker"] for m, _ in per_worker) == ["0", "1", "2", "3"]
+    p99 = prometheus.scalar(
+        f"histogram_quantile(0.99, sum by (le) (hammer_load_latency_seconds_bucket{{{sel}}}))")
+    merged_p99 = merged["latency"]["p99_us"] / 1e6
+    assert p99 is not None and abs(bucket_index(p99) - bucket_index(merged_p99)) <= 1, \
+        (p99, merged_p99)
+    return p99, merged_p99
+
+
 def run_workers(serve, tmp_path, *args):
     """Runs the WORKERS processes at once; returns their partial files and stderr texts."""
     procs = []
@@ -76,36 +102,52 @@ def test_four_workers_push_one_fleet_view(serve, prometheus, tmp_path):
     end = time.time()
     for _, stderr in workers:
         assert "remote-write" not in stderr, stderr  # no push failed
-    merged = json.loads(subprocess.run(
-        [HAMMER, "stats", "--json", *(str(part) for part, _ in workers)],
-        capture_output=True, text=True, timeout=60, check=True).stdout)
+    merged = merged_partials(part for part, _ in workers)
     assert merged["failures"].get("http_5xx", 0) > 0  # the error rate by type has data
 
-    # The final push of every worker: the fleet's totals are exactly the merged partials'.
     sel = f'run_id="{RUN}"'
-    assert prometheus.scalar(f"sum(hammer_load_requests_total{{{sel}}})") == merged["requests"]
+    p99, merged_p99 = check_fleet_totals(prometheus, sel, merged)
     assert prometheus.scalar(f'sum(hammer_load_requests_total{{{sel},outcome="http_5xx"}})') == \
         merged["failures"]["http_5xx"]
-    assert prometheus.scalar(f"sum(hammer_load_running{{{sel}}})") == 0
-    per_worker = prometheus.query(f"sum by (worker) (hammer_load_requests_total{{{sel}}})")
-    assert sorted(m["worker"] for m, _ in per_worker) == ["0", "1", "2", "3"]
 
     # While it ran: the fleet's rate is what --rate-total asked for.
     middle = start + SECONDS / 2 + 1
     rate = prometheus.scalar(f"sum(rate(hammer_load_requests_total{{{sel}}}[4s]))", time=middle)
     assert rate is not None and abs(rate - RATE_TOTAL) <= 0.25 * RATE_TOTAL, rate
-
-    # p99 over the fleet's summed buckets, within one bucket of the exact merged p99.
-    p99 = prometheus.scalar(
-        f"histogram_quantile(0.99, sum by (le) (hammer_load_latency_seconds_bucket{{{sel}}}))")
-    merged_p99 = merged["latency"]["p99_us"] / 1e6
-    assert p99 is not None and abs(bucket_index(p99) - bucket_index(merged_p99)) <= 1, \
-        (p99, merged_p99)
     print(f"fleet rate {rate:.1f} req/s (asked {RATE_TOTAL}); histogram_quantile p99 "
           f"{p99 * 1e3:.2f} ms, merged partials' p99 {merged_p99 * 1e3:.2f} ms")
 
     check_rules(prometheus, sel)
     check_dashboard(prometheus, start, end)
+
+
+def test_four_hadoop_mappers_push_one_fleet_view(serve, prometheus, tmp_path, hammer_bin):
+    """The same view from a Hadoop Streaming job: run_id is the job's id, worker each map task's
+    partition, with nothing but --remote-write on the mapper's command line."""
+    require_harness()
+    work = tmp_path / "hadoop"
+    cluster = StreamingCluster("local", work)
+    try:
+        urls = tmp_path / "urls.txt"
+        urls.write_text(f"{serve.url('/')}\n" * WORKERS)  # one line, one mapper
+        job = cluster.run("fleet", [urls], [
+            "-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.map.speculative=false",
+            "-D", "mapreduce.job.reduces=0", "-D", "mapreduce.local.map.tasks.maximum=4",
+            "-D", "mapreduce.input.lineinputformat.linespermap=1",
+            "-inputformat", "org.apache.hadoop.mapred.lib.NLineInputFormat",
+            "-mapper", f"{hammer_bin} load --loop -d 4s --rate-total {RATE_TOTAL} -c 50 "
+                       f"--emit partials --remote-write {prometheus.url}/api/v1/write "
+                       "--push-interval 1s"])
+        assert job.rc == 0, f"{job.reply}\n{cluster.log_tail()}"
+        parts = job.part_files()
+        assert len(parts) == WORKERS
+        p99, merged_p99 = check_fleet_totals(prometheus, f'run_id="{job.job_id}"',
+                                             merged_partials(parts))
+        print(f"Hadoop job {job.job_id}: histogram_quantile p99 {p99 * 1e3:.2f} ms, merged "
+              f"partials' p99 {merged_p99 * 1e3:.2f} ms")
+    finally:
+        cluster.close()
+        remove_tree(work)
 
 
 def check_rules(prometheus, sel):
