@@ -62,7 +62,9 @@ struct RemoteWriter::Loop {
   // Finish's wait for the final push.
   std::mutex mutex;
   std::condition_variable final_done;
-  bool finishing = false;
+  bool finishing = false;   // Finish was called: no more timed pushes
+  bool final_sent = false;  // the final push has been sent (or had nothing to send)
+  MonoNanos final_deadline = 0;
   bool finished = false;  // guarded by mutex
 };
 
@@ -86,7 +88,7 @@ Result<std::unique_ptr<RemoteWriter>> RemoteWriter::Start(RemoteWriteOptions opt
   RemoteWriter* raw = writer.get();
   loop.timer = std::make_unique<net::Timer>(event_loop, [raw] {
     raw->loop_->timer->ArmAfter(raw->options_.interval);
-    raw->PushLatest(raw->options_.interval);
+    raw->PushLatest(raw->loop_->client->loop()->UpdateNow() + raw->options_.interval);
   });
   loop.timer->ArmAfter(writer->options_.interval);
   loop.group.Start();
@@ -102,14 +104,11 @@ RemoteWriter::~RemoteWriter() {
   loop_->client.reset();
 }
 
-void RemoteWriter::PushLatest(Nanos timeout) {
+bool RemoteWriter::PushLatest(MonoNanos deadline) {
   Loop& loop = *loop_;
-  if (loop.in_flight) return;  // its deadline ends it before the next interval
+  if (loop.in_flight) return false;  // its deadline ends it before the next interval
   std::shared_ptr<const LoadMetrics::Snapshot> snapshot = metrics_->Latest();
-  if (snapshot == loop.delivered) {
-    if (loop.finishing) SignalFinished();
-    return;
-  }
+  if (snapshot == loop.delivered) return false;
   std::vector<stats::RemoteWriteSample> samples;
   samples.reserve(snapshot->samples.size());
   for (const stats::PrometheusSample& sample : snapshot->samples) {
@@ -136,12 +135,18 @@ void RemoteWriter::PushLatest(Nanos timeout) {
   request.head = loop.head;
   request.body = loop.body;
   request.idempotent = true;  // the same samples twice are stored once
-  request.deadline = loop.client->loop()->UpdateNow() + timeout;
+  request.deadline = deadline;
   loop.in_flight = true;
   loop.sending = std::move(snapshot);
   ++loop.counts.pushes;
   loop.push->Reset();
   loop.client->Send(request, loop.push.get());
+  return true;
+}
+
+void RemoteWriter::PushFinal() {
+  loop_->final_sent = true;
+  if (!PushLatest(loop_->final_deadline)) SignalFinished();
 }
 
 void RemoteWriter::OnPushed(int status, const std::string& detail, const std::string& body) {
@@ -169,7 +174,11 @@ void RemoteWriter::OnPushed(int status, const std::string& detail, const std::st
                    rejected ? "the receiver rejected the metrics" : "a push failed", why.c_str());
     }
   }
-  if (loop.finishing) SignalFinished();
+  if (loop.finishing) {
+    // The push that was in flight when the run ended is over: now the final figures.
+    if (!loop.final_sent) return PushFinal();
+    SignalFinished();
+  }
 }
 
 void RemoteWriter::SignalFinished() {
@@ -182,13 +191,9 @@ RemoteWriter::Counts RemoteWriter::Finish(Nanos timeout) {
   loop_->group.loop(0)->Post([this, timeout] {
     Loop& loop = *loop_;
     loop.timer->Cancel();
-    if (loop.in_flight) {
-      loop.client->CancelAll();  // its handler is never called: count it here
-      loop.in_flight = false;
-      ++loop.counts.failed;
-    }
     loop.finishing = true;
-    PushLatest(timeout);
+    loop.final_deadline = loop.client->loop()->UpdateNow() + timeout;
+    if (!loop.in_flight) PushFinal();  // else when the push in flight ends
   });
   {
     std::unique_lock<std::mutex> lock(loop_->mutex);
@@ -198,10 +203,10 @@ RemoteWriter::Counts RemoteWriter::Finish(Nanos timeout) {
   loop_->group.StopAll();
   loop_->group.Join();
   Counts counts = loop_->counts;
-  if (!loop_->finished) {
-    ++counts.failed;  // the final push did not end in time
+  if (!loop_->finished && loop_->in_flight) {
+    ++counts.failed;  // abandoned by the destructor
     counts.last_failure =
-        "the final push had no answer within " + std::to_string(timeout / kSecond) + " s";
+        "no answer within " + std::to_string(timeout / kSecond) + " s at the end of the run";
   }
   return counts;
 }

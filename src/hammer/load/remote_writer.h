@@ -58,15 +58,19 @@ class RemoteWriter {
   RemoteWriter(const RemoteWriter&) = delete;
   RemoteWriter& operator=(const RemoteWriter&) = delete;
 
-  // After the run (LoadMetrics::EndRun): abandons a push in flight, pushes the final snapshot,
-  // waits up to `timeout` for its answer, and stops. Returns what was pushed.
+  // After the run (LoadMetrics::EndRun): lets a push in flight end, pushes the final snapshot,
+  // and stops once it is answered or `timeout` has passed (then what is still in flight is
+  // abandoned and counted as failed). Returns what was pushed.
   Counts Finish(Nanos timeout);
 
  private:
   class Push;
   RemoteWriter(RemoteWriteOptions options, const LoadMetrics* metrics);
-  void PushLatest(Nanos timeout);                                                 // loop thread
+  // Sends the newest snapshot unless a push is in flight or it was delivered already; false
+  // when nothing was sent.
+  bool PushLatest(MonoNanos deadline);                                            // loop thread
   void OnPushed(int status, const std::string& detail, const std::string& body);  // loop thread
+  void PushFinal();       // loop thread: the last push, by Loop::final_deadline
   void SignalFinished();  // loop thread: the final push ended (or had nothing to send)
 
   RemoteWriteOptions options_;
