@@ -22,6 +22,10 @@
 # Usage: run-load-test.sh URLS_ON_HDFS OUTPUT_DIR MAPPERS RATE_TOTAL DURATION [RULE...]
 #   e.g.  run-load-test.sh /user/me/urls.txt /user/me/load-out 20 20000 10m 'p99<250ms' 'errors<1%'
 # Later: hadoop fs -cat OUTPUT_DIR/part-* | hammer stats --csv > per-url.csv
+# Live: with REMOTE_WRITE=http://prometheus:9090/api/v1/write in the environment, every mapper
+# also pushes its live metrics there (labels run_id, the Hadoop job id, and worker, the map
+# task's index), for integrations/grafana/hammer-dashboard.json and
+# integrations/prometheus/hammer-rules.yml.
 set -euo pipefail
 urls=$1 out=$2 maps=$3 rate=$4 duration=$5
 shift 5
@@ -35,6 +39,7 @@ if [ "$checked" -eq 2 ]; then hammer stats "${rules[@]}" < /dev/null; exit 2; fi
 lines=$(hadoop fs -cat "$urls" | wc -l)
 per_map=$(( (lines + maps - 1) / maps ))
 start_at=$(( $(date +%s) + 120 ))   # every mapper starts at the same second
+remote_write=${REMOTE_WRITE:+ --remote-write $REMOTE_WRITE}
 hadoop jar "$HADOOP_HOME"/share/hadoop/tools/lib/hadoop-streaming-*.jar \
   -files "$(command -v hammer)" \
   -D mapreduce.job.name="hammer load test" \
@@ -47,7 +52,7 @@ hadoop jar "$HADOOP_HOME"/share/hadoop/tools/lib/hadoop-streaming-*.jar \
   -inputformat org.apache.hadoop.mapred.lib.NLineInputFormat \
   -input "$urls" \
   -output "$out" \
-  -mapper "hammer load --loop -d $duration --rate-total $rate --workers $maps --start-at $start_at -c 200" \
+  -mapper "hammer load --loop -d $duration --rate-total $rate --workers $maps --start-at $start_at -c 200$remote_write" \
   -combiner "hammer stats --combine" \
   -reducer "hammer stats --reducer"
 

@@ -118,6 +118,14 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
                  "with --metrics-listen: keep serving the final metrics this long after the run "
                  "(e.g. 5s) so Prometheus can scrape them; a signal ends the wait")
       ->type_name("DUR");
+  app.add_option("--remote-write", f.remote_write,
+                 "push the live metrics (those --metrics-listen serves) to this Prometheus "
+                 "remote-write URL every --push-interval and once at the end, labelled "
+                 "run_id (HAMMER_RUN_ID, or the Hadoop job) and worker (the worker index)")
+      ->type_name("URL");
+  app.add_option("--push-interval", f.push_interval,
+                 "with --remote-write: how often to push (default 5s)")
+      ->type_name("DUR");
   app.add_flag("--timestamps", f.run.timestamps,
                "records get a third field, the request's end time in Unix ms (for hammer stats "
                "--html timelines; the seed's Ruby reducer misreads such failure lines)");

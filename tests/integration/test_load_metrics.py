@@ -6,69 +6,23 @@ import json
 import math
 import signal
 import subprocess
-import time
-import urllib.parse
 import urllib.request
 
 import pytest
 
-from harness import HAMMER, free_port, wait_for
-from prerequisites import require_program
+from harness import HAMMER, wait_for
+from prometheus_server import Prometheus
 
 RATE = 300  # requests per second in total, one third of them to /status/500
 
 
-class Prometheus:
-    """A Prometheus server on a free loopback port, scraping `target` (HOST:PORT) every second,
-    its storage in `tmp_path`."""
-
-    def __init__(self, target, tmp_path):
-        require_program("prometheus", "prometheus")
-        config = tmp_path / "prometheus.yml"
-        config.write_text(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-            "scrape_configs:\n  - job_name: hammer\n    scrape_interval: 1s\n"
-            "    scrape_timeout: 900ms\n"
-            f"    static_configs:\n      - targets: ['{target}']\n")
-        self.port = free_port()
-        self.log = open(tmp_path / "prometheus.log", "w")
-        self.proc = subprocess.Popen(
-            ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{self.port}"],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for(self._ready, timeout=30, what="prometheus ready")
-
-    def _ready(self):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=1) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def query(self, promql):
-        """The instant vector of `promql` as [(labels, value)]."""
-        url = (f"http://127.0.0.1:{self.port}/api/v1/query?"
-               + urllib.parse.urlencode({"query": promql}))
-        with urllib.request.urlopen(url, timeout=5) as r:
-            body = json.loads(r.read())
-        assert body["status"] == "success", body
-        return [(item["metric"], float(item["value"][1])) for item in body["data"]["result"]]
-
-    def scalar(self, promql):
-        """The single value of `promql`, or None while it has none."""
-        result = self.query(promql)
-        assert len(result) <= 1, result
-        return result[0][1] if result else None
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+def scraping(target, tmp_path):
+    """Prometheus scraping `target` (HOST:PORT) every second."""
+    return Prometheus(
+        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+        "scrape_configs:\n  - job_name: hammer\n    scrape_interval: 1s\n"
+        "    scrape_timeout: 900ms\n"
+        f"    static_configs:\n      - targets: ['{target}']\n", tmp_path)
 
 
 @pytest.fixture
@@ -104,7 +58,7 @@ def test_prometheus_scrapes_rate_quantile_and_failures(serve, tmp_path, processe
     target = metrics_address(load)
     with urllib.request.urlopen(f"http://{target}/metrics", timeout=5) as r:
         assert r.headers["Content-Type"] == "text/plain; version=0.0.4"
-    prometheus = Prometheus(target, tmp_path)
+    prometheus = scraping(target, tmp_path)
     processes.append(prometheus)
 
     # Once Prometheus has scraped the run for 7 s (rate() over 5 s divides by the whole window,

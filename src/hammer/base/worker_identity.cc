@@ -56,6 +56,8 @@ WorkerIdentity DetectWorkerIdentity(const std::function<const char*(const char*)
     id.input_split = std::string(split_file) + ":" + (split_start != nullptr ? split_start : "0");
   }
   if (const char* split = env("HAMMER_INPUT_NAME")) id.input_split = split;
+  if (const char* job = env("mapreduce_job_id")) id.run = job;
+  if (const char* run = env("HAMMER_RUN_ID")) id.run = run;
   if (const char* task = env("HAMMER_TASK")) id.task = task;
   if (const char* attempt = env("HAMMER_ATTEMPT")) id.attempt = attempt;
   if (auto index = IntFrom(env("HAMMER_WORKER_INDEX"))) {

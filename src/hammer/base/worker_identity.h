@@ -23,6 +23,12 @@
 //   Spark pipe()       nothing is set by Spark: pass HAMMER_INPUT_NAME per partition (see
 //                      integrations/spark/bulk_index.py)
 //   any                HAMMER_INPUT_NAME overrides the above
+//
+// Which run the workers share, to label what each pushes live (--remote-write):
+//   Hadoop Streaming   mapreduce_job_id (the job)
+//   Kubernetes, Spark  nothing is set: pass HAMMER_RUN_ID (on Kubernetes, e.g. from the pod's
+//                      batch.kubernetes.io/job-name label through the downward API)
+//   any                HAMMER_RUN_ID overrides the above
 #pragma once
 
 #include <functional>
@@ -39,6 +45,7 @@ struct WorkerIdentity {
   std::string task;             // "": not one of several tasks
   std::string attempt;          // "": unknown (attempts then differ by their start time only)
   std::string input_split;      // "": not known (then the input's own name stands for it)
+  std::string run;              // "": not known
 
   bool in_hadoop() const { return source == "hadoop"; }
 };

@@ -35,6 +35,8 @@ constexpr size_t kSummaryTableRows = 50;
 // timers) and for the process (stdio, the resolver, the input, reports).
 constexpr uint64_t kDescriptorsPerThread = 4;
 constexpr uint64_t kSpareDescriptors = 32;
+// How long the end of a run waits for the receiver to take the final --remote-write push.
+constexpr Nanos kFinalPushTimeout = 5 * kSecond;
 
 // RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
 // microseconds since the epoch.
@@ -282,7 +284,8 @@ Status LoadCommand::CheckReportFlags() {
     if (!linger.ok()) return Status::Error("--metrics-linger: " + linger.status().message());
     metrics_linger_ = *linger;
   }
-  options_.live_key_metrics = !flags_.metrics_listen.empty();
+  if (Status ok = CheckRemoteWriteFlags(); !ok.ok()) return ok;
+  options_.live_key_metrics = !flags_.metrics_listen.empty() || !flags_.remote_write.empty();
   if (!options_.tls.ca_file.empty()) {
     // A bad --cacert is a usage error now, not a failure of every https request later.
     Result<std::unique_ptr<http::TlsClientContext>> tls =
@@ -326,6 +329,32 @@ Status LoadCommand::CheckSplitFlags(TargetsFormat format, SpecOptions* spec_opti
                          " is not below the worker count " + std::to_string(count));
   }
   spec_options->split = ReplaySplit(index, count, by);
+  return Status::Ok();
+}
+
+// --remote-write: each series is labelled with the run and the worker pushing it.
+Status LoadCommand::CheckRemoteWriteFlags() {
+  if (flags_.remote_write.empty()) {
+    if (!flags_.push_interval.empty()) return Status::Error("--push-interval needs --remote-write");
+    return Status::Ok();
+  }
+  if (Result<http::Url> url = http::ParseUrl(flags_.remote_write); !url.ok()) {
+    return Status::Error("--remote-write: " + url.status().message());
+  }
+  remote_write_.url = flags_.remote_write;
+  if (!flags_.push_interval.empty()) {
+    Status ok =
+        ParsePositiveDuration(flags_.push_interval, &remote_write_.interval, "--push-interval");
+    if (!ok.ok()) return ok;
+  }
+  remote_write_.tls = options_.tls;
+  // Without a run id from the environment, this process is a run of its own.
+  std::string run = identity_.run;
+  if (run.empty()) {
+    run = std::to_string(WallNowMicros() / 1'000'000) + "-" + std::to_string(getpid());
+  }
+  const int index = flags_.worker_index >= 0 ? flags_.worker_index : std::max(0, identity_.index);
+  remote_write_.labels = {{"run_id", run}, {"worker", std::to_string(index)}};
   return Status::Ok();
 }
 
@@ -408,17 +437,34 @@ Result<LoadVerdict> LoadCommand::Run() {
   }
   BlockShutdownSignals();
   std::unique_ptr<LoadMetrics> metrics;
-  if (!flags_.metrics_listen.empty()) {
-    Result<std::unique_ptr<LoadMetrics>> started =
-        LoadMetrics::Start(flags_.metrics_listen, &options_);
+  if (options_.live_key_metrics) {
+    Result<std::unique_ptr<LoadMetrics>> started = LoadMetrics::Start(
+        flags_.metrics_listen, &options_, /*keep_samples=*/!remote_write_.url.empty());
     if (!started.ok()) return started.status();
     metrics = std::move(*started);
-    std::fprintf(stderr, "hammer load: metrics at http://%s/metrics\n",
-                 metrics->address().ToString().c_str());
+    if (!flags_.metrics_listen.empty()) {
+      std::fprintf(stderr, "hammer load: metrics at http://%s/metrics\n",
+                   metrics->address().ToString().c_str());
+    }
+  }
+  std::unique_ptr<RemoteWriter> remote_writer;
+  if (!remote_write_.url.empty()) {
+    Result<std::unique_ptr<RemoteWriter>> started =
+        RemoteWriter::Start(remote_write_, metrics.get());
+    if (!started.ok()) return started.status();
+    remote_writer = std::move(*started);
   }
   if (!flags_.quiet) AnnounceInput();
   Result<LoadSummary> result =
       RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_, metrics.get());
+  if (remote_writer) {
+    RemoteWriter::Counts pushed = remote_writer->Finish(kFinalPushTimeout);
+    if (pushed.failed > 0) {
+      std::fprintf(stderr, "hammer load: --remote-write: %llu of %llu pushes failed (last: %s)\n",
+                   static_cast<unsigned long long>(pushed.failed),
+                   static_cast<unsigned long long>(pushed.pushes), pushed.last_failure.c_str());
+    }
+  }
   if (!result.ok()) return result.status();
   const LoadSummary& summary = *result;
   // An input without a request is a mistake (a wrong file, a filter that kept nothing), not a

@@ -10,6 +10,8 @@
 // With --metrics-listen, Run serves live metrics (load_metrics.h) from before the first request
 // until it returns, printing the address on stderr; --metrics-linger keeps them served that
 // long after the summary (a signal ends the wait), so Prometheus can take a last scrape.
+// With --remote-write, Run pushes the same metrics (remote_writer.h) every --push-interval,
+// labelled with the run id and worker index, and once more after the run, before the summary.
 //
 // Worker identity (base/worker_identity.h) decides the Hadoop mode and, with --rate-total, this
 // worker's share of the rate: worker i of N sends RATE/N requests per second, its schedule
@@ -30,6 +32,7 @@
 #include "hammer/load/body_matcher.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/load_run.h"
+#include "hammer/load/remote_writer.h"
 #include "hammer/load/spec_source.h"
 #include "hammer/stats/threshold.h"
 
@@ -61,6 +64,8 @@ struct LoadFlags {
   std::string html;
   std::string metrics_listen;  // --metrics-listen ADDR
   std::string metrics_linger;  // --metrics-linger DUR
+  std::string remote_write;    // --remote-write URL
+  std::string push_interval;   // --push-interval DUR
   bool table = false;
   bool no_table = false;
   bool hadoop = false;
@@ -120,6 +125,7 @@ class LoadCommand {
   Status CheckWorkerFlags();
   Status CheckReportFlags();
   Status CheckSplitFlags(TargetsFormat format, SpecOptions* spec_options) const;
+  Status CheckRemoteWriteFlags();
   Status OpenInput();
   void AnnounceInput() const;
   Status WriteReports(const LoadSummary& summary,
@@ -137,6 +143,7 @@ class LoadCommand {
   std::string input_name_;
   LoadInput input_;
   Nanos metrics_linger_ = 0;
+  RemoteWriteOptions remote_write_;  // url empty: no --remote-write
   int signal_ = 0;
 };
 

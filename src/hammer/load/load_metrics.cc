@@ -44,14 +44,21 @@ class LoadMetrics::Handler final : public http::RequestHandler {
   const LoadMetrics* metrics_;
 };
 
-LoadMetrics::LoadMetrics(const LoadOptions* options)
-    : options_(options), keys_(options->max_keys, options->max_key_bytes) {}
+LoadMetrics::LoadMetrics(const LoadOptions* options, bool keep_samples)
+    : options_(options),
+      keep_samples_(keep_samples),
+      keys_(options->max_keys, options->max_key_bytes) {}
 
 Result<std::unique_ptr<LoadMetrics>> LoadMetrics::Start(std::string_view address,
-                                                        const LoadOptions* options) {
+                                                        const LoadOptions* options,
+                                                        bool keep_samples) {
+  std::unique_ptr<LoadMetrics> metrics(new LoadMetrics(options, keep_samples));
+  if (address.empty()) {
+    metrics->snapshot_ = metrics->Render(MonoNow(), {});
+    return metrics;
+  }
   Result<net::SocketAddress> bind_to = ParseListenAddress(address);
   if (!bind_to.ok()) return bind_to.status();
-  std::unique_ptr<LoadMetrics> metrics(new LoadMetrics(options));
   if (Status s = metrics->loop_.Init(); !s.ok()) return s;
   metrics->handler_ = std::make_unique<Handler>(metrics.get());
   metrics->listener_ = std::make_unique<http::HttpListener>(
@@ -60,7 +67,7 @@ Result<std::unique_ptr<LoadMetrics>> LoadMetrics::Start(std::string_view address
     return Status::Error("--metrics-listen " + std::string(address) + ": " + s.message());
   }
   metrics->address_ = metrics->listener_->local_address();
-  metrics->text_ = std::make_shared<const std::string>(metrics->Render(MonoNow(), {}));
+  metrics->snapshot_ = metrics->Render(MonoNow(), {});
   metrics->loop_.Start();
   return metrics;
 }
@@ -73,12 +80,12 @@ LoadMetrics::~LoadMetrics() {
 }
 
 std::string LoadMetrics::Text() const {
-  std::shared_ptr<const std::string> text;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    text = text_;
-  }
-  return *text;
+  return Latest()->text;
+}
+
+std::shared_ptr<const LoadMetrics::Snapshot> LoadMetrics::Latest() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return snapshot_;
 }
 
 void LoadMetrics::BeginRun(MonoNanos start) {
@@ -102,9 +109,9 @@ void LoadMetrics::Update(MonoNanos now, RunMonitor& monitor, bool force) {
   rate_ = AchievedRate(now, totals.succeeded + totals.failed);
   if (!force && now - last_publish_ < kPublishEvery) return;
   last_publish_ = now;
-  auto text = std::make_shared<const std::string>(Render(now, totals));
+  std::shared_ptr<const Snapshot> snapshot = Render(now, totals);
   std::lock_guard<std::mutex> lock(mutex_);
-  text_ = std::move(text);
+  snapshot_ = std::move(snapshot);
 }
 
 void LoadMetrics::EndRun(MonoNanos now, RunMonitor& monitor) {
@@ -113,9 +120,10 @@ void LoadMetrics::EndRun(MonoNanos now, RunMonitor& monitor) {
   Update(now, monitor, /*force=*/true);
 }
 
-std::string LoadMetrics::Render(MonoNanos now, const RunMonitor::View& totals) const {
+std::shared_ptr<const LoadMetrics::Snapshot> LoadMetrics::Render(
+    MonoNanos now, const RunMonitor::View& totals) const {
   using Labels = std::initializer_list<stats::PrometheusLabelPair>;
-  stats::PrometheusText out;
+  stats::PrometheusText out(keep_samples_);
   out.Family("hammer_load_requests_total", "counter",
              "Requests ended, by key and outcome (success, or the failure type).");
   keys_.ForEachSorted([&out](std::string_view key, const stats::KeyStats& stats) {
@@ -155,7 +163,11 @@ std::string LoadMetrics::Render(MonoNanos now, const RunMonitor::View& totals) c
              start_ > 0 ? static_cast<double>((end_ > 0 ? end_ : now) - start_) / kSecond : 0.0);
   out.Family("hammer_load_running", "gauge", "1 while the run sends requests, 0 before and after.");
   out.Sample("hammer_load_running", Labels{}, uint64_t{running_ ? 1u : 0u});
-  return out.Take();
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->text = out.Take();
+  snapshot->samples = out.TakeSamples();
+  snapshot->wall_millis = WallNowMicros() / 1000;
+  return snapshot;
 }
 
 }  // namespace hammer::load

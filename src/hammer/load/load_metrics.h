@@ -19,6 +19,11 @@
 // so label cardinality stays bounded however many URLs the input holds (a key series may be
 // replaced by its template's when the rows fold).
 //
+// The same figures are published as a Snapshot (the text and, when asked, each sample as a
+// value with the wall-clock time it was rendered at) for `--remote-write` (remote_writer.h),
+// which pushes what a scrape would see; without --metrics-listen nothing is served and the
+// snapshots are only rendered.
+//
 // Threads: the metrics listener runs on its own event-loop thread, which only copies the text
 // last published. The run's controlling thread (RunLoad) calls Update; it merges the per-key
 // intervals the workers queued in the RunMonitor and renders the text. Workers never wait for
@@ -32,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "hammer/base/clock.h"
 #include "hammer/base/status.h"
@@ -40,6 +46,7 @@
 #include "hammer/net/loop_group.h"
 #include "hammer/net/socket.h"
 #include "hammer/stats/key_table.h"
+#include "hammer/stats/prometheus_text.h"
 
 namespace hammer::http {
 class HttpListener;
@@ -59,11 +66,20 @@ class LoadMetrics {
   static constexpr Nanos kRateWindow = 5 * kSecond;
   static constexpr Nanos kPublishEvery = 250 * kMillisecond;
 
+  // What was last rendered. Immutable once published.
+  struct Snapshot {
+    std::string text;
+    std::vector<stats::PrometheusSample> samples;  // empty unless Start's keep_samples
+    int64_t wall_millis = 0;                       // when it was rendered, ms since the epoch
+  };
+
   // Parses `address` ("IP:PORT", "[IPv6]:PORT" or "localhost:PORT"; port 0 picks a free one),
-  // binds it and starts serving (before the run: the figures are zero). `options` must outlive
-  // this object. Errors name --metrics-listen: a malformed address, a failed bind.
+  // binds it and starts serving (before the run: the figures are zero); an empty `address`
+  // serves nothing. `keep_samples`: snapshots also hold the samples as values. `options` must
+  // outlive this object. Errors name --metrics-listen: a malformed address, a failed bind.
   static Result<std::unique_ptr<LoadMetrics>> Start(std::string_view address,
-                                                    const LoadOptions* options);
+                                                    const LoadOptions* options,
+                                                    bool keep_samples = false);
   ~LoadMetrics();  // stops serving
   LoadMetrics(const LoadMetrics&) = delete;
   LoadMetrics& operator=(const LoadMetrics&) = delete;
@@ -80,14 +96,17 @@ class LoadMetrics {
 
   // The text a scrape gets now. Any thread.
   std::string Text() const;
+  // The snapshot last published (never null). Any thread.
+  std::shared_ptr<const Snapshot> Latest() const;
 
  private:
   class Handler;
-  explicit LoadMetrics(const LoadOptions* options);
-  std::string Render(MonoNanos now, const RunMonitor::View& totals) const;
+  LoadMetrics(const LoadOptions* options, bool keep_samples);
+  std::shared_ptr<const Snapshot> Render(MonoNanos now, const RunMonitor::View& totals) const;
   double AchievedRate(MonoNanos now, uint64_t requests);
 
   const LoadOptions* options_;
+  const bool keep_samples_;
   net::LoopGroup loop_{1};
   std::unique_ptr<Handler> handler_;
   std::unique_ptr<http::HttpListener> listener_;
@@ -102,8 +121,8 @@ class LoadMetrics {
   std::deque<std::pair<MonoNanos, uint64_t>> ended_;  // (when, requests ended so far)
   double rate_ = 0;
 
-  mutable std::mutex mutex_;  // guards text_
-  std::shared_ptr<const std::string> text_;
+  mutable std::mutex mutex_;  // guards snapshot_
+  std::shared_ptr<const Snapshot> snapshot_;
 };
 
 }  // namespace hammer::load

@@ -51,6 +51,13 @@ void PrometheusText::Family(std::string_view name, std::string_view type, std::s
 void PrometheusText::Series(std::string_view name, std::string_view suffix,
                             std::span<const PrometheusLabelPair> labels, std::string_view le) {
   out_.append(name).append(suffix);
+  if (keep_samples_) {
+    PrometheusSample& kept = samples_.emplace_back();
+    kept.name.append(name).append(suffix);
+    for (const auto& [label, value] : labels)
+      kept.labels.emplace_back(label, value);
+    if (!le.empty()) kept.labels.emplace_back("le", le);
+  }
   if (labels.empty() && le.empty()) {
     out_.push_back(' ');
     return;
@@ -69,15 +76,21 @@ void PrometheusText::Series(std::string_view name, std::string_view suffix,
   out_.append("} ");
 }
 
+void PrometheusText::Kept(double value) {
+  if (keep_samples_) samples_.back().value = value;
+}
+
 void PrometheusText::Sample(std::string_view name, std::span<const PrometheusLabelPair> labels,
                             uint64_t value) {
   Series(name, "", labels, "");
+  Kept(static_cast<double>(value));
   fmt::format_to(std::back_inserter(out_), "{}\n", value);
 }
 
 void PrometheusText::Sample(std::string_view name, std::span<const PrometheusLabelPair> labels,
                             double value) {
   Series(name, "", labels, "");
+  Kept(value);
   if (std::isnan(value)) {  // the text format's spellings (Go's ParseFloat), not fmt's
     out_.append("NaN\n");
   } else if (std::isinf(value)) {
@@ -95,13 +108,18 @@ void PrometheusText::HistogramSeconds(std::string_view name,
   for (size_t i = 0; i < bounds_micros.size(); ++i) {
     Series(name, "_bucket", labels, fmt::format("{}", static_cast<double>(bounds_micros[i]) / 1e6));
     fmt::format_to(std::back_inserter(out_), "{}\n", cumulative[i]);
+    Kept(static_cast<double>(cumulative[i]));
   }
+  const auto count = static_cast<double>(micros.total_count());
   Series(name, "_bucket", labels, "+Inf");
   fmt::format_to(std::back_inserter(out_), "{}\n", micros.total_count());
+  Kept(count);
   Series(name, "_sum", labels, "");
   fmt::format_to(std::back_inserter(out_), "{}\n", static_cast<double>(sum_micros) / 1e6);
+  Kept(static_cast<double>(sum_micros) / 1e6);
   Series(name, "_count", labels, "");
   fmt::format_to(std::back_inserter(out_), "{}\n", micros.total_count());
+  Kept(count);
 }
 
 }  // namespace hammer::stats

@@ -9,7 +9,9 @@
 // cumulative `_bucket{le="..."}` series for a fixed, caller-chosen set of bounds plus
 // `le="+Inf"`, `_sum` and `_count`, computed from a stats::Histogram of microseconds.
 //
-// A value type that only appends to a string; no I/O, not thread-safe.
+// Built with keep_samples, it also keeps each sample as a value (samples()): the same series,
+// labels unescaped, for a sender of another format (Prometheus remote write) that must carry
+// exactly what a scrape sees. A value type that only appends; no I/O, not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +37,18 @@ using PrometheusLabelPair = std::pair<std::string_view, std::string_view>;
 // 2048 µs that is exact, above it a value within 0.1% of a bound may count under the next one.
 std::vector<uint64_t> CumulativeCounts(const Histogram& micros, std::span<const int64_t> bounds);
 
+// One sample as kept by PrometheusText: the series name (with its `_bucket`, `_sum` or
+// `_count` suffix), its labels in the order written (`le` last), and the value.
+struct PrometheusSample {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> labels;
+  double value = 0;
+};
+
 class PrometheusText {
  public:
+  explicit PrometheusText(bool keep_samples = false) : keep_samples_(keep_samples) {}
+
   // "# HELP name help" and "# TYPE name type" (type: counter, gauge, histogram).
   void Family(std::string_view name, std::string_view type, std::string_view help);
   // "name{labels} value"; integer values are written exactly.
@@ -51,12 +63,17 @@ class PrometheusText {
 
   const std::string& text() const { return out_; }
   std::string Take() { return std::move(out_); }
+  // Empty unless built with keep_samples.
+  std::vector<PrometheusSample> TakeSamples() { return std::move(samples_); }
 
  private:
   void Series(std::string_view name, std::string_view suffix,
               std::span<const PrometheusLabelPair> labels, std::string_view le);
+  void Kept(double value);  // the value of the series Series() just wrote
 
   std::string out_;
+  bool keep_samples_ = false;
+  std::vector<PrometheusSample> samples_;
 };
 
 }  // namespace hammer::stats

@@ -103,5 +103,14 @@ TEST(WorkerIdentityTest, ExplicitInputNameOverridesTheSplit) {
   EXPECT_EQ(id.input_split, "docs.jsonl#3");
 }
 
+TEST(WorkerIdentityTest, RunIsTheHadoopJobUnlessGiven) {
+  EXPECT_EQ(
+      Detect({{"mapreduce_task_partition", "2"}, {"mapreduce_job_id", "job_local42_0001"}}).run,
+      "job_local42_0001");
+  EXPECT_EQ(Detect({{"mapreduce_job_id", "job_local42_0001"}, {"HAMMER_RUN_ID", "nightly-7"}}).run,
+            "nightly-7");
+  EXPECT_EQ(Detect({{"JOB_COMPLETION_INDEX", "1"}}).run, "");
+}
+
 }  // namespace
 }  // namespace hammer

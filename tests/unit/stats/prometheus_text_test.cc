@@ -50,5 +50,36 @@ TEST(PrometheusTextTest, HistogramSecondsWritesBucketsSumAndCount) {
             "lat_seconds_count{key=\"k\"} 3\n");
 }
 
+TEST(PrometheusTextTest, KeptSamplesAreTheSeriesOfTheText) {
+  Histogram h;
+  h.Record(80);
+  h.Record(300);
+  const int64_t bounds[] = {100};
+  PrometheusText out(/*keep_samples=*/true);
+  out.Family("hammer_x_total", "counter", "Things.");
+  out.Sample("hammer_x_total", Labels{{"key", "/a\"b"}}, uint64_t{42});
+  out.Sample("hammer_y", Labels{}, 2.5);
+  out.HistogramSeconds("lat_seconds", Labels{{"key", "k"}}, h, 380, bounds);
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<PrometheusSample> samples = out.TakeSamples();
+  ASSERT_EQ(samples.size(), 6u);
+  EXPECT_EQ(samples[0].name, "hammer_x_total");
+  EXPECT_EQ(samples[0].labels, (Pairs{{"key", "/a\"b"}}));  // unescaped
+  EXPECT_EQ(samples[0].value, 42);
+  EXPECT_EQ(samples[1].name, "hammer_y");
+  EXPECT_EQ(samples[1].labels, Pairs{});
+  EXPECT_EQ(samples[1].value, 2.5);
+  EXPECT_EQ(samples[2].name, "lat_seconds_bucket");
+  EXPECT_EQ(samples[2].labels, (Pairs{{"key", "k"}, {"le", "0.0001"}}));
+  EXPECT_EQ(samples[2].value, 1);
+  EXPECT_EQ(samples[3].labels, (Pairs{{"key", "k"}, {"le", "+Inf"}}));
+  EXPECT_EQ(samples[3].value, 2);
+  EXPECT_EQ(samples[4].name, "lat_seconds_sum");
+  EXPECT_DOUBLE_EQ(samples[4].value, 0.00038);
+  EXPECT_EQ(samples[5].name, "lat_seconds_count");
+  EXPECT_EQ(samples[5].value, 2);
+  EXPECT_TRUE(PrometheusText().TakeSamples().empty());
+}
+
 }  // namespace
 }  // namespace hammer::stats
