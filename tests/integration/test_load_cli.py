@@ -37,6 +37,8 @@ SAMPLE_VALUES = {
     "--html": ["/dev/null"],
     "--metrics-listen": ["127.0.0.1:0"],
     "--metrics-linger": ["1s", "--metrics-listen", "127.0.0.1:0"],
+    "--dashboard": [":0"],
+    "--dashboard-linger": ["1s", "--dashboard", ":0"],
     "--start-at": ["1"],
     "--rate-total": ["100", "--workers", "2"],
     "--workers": ["2"],
