@@ -118,7 +118,6 @@
         cursor.setAttribute("visibility", "hidden");
       });
     });
-
   }
 
   init(document);
