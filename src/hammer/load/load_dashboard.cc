@@ -1,7 +1,9 @@
 #include "hammer/load/load_dashboard.h"
 
 #include <algorithm>
+#include <atomic>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "hammer/base/signals.h"
 #include "hammer/http/body_stream.h"

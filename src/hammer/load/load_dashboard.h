@@ -11,7 +11,7 @@
 //                type, the busiest kTableKeys keys. At the end one "done" event carries the
 //                final report (DashboardDoneEvent) and the stream ends. A request after the end
 //                gets the "done" event alone.
-//   anything else 404; methods other than GET (and HEAD for /) 405.
+//   anything else 404; methods other than GET 405.
 // Every answer closes its connection, so that after the run hammer can tell when every open
 // page has had its last bytes (WaitForClients).
 //
@@ -28,11 +28,9 @@
 // WaitForClients.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
