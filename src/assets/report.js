@@ -35,19 +35,6 @@
     each(th.parentNode.cells, function (c) { c.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", order);
   }
-  each(document.querySelectorAll("table.sortable"), function (table) {
-    each(table.tHead.rows[0].cells, function (th, index) {
-      th.tabIndex = 0;
-      th.addEventListener("click", function () { sortTable(table, index, th); });
-      th.addEventListener("keydown", function (e) {
-        if (e.key === "Enter" || e.key === " ") {
-          e.preventDefault();
-          sortTable(table, index, th);
-        }
-      });
-    });
-  });
-
   // Hover values: the line charts carry their data in data-hover (pixel x of each point, its
   // label, and every series' values); the box lists the values at the nearest point.
   function format(v) {
@@ -73,49 +60,68 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  each(document.querySelectorAll("figure.chart svg[data-hover]"), function (svg) {
-    var data = JSON.parse(svg.getAttribute("data-hover"));
-    var figure = svg.parentNode;
-    var box = figure.querySelector(".hover");
-    var cursor = svg.querySelector(".cursor");
-    if (!box || !cursor) return;
-    svg.addEventListener("mousemove", function (e) {
-      var point = svg.createSVGPoint();
-      point.x = e.clientX;
-      point.y = e.clientY;
-      var local = point.matrixTransform(svg.getScreenCTM().inverse());
-      var i = nearest(data.px, local.x);
-      if (i < 0) return;
-      cursor.setAttribute("x1", data.px[i]);
-      cursor.setAttribute("x2", data.px[i]);
-      cursor.setAttribute("visibility", "visible");
-      box.textContent = "";
-      box.appendChild(element("div", "at", data.x[i]));
-      data.s.forEach(function (s) {
-        var v = s.v[i];
-        if (v === null || v === undefined) return;
-        var row = element("div", "row");
-        var name = element("span", "name");
-        var swatch = element("span", "swatch");
-        swatch.style.setProperty("--c", s.c);
-        name.appendChild(swatch);
-        name.appendChild(document.createTextNode(s.n));
-        row.appendChild(name);
-        row.appendChild(element("span", "num", format(v) + " " + data.u));
-        box.appendChild(row);
+  // Sorting and hover values for the tables and charts under `root`.
+  function init(root) {
+    each(root.querySelectorAll("table.sortable"), function (table) {
+      each(table.tHead.rows[0].cells, function (th, index) {
+        th.tabIndex = 0;
+        th.addEventListener("click", function () { sortTable(table, index, th); });
+        th.addEventListener("keydown", function (e) {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            sortTable(table, index, th);
+          }
+        });
       });
-      box.hidden = false;
-      var frame = figure.getBoundingClientRect();
-      var left = e.clientX - frame.left + 14;
-      if (left + box.offsetWidth > frame.width) left = e.clientX - frame.left - box.offsetWidth - 14;
-      box.style.left = Math.max(0, left) + "px";
-      box.style.top = Math.max(0, e.clientY - frame.top - box.offsetHeight / 2) + "px";
     });
-    svg.addEventListener("mouseleave", function () {
-      box.hidden = true;
-      cursor.setAttribute("visibility", "hidden");
-    });
-  });
 
+    each(root.querySelectorAll("figure.chart svg[data-hover]"), function (svg) {
+      var data = JSON.parse(svg.getAttribute("data-hover"));
+      var figure = svg.parentNode;
+      var box = figure.querySelector(".hover");
+      var cursor = svg.querySelector(".cursor");
+      if (!box || !cursor) return;
+      svg.addEventListener("mousemove", function (e) {
+        var point = svg.createSVGPoint();
+        point.x = e.clientX;
+        point.y = e.clientY;
+        var local = point.matrixTransform(svg.getScreenCTM().inverse());
+        var i = nearest(data.px, local.x);
+        if (i < 0) return;
+        cursor.setAttribute("x1", data.px[i]);
+        cursor.setAttribute("x2", data.px[i]);
+        cursor.setAttribute("visibility", "visible");
+        box.textContent = "";
+        box.appendChild(element("div", "at", data.x[i]));
+        data.s.forEach(function (s) {
+          var v = s.v[i];
+          if (v === null || v === undefined) return;
+          var row = element("div", "row");
+          var name = element("span", "name");
+          var swatch = element("span", "swatch");
+          swatch.style.setProperty("--c", s.c);
+          name.appendChild(swatch);
+          name.appendChild(document.createTextNode(s.n));
+          row.appendChild(name);
+          row.appendChild(element("span", "num", format(v) + " " + data.u));
+          box.appendChild(row);
+        });
+        box.hidden = false;
+        var frame = figure.getBoundingClientRect();
+        var left = e.clientX - frame.left + 14;
+        if (left + box.offsetWidth > frame.width) left = e.clientX - frame.left - box.offsetWidth - 14;
+        box.style.left = Math.max(0, left) + "px";
+        box.style.top = Math.max(0, e.clientY - frame.top - box.offsetHeight / 2) + "px";
+      });
+      svg.addEventListener("mouseleave", function () {
+        box.hidden = true;
+        cursor.setAttribute("visibility", "hidden");
+      });
+    });
+  }
+
+  init(document);
+  // The live dashboard (dashboard.js) runs it again over each <main> it puts in place.
+  window.hammerReport = init;
   document.body.dataset.ready = "1";
 })();

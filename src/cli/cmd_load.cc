@@ -126,6 +126,18 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--push-interval", f.push_interval,
                  "with --remote-write: how often to push (default 5s)")
       ->type_name("DUR");
+  app.add_option("--dashboard", f.dashboard,
+                 "serve a live page of the run at http://ADDR/ (ADDR: :PORT or PORT for "
+                 "loopback, e.g. :0, which picks a port; the URL is printed on stderr; an IP "
+                 "such as 0.0.0.0:8089 to serve other machines): rate, latency over time, "
+                 "errors, busiest keys, updated every second; at the end it shows the --html "
+                 "report")
+      ->type_name("ADDR");
+  app.add_option("--dashboard-linger", f.dashboard_linger,
+                 "with --dashboard: keep serving the final report this long after the run (e.g. "
+                 "10m; a signal ends the wait); without it hammer exits once open pages have "
+                 "the report")
+      ->type_name("DUR");
   app.add_flag("--timestamps", f.run.timestamps,
                "records get a third field, the request's end time in Unix ms (for hammer stats "
                "--html timelines; the seed's Ruby reducer misreads such failure lines)");

@@ -23,6 +23,7 @@
 #include "hammer/load/dry_run.h"
 #include "hammer/load/har.h"
 #include "hammer/load/key_mapper.h"
+#include "hammer/load/load_dashboard.h"
 #include "hammer/load/load_report.h"
 #include "hammer/load/spec_source.h"
 #include "hammer/load/target_source.h"
@@ -285,7 +286,19 @@ Status LoadCommand::CheckReportFlags() {
     metrics_linger_ = *linger;
   }
   if (Status ok = CheckRemoteWriteFlags(); !ok.ok()) return ok;
-  options_.live_key_metrics = !flags_.metrics_listen.empty() || !flags_.remote_write.empty();
+  if (!flags_.dashboard.empty()) {
+    // A malformed address is a usage error now, not after the input was opened.
+    if (Result<net::SocketAddress> a = ParseDashboardAddress(flags_.dashboard); !a.ok())
+      return a.status();
+  }
+  if (!flags_.dashboard_linger.empty()) {
+    if (flags_.dashboard.empty()) return Status::Error("--dashboard-linger needs --dashboard");
+    Result<Nanos> linger = ParseDuration(flags_.dashboard_linger);
+    if (!linger.ok()) return Status::Error("--dashboard-linger: " + linger.status().message());
+    dashboard_linger_ = *linger;
+  }
+  options_.live_key_metrics =
+      !flags_.metrics_listen.empty() || !flags_.remote_write.empty() || !flags_.dashboard.empty();
   if (!options_.tls.ca_file.empty()) {
     // A bad --cacert is a usage error now, not a failure of every https request later.
     Result<std::unique_ptr<http::TlsClientContext>> tls =
@@ -437,7 +450,7 @@ Result<LoadVerdict> LoadCommand::Run() {
   }
   BlockShutdownSignals();
   std::unique_ptr<LoadMetrics> metrics;
-  if (options_.live_key_metrics) {
+  if (!flags_.metrics_listen.empty() || !remote_write_.url.empty()) {
     Result<std::unique_ptr<LoadMetrics>> started = LoadMetrics::Start(
         flags_.metrics_listen, &options_, /*keep_samples=*/!remote_write_.url.empty());
     if (!started.ok()) return started.status();
@@ -454,9 +467,18 @@ Result<LoadVerdict> LoadCommand::Run() {
     if (!started.ok()) return started.status();
     remote_writer = std::move(*started);
   }
+  std::unique_ptr<LoadDashboard> dashboard;
+  if (!flags_.dashboard.empty()) {
+    Result<std::unique_ptr<LoadDashboard>> started =
+        LoadDashboard::Start(flags_.dashboard, &options_, "hammer load", {{"input", input_name_}});
+    if (!started.ok()) return started.status();
+    dashboard = std::move(*started);
+    // Said even with -q: the URL is what the flag asked for.
+    std::fprintf(stderr, "hammer load: dashboard at %s\n", dashboard->url().c_str());
+  }
   if (!flags_.quiet) AnnounceInput();
-  Result<LoadSummary> result =
-      RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_, metrics.get());
+  Result<LoadSummary> result = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_,
+                                       metrics.get(), dashboard.get());
   if (remote_writer) {
     RemoteWriter::Counts pushed = remote_writer->Finish(kFinalPushTimeout);
     if (pushed.failed > 0) {
@@ -501,7 +523,12 @@ Result<LoadVerdict> LoadCommand::Run() {
                  summary.records_error.message().c_str(),
                  static_cast<unsigned long long>(summary.records_written));
   }
-  if (Status ok = WriteReports(summary, results); !ok.ok()) {
+  std::string html;
+  if (!flags_.html.empty() || dashboard) {
+    html = LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}}, results);
+  }
+  if (dashboard) dashboard->Finish(html);
+  if (Status ok = WriteReports(summary, results, html); !ok.ok()) {
     std::fprintf(stderr, "hammer load: %s\n", ok.message().c_str());
     return LoadVerdict::kOutputFailed;
   }
@@ -514,6 +541,26 @@ Result<LoadVerdict> LoadCommand::Run() {
     }
     std::fflush(stderr);
     WaitForShutdownSignal(metrics_linger_);
+  }
+  if (dashboard) {
+    dashboard->WaitForClients(kDashboardFlush);
+    if (const LoadDashboard::Counts counts = dashboard->counts();
+        counts.refused + counts.dropped > 0) {
+      std::fprintf(stderr,
+                   "hammer load: dashboard: %llu pages disconnected for reading too slowly, %llu "
+                   "refused (%zu open already)\n",
+                   static_cast<unsigned long long>(counts.dropped),
+                   static_cast<unsigned long long>(counts.refused), LoadDashboard::kMaxClients);
+    }
+    if (dashboard_linger_ > 0 && summary.signal == 0) {
+      if (!flags_.quiet) {
+        std::fprintf(stderr,
+                     "hammer load: serving the final report at %s for %s (--dashboard-linger)\n",
+                     dashboard->url().c_str(), FormatDuration(dashboard_linger_).c_str());
+      }
+      std::fflush(stderr);
+      WaitForShutdownSignal(dashboard_linger_);
+    }
   }
   // In a Hadoop task a stopped mapper's records are still its output: the task succeeds.
   if (summary.signal != 0 && !flags_.hadoop && !identity_.in_hadoop()) {
@@ -546,16 +593,15 @@ void LoadCommand::AnnounceInput() const {
 }
 
 Status LoadCommand::WriteReports(const LoadSummary& summary,
-                                 const std::vector<stats::ThresholdResult>& thresholds) const {
+                                 const std::vector<stats::ThresholdResult>& thresholds,
+                                 const std::string& html) const {
   if (!flags_.summary_json.empty()) {
     Status written = WriteOutputFile("--summary-json", flags_.summary_json,
                                      LoadSummaryJson(summary, "load", thresholds));
     if (!written.ok()) return written;
   }
   if (!flags_.html.empty()) {
-    Status written = WriteOutputFile(
-        "--html", flags_.html,
-        LoadSummaryHtml(summary, "hammer load", {{"input", input_name_}}, thresholds));
+    Status written = WriteOutputFile("--html", flags_.html, html);
     if (!written.ok()) return written;
     if (!flags_.quiet && flags_.html != kStdoutPath) {
       std::fprintf(stderr, "  report       %s\n", flags_.html.c_str());

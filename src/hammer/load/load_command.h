@@ -12,6 +12,10 @@
 // long after the summary (a signal ends the wait), so Prometheus can take a last scrape.
 // With --remote-write, Run pushes the same metrics (remote_writer.h) every --push-interval,
 // labelled with the run id and worker index, and once more after the run, before the summary.
+// With --dashboard, Run serves the live page (load_dashboard.h) the same way, printing its URL;
+// at the end each open page gets the final report (what --html writes), and Run waits until
+// every page has had it (at most kDashboardFlush), then --dashboard-linger longer while `/`
+// serves that report (a signal ends the wait).
 //
 // Worker identity (base/worker_identity.h) decides the Hadoop mode and, with --rate-total, this
 // worker's share of the rate: worker i of N sends RATE/N requests per second, its schedule
@@ -62,10 +66,12 @@ struct LoadFlags {
   std::string body;                  // text, or @FILE
   std::string summary_json;
   std::string html;
-  std::string metrics_listen;  // --metrics-listen ADDR
-  std::string metrics_linger;  // --metrics-linger DUR
-  std::string remote_write;    // --remote-write URL
-  std::string push_interval;   // --push-interval DUR
+  std::string metrics_listen;    // --metrics-listen ADDR
+  std::string metrics_linger;    // --metrics-linger DUR
+  std::string remote_write;      // --remote-write URL
+  std::string push_interval;     // --push-interval DUR
+  std::string dashboard;         // --dashboard ADDR
+  std::string dashboard_linger;  // --dashboard-linger DUR
   bool table = false;
   bool no_table = false;
   bool hadoop = false;
@@ -106,6 +112,9 @@ Status SplitTotalRate(double rate_total, int workers, int worker_index,
 
 class LoadCommand {
  public:
+  // After the run, how long Run waits at most for open dashboard pages to take the final report.
+  static constexpr Nanos kDashboardFlush = 3 * kSecond;
+
   static Result<LoadCommand> Create(const LoadFlags& flags);
 
   LoadCommand(LoadCommand&&) = default;
@@ -128,8 +137,10 @@ class LoadCommand {
   Status CheckRemoteWriteFlags();
   Status OpenInput();
   void AnnounceInput() const;
+  // `html`: the HTML report, rendered when --html or --dashboard asks for it.
   Status WriteReports(const LoadSummary& summary,
-                      const std::vector<stats::ThresholdResult>& thresholds) const;
+                      const std::vector<stats::ThresholdResult>& thresholds,
+                      const std::string& html) const;
   // Prints each result; kThresholdsFailed when one failed (outside Hadoop mode).
   LoadVerdict JudgeThresholds(const std::vector<stats::ThresholdResult>& results) const;
 
@@ -144,6 +155,7 @@ class LoadCommand {
   LoadInput input_;
   Nanos metrics_linger_ = 0;
   RemoteWriteOptions remote_write_;  // url empty: no --remote-write
+  Nanos dashboard_linger_ = 0;
   int signal_ = 0;
 };
 

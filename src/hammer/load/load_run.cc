@@ -41,7 +41,7 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 // none came.
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
                  const RecordSink& sink, ProgressReporter& progress, RunMonitor& monitor,
-                 LoadMetrics* metrics) {
+                 LoadMetrics* metrics, LoadDashboard* dashboard) {
   int first_signal = 0;
   bool stopping = false;
   auto stop = [&](const std::string& why) {
@@ -73,6 +73,7 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
     }
     progress.Poll(MonoNow());
     if (metrics != nullptr) metrics->Update(MonoNow(), monitor);
+    if (dashboard != nullptr) dashboard->Update(MonoNow(), monitor);
   }
   // A signal that came as the last worker stopped still marks the run as interrupted.
   if (first_signal == 0) first_signal = WaitForShutdownSignal(0);
@@ -127,7 +128,8 @@ void WritePartials(const LoadOptions& options, const LoadSummary& summary, int64
 }  // namespace
 
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
-                            const ProgressOptions& progress_options, LoadMetrics* metrics) {
+                            const ProgressOptions& progress_options, LoadMetrics* metrics,
+                            LoadDashboard* dashboard) {
   const int threads = options.threads;
   // Every connection in flight is a descriptor: -c 5000 needs more than a soft limit of 1024.
   RaiseOpenFileLimit();
@@ -135,7 +137,9 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   if (Status s = loops.Init(); !s.ok()) return s;
   net::Resolver resolver(1);
   RecordSink sink(records_fd);
-  RunMonitor monitor(threads);
+  // Each live reader takes its own queue of the per-key intervals: the metrics the first.
+  const size_t key_readers = (metrics != nullptr ? 1 : 0) + (dashboard != nullptr ? 1 : 0);
+  RunMonitor monitor(threads, key_readers);
   SharedRunState shared;
   if (options.max_requests > 0) {
     shared.requests_left.store(static_cast<int64_t>(options.max_requests));
@@ -159,12 +163,17 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   loops.Start();
   const MonoNanos start = MonoNow();
   const int64_t wall_start_us = WallNowMicros();
+  // Before the workers start: the dashboard takes the timeline from their first interval on.
+  if (dashboard != nullptr) {
+    dashboard->BeginRun(start, wall_start_us / 1000, monitor, key_readers - 1);
+  }
   for (auto& worker : workers)
     worker->Start(start);
   progress.Begin(start);
   progress.Status("started");
   if (metrics != nullptr) metrics->BeginRun(start);
-  const int signal = DriveWorkers(loops, workers, shared, input, sink, progress, monitor, metrics);
+  const int signal =
+      DriveWorkers(loops, workers, shared, input, sink, progress, monitor, metrics, dashboard);
   loops.Join();
   // The run ends at its last response (the last worker's end), not after the workers' own
   // ending work or the join: "seconds" and ended_at are the traffic's.
@@ -173,6 +182,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     end = std::max(end, worker->finished_at() != 0 ? worker->finished_at() : MonoNow());
   const int64_t wall_end_us = wall_start_us + (end - start) / kMicrosecond;
   if (metrics != nullptr) metrics->EndRun(end, monitor);
+  if (dashboard != nullptr) dashboard->EndRun(end, monitor);
   progress.End();
 
   LoadSummary summary;

@@ -17,6 +17,7 @@
 #include "hammer/load/grpc_answer.h"
 #include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
+#include "hammer/load/load_dashboard.h"
 #include "hammer/load/load_metrics.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/replay_timing.h"
@@ -79,9 +80,11 @@ struct LoadInput {
 // malformed request file (the message names the file and line; what was sent is in summary).
 // Records that cannot be written stop the run as a signal does (what was sent is in the
 // summary, the error in records_error).
-// `metrics` (--metrics-listen; null: none, else options.live_key_metrics must be set) gets the
-// run's figures while it works and its final ones at the end; it keeps serving them after.
+// `metrics` (--metrics-listen) and `dashboard` (--dashboard) (null: none; else
+// options.live_key_metrics must be set) get the run's figures while it works and its final
+// ones at the end; they keep serving them after.
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
-                            const ProgressOptions& progress, LoadMetrics* metrics = nullptr);
+                            const ProgressOptions& progress, LoadMetrics* metrics = nullptr,
+                            LoadDashboard* dashboard = nullptr);
 
 }  // namespace hammer::load

@@ -27,9 +27,9 @@
 //     rate (its hover names the covered seconds).
 // Charts are inline SVG (svg_chart.h); the stylesheet and the small script (table sorting, hover
 // values) are src/assets/report.css and report.js, embedded into the binary and inlined into the
-// page. Everything taken from the input is HTML-escaped. The script sets
-// document.body.dataset.ready = "1" once it has run, and any script error is appended to
-// document.body.dataset.errors, so that a headless browser can check the page.
+// page (the live dashboard's page adds src/assets/dashboard.js). Everything taken from the input is
+// HTML-escaped. The script sets document.body.dataset.ready = "1" once it has run, and any script
+// error is appended to document.body.dataset.errors, so that a headless browser can check the page.
 //
 // Percentiles are held within each key's exact [min, max], as in the text table.
 #pragma once
@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -85,7 +86,20 @@ inline constexpr size_t kMaxSpectrumKeys = 12;
 inline constexpr size_t kMaxErrorBarKeys = 12;
 inline constexpr size_t kMaxErrorTableKeys = 50;
 
-// The complete document, "<!DOCTYPE html>" to "</html>\n".
+// The complete document, "<!DOCTYPE html>" to "</html>\n":
+// RenderHtmlReportPage(input.title, RenderHtmlReportMain(input)).
 std::string RenderHtmlReport(const HtmlReportInput& input);
+
+// The page's figures and charts, "<main>\n" to "</main>\n": what the live dashboard
+// (load/load_dashboard.h) sends every second for an open page to put in place of its own.
+std::string RenderHtmlReportMain(const HtmlReportInput& input);
+
+// The document around `main` (one of RenderHtmlReportMain): the title, the stylesheet, the
+// error capture and the script. With `live_events` (a path, e.g. "/events") the page also
+// follows the Server-Sent Events stream there (src/assets/dashboard.js): each "update" event
+// replaces <main> and runs the report script over it again; the "done" event replaces the
+// whole document with the final report it carries. The body then carries data-events.
+std::string RenderHtmlReportPage(std::string_view title, std::string_view main,
+                                 std::string_view live_events = "");
 
 }  // namespace hammer::stats
