@@ -32,7 +32,7 @@ build_needs=(
   "libssl-dev|pc:openssl" "libre2-dev|pc:re2" "libcli11-dev|pc:CLI11" "libfmt-dev|pc:fmt"
   "libsimdjson-dev|pc:simdjson" "nlohmann-json3-dev|pc:nlohmann_json" "zlib1g-dev|pc:zlib"
   "libzookeeper-mt-dev|hdr:zookeeper/zookeeper.h" "libnghttp2-dev|pc:libnghttp2"
-  "libsnappy-dev|pc:snappy"
+  "libsnappy-dev|pc:snappy" "libzstd-dev|pc:libzstd"
 )
 package_needs=("dpkg-dev|cmd:dpkg-shlibdeps" "file|cmd:file")
 test_needs=(

@@ -51,6 +51,13 @@ void CaptureFlags(CLI::App& app, dark::DarkFlags& flags) {
                  "reader that takes the dated names never sees a file being written (give both "
                  "a SIZE and a DURATION to rotate at whichever comes first)")
       ->type_name("SIZE|DURATION");
+  app.add_option("--capture-compress", flags.capture_compress,
+                 "zstd: write the capture compressed, readable by zstdcat and by `hammer load` "
+                 "as it is; every write is one zstd frame of whole lines, so a file cut by a "
+                 "kill still decodes up to its last frame. The default is zstd when FILE ends in "
+                 ".zst (e.g. traffic.jsonl.zst; completed files are then named "
+                 "STEM-YYYYmmddTHHMMSSZ.jsonl.zst), else none")
+      ->type_name("none|zstd");
   app.add_option("--capture-redact", capture.redact,
                  "also redact the header field or query parameter NAME (any case; repeatable)")
       ->type_name("NAME");

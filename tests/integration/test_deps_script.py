@@ -20,7 +20,7 @@ DEPS = ROOT / "scripts" / "deps.sh"
 BUILD_PACKAGES = ["g++", "make", "cmake", "ninja-build", "pkg-config", "libssl-dev", "libre2-dev",
                   "libcli11-dev", "libfmt-dev", "libsimdjson-dev", "nlohmann-json3-dev",
                   "zlib1g-dev", "libzookeeper-mt-dev", "libnghttp2-dev",
-                  "libsnappy-dev"]
+                  "libsnappy-dev", "libzstd-dev"]
 
 
 # Not bench: `make test` does not install the benchmarks' peers, so a CI machine lacks them.

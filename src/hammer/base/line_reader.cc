@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "hammer/base/zstd_frames.h"
+
 namespace hammer {
 
 Result<LineReader> LineReader::Open(const std::string& path, const Options& options) {
@@ -27,6 +29,7 @@ LineReader LineReader::FromFd(int fd, bool owns_fd, std::string name, const Opti
 LineReader LineReader::FromString(std::string text, std::string name, const Options& options) {
   LineReader reader(-1, false, std::move(name), options);
   reader.in_memory_ = true;
+  reader.encoding_ = Encoding::kPlain;
   reader.end_ = text.size();
   reader.buffer_ = std::move(text);
   if (const void* last = memrchr(reader.buffer_.data(), '\n', reader.end_); last != nullptr) {
@@ -68,6 +71,12 @@ LineReader& LineReader::operator=(LineReader&& other) noexcept {
     keep_copy_ = std::exchange(other.keep_copy_, false);
     copy_limit_ = other.copy_limit_;
     copy_ = std::move(other.copy_);
+    encoding_ = std::exchange(other.encoding_, Encoding::kSniffing);
+    raw_ = std::move(other.raw_);
+    raw_begin_ = std::exchange(other.raw_begin_, 0);
+    zstd_ = std::move(other.zstd_);
+    decoder_full_ = std::exchange(other.decoder_full_, false);
+    cut_short_ = std::exchange(other.cut_short_, false);
   }
   return *this;
 }
@@ -99,6 +108,12 @@ bool LineReader::Rewind() {
     buffer_.clear();
     end_ = complete_ = 0;
     eof_ = false;
+    encoding_ = Encoding::kSniffing;
+    raw_.clear();
+    raw_begin_ = 0;
+    if (zstd_) zstd_->Reset();
+    decoder_full_ = false;
+    cut_short_ = false;
   }
   begin_ = scanned_ = 0;
   skipping_ = false;
@@ -129,47 +144,111 @@ Status LineReader::Fill() {
     complete_ = complete_ > begin_ ? complete_ - begin_ : 0;
     begin_ = 0;
   }
-  // buffer_ only grows (to at most max_line_bytes + block_bytes + 2): no zero-filling per read.
+  // buffer_ only grows (to at most max_line_bytes + block_bytes + 2 + the few bytes of a
+  // sniffed beginning): no zero-filling per read.
   if (buffer_.size() < end_ + options_.block_bytes) buffer_.resize(end_ + options_.block_bytes);
   while (true) {
-    if (options_.interrupt != nullptr && !WaitReadable()) {
-      eof_ = true;
-      begin_ = scanned_ = end_ = complete_ = 0;
-      skipping_ = false;
-      return Status::Error("read " + name_ + ": interrupted");
+    if (encoding_ == Encoding::kZstd) {
+      std::string_view input(raw_.data() + raw_begin_, raw_.size() - raw_begin_);
+      Result<size_t> decoded = zstd_->Decode(&input, buffer_.data() + end_, buffer_.size() - end_);
+      if (!decoded.ok()) {
+        return Failed(Status::Error("read " + name_ + ": " + decoded.status().message()));
+      }
+      raw_begin_ = raw_.size() - input.size();
+      decoder_full_ = *decoded == buffer_.size() - end_;
+      if (*decoded > 0) {
+        Took(*decoded);
+        return Status::Ok();
+      }
+      raw_.erase(0, raw_begin_);  // what is left is the beginning of a block
+      raw_begin_ = 0;
     }
-    ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
-    if (n > 0) {
-      const char* data = buffer_.data() + end_;
-      if (keep_copy_) {
-        if (copy_ && copy_->size() + static_cast<size_t>(n) <= copy_limit_) {
-          copy_->append(data, static_cast<size_t>(n));
-        } else {
-          copy_.reset();
-        }
-      }
-      if (const void* last = memrchr(data, '\n', static_cast<size_t>(n)); last != nullptr) {
-        complete_ = static_cast<size_t>(static_cast<const char*>(last) - buffer_.data()) + 1;
-      }
-      end_ += static_cast<size_t>(n);
+    if (options_.interrupt != nullptr && !WaitReadable()) {
+      return Failed(Status::Error("read " + name_ + ": interrupted"));
+    }
+    // Plain bytes are read where the lines are; others (and the first few, until the input's
+    // encoding is known) beside them.
+    const bool plain = encoding_ == Encoding::kPlain;
+    char* into = plain ? buffer_.data() + end_ : nullptr;
+    size_t room = plain ? buffer_.size() - end_ : options_.block_bytes;
+    if (!plain) {
+      const size_t had = raw_.size();
+      raw_.resize(had + room);
+      into = raw_.data() + had;
+    }
+    const ssize_t n = ::read(fd_, into, room);
+    const int read_error = errno;
+    if (!plain) raw_.resize(raw_.size() - room + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    if (n > 0 && plain) {
+      Took(static_cast<size_t>(n));
       return Status::Ok();
+    }
+    if (n > 0 || (n == 0 && encoding_ == Encoding::kSniffing)) {
+      if (encoding_ == Encoding::kSniffing) {
+        const std::string_view start(raw_.data(), std::min(raw_.size(), kZstdMagic.size()));
+        const bool may_be_zstd = kZstdMagic.starts_with(start);
+        if (may_be_zstd && start.size() < kZstdMagic.size() && n > 0) continue;  // read on
+        if (may_be_zstd && start.size() == kZstdMagic.size()) {
+          encoding_ = Encoding::kZstd;
+          if (!zstd_) zstd_ = std::make_unique<ZstdStreamDecoder>();
+          continue;
+        }
+        // Plain text: what was read to find out is the first of its bytes.
+        encoding_ = Encoding::kPlain;
+        if (buffer_.size() < end_ + raw_.size()) buffer_.resize(end_ + raw_.size());
+        std::memcpy(buffer_.data() + end_, raw_.data(), raw_.size());
+        const size_t sniffed = raw_.size();
+        raw_.clear();
+        if (n == 0) eof_ = true;
+        Took(sniffed);
+        return Status::Ok();
+      }
+      continue;  // compressed bytes: decoded at the top
     }
     if (n == 0) {
       eof_ = true;
+      if (encoding_ == Encoding::kZstd && zstd_->inside_frame()) {
+        // Cut inside a frame (a writer killed mid-write): the lines end at the last '\n'.
+        cut_short_ = true;
+        end_ = std::max(begin_, complete_);
+        scanned_ = std::min(scanned_, end_);
+      }
       return Status::Ok();
     }
-    if (errno != EINTR) {
-      int error = errno;
-      eof_ = true;
-      begin_ = scanned_ = end_ = complete_ = 0;
-      skipping_ = false;
-      return Status::FromErrno("read " + name_, error);
-    }
+    if (read_error != EINTR) return Failed(Status::FromErrno("read " + name_, read_error));
   }
 }
 
+void LineReader::Took(size_t n) {
+  const char* data = buffer_.data() + end_;
+  if (keep_copy_) {
+    if (copy_ && copy_->size() + n <= copy_limit_) {
+      copy_->append(data, n);
+    } else {
+      copy_.reset();
+    }
+  }
+  if (const void* last = memrchr(data, '\n', n); last != nullptr) {
+    complete_ = static_cast<size_t>(static_cast<const char*>(last) - buffer_.data()) + 1;
+  }
+  end_ += n;
+}
+
+Status LineReader::Failed(Status error) {
+  eof_ = true;
+  begin_ = scanned_ = end_ = complete_ = 0;
+  skipping_ = false;
+  return error;
+}
+
+std::string LineReader::cut_short() const {
+  if (!cut_short_) return "";
+  return name_ + " ends inside a zstd frame (cut short, as by a kill while it was written): "
+                 "read up to its last complete line";
+}
+
 bool LineReader::ReadableNow() const {
-  if (in_memory_) return true;
+  if (in_memory_ || decoder_full_) return true;
   pollfd p{fd_, POLLIN, 0};
   int ready = ::poll(&p, 1, 0);
   return ready > 0 || (ready < 0 && errno != EINTR);  // read(2) tells what an error is

@@ -12,6 +12,12 @@
 // Line::overlong set, and the rest of it is skipped; with overlong_is_error it is an error
 // ("<name>:<line>: line longer than <max> bytes") and the reader is at its end.
 //
+// zstd: an input that begins with a zstd frame (RFC 8878 §3.1.1, by its magic number, whatever
+// its name) is decoded as it is read (zstd_frames.h), so a `.jsonl.zst` capture reads like its
+// `.jsonl`. An input cut inside its last frame (a writer killed mid-write) is read up to its
+// last complete line; the rest is dropped and cut_short() says so. Corrupt input is a read
+// error ("read <name>: zstd: <reason>").
+//
 // Errors: open(2) ("open <path>: <strerror>") and read(2) ("read <name>: <strerror>"); after an
 // error the reader is at its end. Owns its file descriptor when told so (standard input is never
 // closed). Movable, not copyable; not thread-safe (one reader per input; a reader shared by
@@ -21,6 +27,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +35,8 @@
 #include "hammer/base/status.h"
 
 namespace hammer {
+
+class ZstdStreamDecoder;
 
 // Receives lines pushed by LineReader::ReadAll.
 class LineHandler {
@@ -110,12 +119,17 @@ class LineReader {
   void KeepCopy(size_t max_bytes);
   std::optional<std::string> TakeCopy();
 
+  // Empty, or a note for the operator once the input has ended: a zstd input was cut short
+  // and its incomplete last line dropped.
+  std::string cut_short() const;
+
   uint64_t line_number() const { return line_number_; }  // of the line last handed out
   const std::string& name() const { return name_; }
   size_t max_line_bytes() const { return options_.max_line_bytes; }
 
  private:
   enum class Step : uint8_t { kLine, kNotYet, kEnd, kError };
+  enum class Encoding : uint8_t { kSniffing, kPlain, kZstd };
 
   LineReader(int fd, bool owns_fd, std::string name, const Options& options);
   // `wait`: false answers kNotYet rather than wait for input (TryNext).
@@ -123,6 +137,8 @@ class LineReader {
   bool ReadableNow() const;   // bytes (or the end, or an error) to read without waiting
   bool WaitReadable() const;  // false once options_.interrupt is set
   Status Fill();  // compacts, then reads one more block; sets eof_ at the end of the input
+  void Took(size_t n);           // n more bytes are in buffer_ at end_
+  Status Failed(Status error);  // at the end, empty, returning `error`
   void Close();
 
   int fd_ = -1;
@@ -143,6 +159,14 @@ class LineReader {
   bool keep_copy_ = false;
   size_t copy_limit_ = 0;
   std::optional<std::string> copy_;
+  // Until its first bytes are read, an input's encoding is unknown (kSniffing). A zstd input is
+  // read into raw_ and decoded into buffer_.
+  Encoding encoding_ = Encoding::kSniffing;
+  std::string raw_;
+  size_t raw_begin_ = 0;  // raw_[raw_begin_, size) is not yet decoded
+  std::unique_ptr<ZstdStreamDecoder> zstd_;
+  bool decoder_full_ = false;  // the last decode filled buffer_: more may wait in the decoder
+  bool cut_short_ = false;
 };
 
 }  // namespace hammer

@@ -5,6 +5,7 @@
 
 #include "hammer/base/base64.h"
 #include "hammer/base/strings.h"
+#include "hammer/base/word_bytes.h"
 #include "hammer/http/message.h"
 
 namespace hammer::dark {
@@ -53,45 +54,71 @@ size_t Utf8SequenceLength(std::string_view s) {
   return 0;
 }
 
-void AppendJsonString(std::string& out, std::string_view s) {
+// Whether a word of eight bytes is all printable ASCII other than '"' and '\\': copied as is.
+bool PlainJsonWord(uint64_t word) {
+  using namespace word_bytes;
+  return !HasHigh(word) && !HasLess(word, 0x20) && !HasByte(word, '"') && !HasByte(word, '\\') &&
+         !HasByte(word, 0x7F);
+}
+
+// `s` escaped for the inside of a JSON string: runs of bytes that need nothing are appended
+// whole (eight bytes are checked at a time), the others one by one.
+void AppendJsonEscaped(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
+  size_t run = 0;  // s[run, i) is appended as it is
   size_t i = 0;
   while (i < s.size()) {
+    if (i + 8 <= s.size() && PlainJsonWord(word_bytes::Load(s.data() + i))) {
+      i += 8;
+      continue;
+    }
     const auto c = static_cast<uint8_t>(s[i]);
-    if (c >= 0x80) {
-      size_t n = Utf8SequenceLength(s.substr(i));
+    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F) {
+      const size_t n = c < 0x80 ? 1 : Utf8SequenceLength(s.substr(i));
       if (n > 0) {
-        out.append(s.substr(i, n));
         i += n;
         continue;
       }
+    }
+    out.append(s.data() + run, i - run);
+    if (c >= 0x80) {
       // Not UTF-8: the byte as the Latin-1 code point of the same value.
       out.push_back(static_cast<char>(0xC0 | (c >> 6)));
       out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
     } else if (c == '"' || c == '\\') {
       out.push_back('\\');
       out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7F) {
+    } else {
       out.append("\\u00").push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 0xF]);
-    } else {
-      out.push_back(static_cast<char>(c));
     }
-    ++i;
+    run = ++i;
   }
+  out.append(s.data() + run, i - run);
+}
+
+void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
+  AppendJsonEscaped(out, s);
+  out.push_back('"');
+}
+
+// Whether `text` starts with `prefix`, ignoring ASCII case.
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() &&
+         http::EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
 }
 
 // One field line of a head: "Name: value".
 struct Field {
   std::string_view name;
   std::string_view value;
+  bool written = false;  // already in the line, with the first field of its name
 };
 
-// The fields of `head` after its request line, in order.
-std::vector<Field> HeadFields(std::string_view head, std::string_view* request_line) {
-  std::vector<Field> fields;
+// The fields of `head` after its request line, in order, into `fields` (storage reused).
+void HeadFields(std::string_view head, std::string_view* request_line, std::vector<Field>& fields) {
+  fields.clear();
   size_t end = head.find("\r\n");
   *request_line = head.substr(0, end);
   while (end != std::string_view::npos) {
@@ -103,7 +130,6 @@ std::vector<Field> HeadFields(std::string_view head, std::string_view* request_l
     if (colon == std::string_view::npos) continue;
     fields.push_back({line.substr(0, colon), TrimOws(line.substr(colon + 1))});
   }
-  return fields;
 }
 
 }  // namespace
@@ -167,18 +193,24 @@ std::string CaptureRedaction::RedactTarget(std::string_view target) const {
 }
 
 bool IsBinaryBody(std::string_view content_type, std::string_view body) {
-  std::string type = AsciiStrToLower(TrimOws(content_type.substr(0, content_type.find(';'))));
-  constexpr std::string_view kBinaryTypes[] = {"application/grpc",       "application/octet-stream",
-                                               "application/x-protobuf", "application/protobuf",
-                                               "application/zip",        "application/gzip"};
+  const std::string_view type = TrimOws(content_type.substr(0, content_type.find(';')));
+  constexpr std::string_view kBinaryTypes[] = {
+      "application/grpc", "application/octet-stream", "application/x-protobuf",
+      "application/protobuf", "application/zip", "application/gzip", "image/", "audio/", "video/"};
   for (std::string_view binary : kBinaryTypes) {
-    if (type.starts_with(binary)) return true;
+    if (StartsWithIgnoreCase(type, binary)) return true;
   }
-  if (type.starts_with("image/") || type.starts_with("audio/") || type.starts_with("video/")) {
-    return true;
-  }
+  // Printable ASCII eight bytes at a time; a word with anything else is looked at byte by byte.
   size_t i = 0;
   while (i < body.size()) {
+    if (i + 8 <= body.size()) {
+      const uint64_t word = word_bytes::Load(body.data() + i);
+      if (!word_bytes::HasHigh(word) && !word_bytes::HasLess(word, 0x20) &&
+          !word_bytes::HasByte(word, 0x7F)) {
+        i += 8;
+        continue;
+      }
+    }
     const auto c = static_cast<uint8_t>(body[i]);
     if (c >= 0x80) {
       size_t n = Utf8SequenceLength(body.substr(i));
@@ -195,7 +227,9 @@ bool IsBinaryBody(std::string_view content_type, std::string_view body) {
 void AppendCaptureLine(std::string& out, const CapturedExchange& exchange,
                        const CaptureRedaction& redaction) {
   std::string_view request_line;
-  std::vector<Field> fields = HeadFields(exchange.head, &request_line);
+  // The writer thread encodes line after line: its field list keeps its storage.
+  thread_local std::vector<Field> fields;
+  HeadFields(exchange.head, &request_line, fields);
   size_t space = request_line.find(' ');
   std::string_view method = request_line.substr(0, space);
   std::string_view target =
@@ -205,20 +239,24 @@ void AppendCaptureLine(std::string& out, const CapturedExchange& exchange,
 
   out.append("{\"method\":");
   AppendJsonString(out, method);
-  std::string url = exchange.https ? "https://" : "http://";
-  url.append(exchange.authority.empty() ? std::string_view("localhost")
-                                        : std::string_view(exchange.authority));
+  out.append(exchange.https ? ",\"url\":\"https://" : ",\"url\":\"http://");
+  AppendJsonEscaped(out, exchange.authority.empty() ? std::string_view("localhost")
+                                                    : std::string_view(exchange.authority));
   // "*" (OPTIONS) has no path of its own: the URL names the server.
-  url.append(target == "*" ? std::string("/") : redaction.RedactTarget(target));
-  out.append(",\"url\":");
-  AppendJsonString(out, url);
+  if (target == "*") {
+    out.push_back('/');
+  } else if (target.find('?') == std::string_view::npos) {
+    AppendJsonEscaped(out, target);  // nothing to redact
+  } else {
+    AppendJsonEscaped(out, redaction.RedactTarget(target));
+  }
+  out.push_back('"');
 
   // Fields of one name together, in the order each name first appears.
   std::string_view content_type;
-  std::vector<bool> written(fields.size(), false);
   bool any = false;
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (written[i] || InList(kNotRecorded, fields[i].name)) continue;
+    if (fields[i].written || InList(kNotRecorded, fields[i].name)) continue;
     if (http::EqualsIgnoreCase(fields[i].name, "content-type")) content_type = fields[i].value;
     out.append(any ? "," : ",\"header\":{");
     any = true;
@@ -226,10 +264,10 @@ void AppendCaptureLine(std::string& out, const CapturedExchange& exchange,
     out.append(":[");
     const bool secret = redaction.RedactsHeader(fields[i].name);
     for (size_t j = i; j < fields.size(); ++j) {
-      if (j != i && (written[j] || !http::EqualsIgnoreCase(fields[j].name, fields[i].name))) {
+      if (j != i && (fields[j].written || !http::EqualsIgnoreCase(fields[j].name, fields[i].name))) {
         continue;
       }
-      written[j] = true;
+      fields[j].written = true;
       if (j != i) out.push_back(',');
       AppendJsonString(out, secret ? kRedacted : fields[j].value);
     }

@@ -31,6 +31,10 @@ struct CaptureOptions {
   // or has been written to for this long (0: never, by that measure; capture_writer.h).
   uint64_t rotate_bytes = 0;
   Nanos rotate_interval = 0;
+  // --capture-compress zstd (the default for a FILE ending in ".zst"): every write is one zstd
+  // frame of whole lines (capture_writer.h), at this zstd level.
+  bool zstd = false;
+  int zstd_level = 1;
   // The writer's queue: exchanges beyond either bound are dropped (and counted) rather than
   // waited for.
   size_t queue_max_lines = 16384;

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <utility>
 
+#include "hammer/base/zstd_frames.h"
 #include "hammer/dark/uniform.h"
 
 namespace hammer::dark {
@@ -20,6 +21,15 @@ namespace {
 // Lines are gathered into writes of about this size: few system calls, and a short enough
 // write that a kill is unlikely to land inside it.
 constexpr size_t kWriteBytes = 256 * 1024;
+// Compressed, into frames of about one zstd block (128 KiB, RFC 8878 §3.1.1.2.3): libzstd
+// decodes a compressed block only once all of it is there, so a frame cut by a kill decodes
+// to nothing rather than to part of a line.
+constexpr size_t kFrameBytes = 128 * 1024;
+
+// The writer gathers lines for up to kLinger after the first arrives, unless kGatherBytes of
+// exchanges are queued first: one wake-up and one write for many lines rather than for each.
+constexpr auto kLinger = std::chrono::milliseconds(20);
+constexpr size_t kGatherBytes = 256 * 1024;
 
 size_t QueuedSize(const CapturedExchange& exchange) {
   return sizeof(CapturedExchange) + exchange.head.size() + exchange.body.size() +
@@ -29,7 +39,9 @@ size_t QueuedSize(const CapturedExchange& exchange) {
 }  // namespace
 
 CaptureWriter::CaptureWriter(const CaptureOptions& options)
-    : options_(options), redaction_(options.redact, options.keep) {}
+    : options_(options), redaction_(options.redact, options.keep) {
+  if (options_.zstd) zstd_ = std::make_unique<ZstdFrameEncoder>(options_.zstd_level);
+}
 
 Result<std::unique_ptr<CaptureWriter>> CaptureWriter::Open(const CaptureOptions& options) {
   std::unique_ptr<CaptureWriter> writer(new CaptureWriter(options));
@@ -63,13 +75,15 @@ Status CaptureWriter::OpenFile() {
 
 std::string CaptureWriter::CompletedName(int64_t begun_us, int attempt) const {
   std::string stem = options_.path;
+  if (stem.ends_with(".zst")) stem.resize(stem.size() - 4);
   if (stem.ends_with(".jsonl")) stem.resize(stem.size() - 6);
   const time_t seconds = static_cast<time_t>(begun_us / 1'000'000);
   struct tm utc {};
   gmtime_r(&seconds, &utc);
   char when[32];
   std::strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &utc);
-  return stem + "-" + when + (attempt > 1 ? "-" + std::to_string(attempt) : "") + ".jsonl";
+  return stem + "-" + when + (attempt > 1 ? "-" + std::to_string(attempt) : "") +
+         (options_.zstd ? ".jsonl.zst" : ".jsonl");
 }
 
 void CaptureWriter::MaybeRotate(bool closing) {
@@ -137,6 +151,7 @@ bool CaptureWriter::Choose(std::string_view method, std::string_view target, int
 void CaptureWriter::Submit(std::unique_ptr<CapturedExchange> exchange) {
   if (exchange->body_truncated) CountShared(counters_.truncated_bodies);
   const size_t size = QueuedSize(*exchange);
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (closing_ || queue_.size() >= options_.queue_max_lines ||
@@ -144,16 +159,19 @@ void CaptureWriter::Submit(std::unique_ptr<CapturedExchange> exchange) {
       CountShared(counters_.dropped_queue_full);
       return;
     }
+    // The writer waits for the first exchange, then lingers until enough have come.
+    wake = queue_.empty() || (queued_bytes_ < kGatherBytes && queued_bytes_ + size >= kGatherBytes);
     queue_.push_back(std::move(exchange));
     queued_bytes_ += size;
     ++submitted_;
   }
-  wake_.notify_one();
+  if (wake) wake_.notify_one();
 }
 
 void CaptureWriter::Flush() {
   std::unique_lock lock(mutex_);
   const uint64_t target = submitted_;
+  wake_.notify_one();  // ends the writer's lingering
   written_.wait(lock, [&] { return done_ >= target || stopped_; });
 }
 
@@ -174,6 +192,7 @@ void CaptureWriter::Close() {
 void CaptureWriter::Run() {
   std::deque<std::unique_ptr<CapturedExchange>> batch;
   std::string lines;
+  const size_t write_bytes = zstd_ ? kFrameBytes : kWriteBytes;
   while (true) {
     {
       std::unique_lock lock(mutex_);
@@ -194,19 +213,23 @@ void CaptureWriter::Run() {
         written_.notify_all();
         return;
       }
+      // Any wake-up ends the lingering early: enough queued, Flush, Close.
+      if (!closing_ && queued_bytes_ < kGatherBytes) wake_.wait_for(lock, kLinger);
       batch.swap(queue_);
       queued_bytes_ = 0;
     }
     const uint64_t taken = batch.size();
     uint64_t count = 0;
     for (const auto& exchange : batch) {
+      const size_t before = lines.size();
       AppendCaptureLine(lines, *exchange, redaction_);
-      ++count;
-      if (lines.size() >= kWriteBytes) {
-        WriteLines(lines, count);
-        lines.clear();
+      // The lines before this one fill a write: they go, this one begins the next.
+      if (lines.size() > write_bytes && count > 0) {
+        WriteLines(std::string_view(lines).substr(0, before), count);
+        lines.erase(0, before);
         count = 0;
       }
+      ++count;
     }
     if (count > 0) WriteLines(lines, count);
     lines.clear();
@@ -223,6 +246,14 @@ void CaptureWriter::WriteLines(std::string_view lines, uint64_t count) {
   if (fd_ < 0) {
     CountShared(counters_.dropped_write_error, count);
     return;
+  }
+  if (zstd_) {
+    frame_.clear();
+    if (!zstd_->AppendFrame(lines, frame_).ok()) {
+      CountShared(counters_.dropped_write_error, count);
+      return;
+    }
+    lines = frame_;
   }
   size_t written = 0;
   while (written < lines.size()) {

@@ -14,10 +14,17 @@
 // stop one write(2) at a page boundary when a fatal signal arrives in the middle of it, so after
 // a kill -9 the last line may rarely be incomplete; it is never followed by another.
 //
+// Compression (--capture-compress zstd): each write(2) is one zstd frame (zstd_frames.h) of
+// whole lines, at most about one zstd block of them (128 KiB) unless a line is longer, with
+// what is said above of writes true of frames: a failed one is cut off whole, and a file cut
+// by a kill decodes, with `zstdcat` or `hammer load`, to complete lines. Rotation sizes and
+// hammer_dark_capture_bytes_total count compressed bytes.
+//
 // Rotation (--capture-rotate SIZE and/or DURATION): lines always go to the file named by
 // --capture; once it holds SIZE bytes, or DURATION after it was begun (checked at least once a
 // second), and when the writer closes, it is complete: it is renamed, atomically, to
-// STEM-YYYYmmddTHHMMSSZ.jsonl (STEM: the path without its ".jsonl"; the UTC time it was begun;
+// STEM-YYYYmmddTHHMMSSZ.jsonl (.jsonl.zst when compressed; STEM: the path without its ".jsonl"
+// or ".jsonl.zst"; the UTC time it was begun;
 // "-2", "-3", ... appended should that name exist, never overwriting a file) and a new file is
 // begun. A reader that takes only the dated names never sees a file being written.
 //
@@ -45,6 +52,10 @@
 
 namespace re2 {
 class RE2;
+}
+
+namespace hammer {
+class ZstdFrameEncoder;
 }
 
 namespace hammer::dark {
@@ -92,6 +103,8 @@ class CaptureWriter {
   const CaptureOptions options_;
   const CaptureRedaction redaction_;
   std::vector<std::unique_ptr<re2::RE2>> filters_;
+  std::unique_ptr<ZstdFrameEncoder> zstd_;  // --capture-compress zstd
+  std::string frame_;                       // the writer thread's: the frame being written
   int fd_ = -1;
   uint64_t file_size_ = 0;     // the writer thread's: the end of the last whole line
   int64_t file_begun_us_ = 0;  // when the current file was begun (Unix µs), for rotation

@@ -277,13 +277,27 @@ Status CheckCapture(const DarkFlags& flags, CaptureOptions& capture) {
       capture.rotate_interval = *interval;
     }
   }
+  const bool named_zst = capture.path.ends_with(".zst");
+  if (flags.capture_compress.empty()) {
+    capture.zstd = named_zst;
+  } else if (flags.capture_compress == "zstd") {
+    capture.zstd = true;
+  } else if (flags.capture_compress != "none") {
+    return Status::Error("--capture-compress: expected none or zstd, got '" +
+                         flags.capture_compress + "'");
+  } else if (named_zst) {
+    return Status::Error("--capture-compress none: " + capture.path +
+                         " is named like a zstd file; name it without .zst");
+  }
   const bool companions = !flags.capture_rotate.empty() || !capture.filters.empty() ||
                           !capture.redact.empty() || !capture.keep.empty() || capture.rate != 1 ||
-                          capture.max_rps != 0 || flags.capture_body_limit != "64KiB";
+                          capture.max_rps != 0 || flags.capture_body_limit != "64KiB" ||
+                          !flags.capture_compress.empty();
   if (!capture.enabled() && companions) {
     return Status::Error(
         "--capture-rate, --capture-max-rps, --capture-filter, "
-        "--capture-body-limit, --capture-redact, --capture-keep and --capture-rotate need "
+        "--capture-body-limit, --capture-redact, --capture-keep, --capture-rotate and "
+        "--capture-compress need "
         "--capture "
         "FILE");
   }

@@ -66,6 +66,7 @@ struct DarkFlags {
   std::string verdict_interval = "1s";
   std::string capture_body_limit = "64KiB";  // --capture-body-limit SIZE
   std::vector<std::string> capture_rotate;   // --capture-rotate SIZE|DURATION
+  std::string capture_compress;              // --capture-compress none|zstd (empty: by name)
 };
 
 enum class DarkOutcome : uint8_t {

@@ -59,6 +59,9 @@ class JsonTargetReader {
   // error, further calls return false.
   Result<bool> Next(RequestSpec* out);
 
+  // Once Next has returned false: empty, or why the input ended early (LineReader::cut_short).
+  std::string cut_short() const { return lines_.cut_short(); }
+
  private:
   struct Parser;  // simdjson's parser, kept out of this header
   explicit JsonTargetReader(LineReader lines);

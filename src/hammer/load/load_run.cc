@@ -212,6 +212,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
     summary.input_error = input.specs->error();
     if (summary.input_error) return *summary.input_error;
     summary.skipped = input.specs->skipped();
+    summary.source_warning = input.specs->warning();
   }
   // The run's key table has the whole --max-key-memory (each worker's had its share).
   WorkerResult run;

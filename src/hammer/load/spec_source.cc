@@ -192,6 +192,10 @@ bool SpecSource::NextBatch(std::vector<RequestSpec>& out, size_t max) {
       continue;
     }
     // End of a pass: loop again only if the pass produced something.
+    if (warning_.empty()) {
+      if (vegeta_) warning_ = vegeta_->cut_short();
+      if (jsonl_) warning_ = jsonl_->cut_short();
+    }
     if (!options_.loop || read_this_pass_ == 0) {
       done_ = true;
       break;
@@ -227,6 +231,11 @@ std::map<std::string, uint64_t> SpecSource::skipped() const {
   for (const auto& [reason, count] : skipped_)
     all[reason] += count;
   return all;
+}
+
+std::string SpecSource::warning() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return warning_;
 }
 
 uint64_t SpecSource::read() const {

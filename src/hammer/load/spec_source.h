@@ -76,6 +76,9 @@ class SpecSource {
   std::optional<Status> error() const;
   std::map<std::string, uint64_t> skipped() const;
   uint64_t read() const;
+  // Empty, or a note for the operator: the file ended early (a zstd capture cut short; its
+  // lines were read up to the last complete one).
+  std::string warning() const;
 
  private:
   SpecSource(std::string path, TargetsFormat format, const SpecOptions& options)
@@ -126,6 +129,7 @@ class SpecSource {
   uint64_t read_this_pass_ = 0;
   bool done_ = false;
   std::optional<Status> error_;
+  std::string warning_;
 };
 
 }  // namespace hammer::load

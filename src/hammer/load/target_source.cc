@@ -235,6 +235,9 @@ LineReader::Poll TargetSource::ReadLine(SourceLine& line) {
       return LineReader::Poll::kLine;
     }
     if (interrupted_.load()) return LineReader::Poll::kEnd;
+    if (std::string cut = reader_.cut_short(); !cut.empty() && warning_.empty()) {
+      warning_ = std::move(cut);
+    }
     // The next of several inputs.
     if (part_ + 1 < parts_.size()) {
       if (!OpenPart(part_ + 1)) return LineReader::Poll::kEnd;

@@ -62,6 +62,9 @@ class VegetaTargetReader {
   // error, further calls return false.
   Result<bool> Next(RequestSpec* out);
 
+  // Once Next has returned false: empty, or why the input ended early (LineReader::cut_short).
+  std::string cut_short() const { return lines_.cut_short(); }
+
  private:
   VegetaTargetReader(LineReader lines, std::string body_dir, const VegetaTargetOptions& options);
   Result<bool> NextLine(std::string_view* line);  // the pending line first, then the stream

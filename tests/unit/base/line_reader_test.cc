@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "hammer/base/zstd_frames.h"
+
 namespace hammer {
 namespace {
 
@@ -290,6 +292,84 @@ TEST(LineReaderTest, FastPathTakesWholeLinesInOrder) {
       EXPECT_GT(collector.fast, 1000u);
     }
   }
+}
+
+// zstd input, recognised by its first bytes: several frames read as one text, in small blocks.
+TEST(LineReaderTest, DecodesZstdFramesAsTheirLines) {
+  ZstdFrameEncoder encoder(1);
+  std::string file;
+  std::vector<std::string> expected;
+  for (int frame = 0; frame < 4; ++frame) {
+    std::string lines;
+    for (int i = 0; i < 300; ++i) {
+      expected.push_back("line " + std::to_string(frame) + "." + std::to_string(i));
+      lines += expected.back() + "\r\n";
+    }
+    ASSERT_TRUE(encoder.AppendFrame(lines, file).ok());
+  }
+  LineReader reader = ReaderOver(file, LineReader::Options{64, 100, true, true});
+  reader.KeepCopy(1 << 20);
+  std::vector<NumberedLine> lines = ReadNumbered(reader);
+  ASSERT_EQ(lines.size(), expected.size());
+  for (size_t i = 0; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i], (NumberedLine{expected[i], i + 1}));
+  EXPECT_EQ(reader.cut_short(), "");
+  // What is kept is the text, not the compressed bytes.
+  std::optional<std::string> copy = reader.TakeCopy();
+  ASSERT_TRUE(copy.has_value());
+  EXPECT_TRUE(copy->starts_with("line 0.0\r\n"));
+  ASSERT_TRUE(reader.Rewind());
+  EXPECT_EQ(ReadNumbered(reader).size(), expected.size());
+}
+
+// A file cut inside its last frame (a writer killed mid-write): every line handed out is whole,
+// the cut one is dropped, and the reader says so.
+TEST(LineReaderTest, AZstdInputCutInsideAFrameEndsAtItsLastCompleteLine) {
+  ZstdFrameEncoder encoder(1);
+  std::string file;
+  ASSERT_TRUE(encoder.AppendFrame("first\nsecond\n", file).ok());
+  // Over one zstd block (128 KiB) of lines that do not repeat: the decoder hands out the first
+  // block before the end of the frame, the last of its lines cut at the block's end.
+  std::mt19937_64 rng(7);
+  std::string big;
+  std::vector<std::string> expected = {"first", "second"};
+  while (big.size() < 300 * 1024) {
+    std::string line = std::to_string(rng()) + std::to_string(rng()) + std::to_string(rng());
+    expected.push_back(line);
+    big += line + "\n";
+  }
+  ASSERT_TRUE(encoder.AppendFrame(big, file).ok());
+  file.resize(file.size() - 1000);
+  LineReader reader = ReaderOver(file, LineReader::WholeLines(1024));
+  std::vector<NumberedLine> lines = ReadNumbered(reader);
+  ASSERT_GT(lines.size(), 2u);               // the first block of the cut frame was read
+  ASSERT_LT(lines.size(), expected.size());  // and not the rest
+  for (size_t i = 0; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i].text, expected[i]) << i;
+  EXPECT_NE(reader.cut_short().find("memfd ends inside a zstd frame"), std::string::npos)
+      << reader.cut_short();
+}
+
+TEST(LineReaderTest, TextThatBeginsLikeZstdIsText) {
+  LineReader reader = ReaderOver("(\xb5x\n(\n", LineReader::WholeLines(64));
+  std::vector<NumberedLine> lines = ReadNumbered(reader);
+  EXPECT_EQ(lines, (std::vector<NumberedLine>{{"(\xb5x", 1}, {"(", 2}}));
+  LineReader short_one = ReaderOver("(", LineReader::WholeLines(64));
+  EXPECT_EQ(ReadNumbered(short_one), (std::vector<NumberedLine>{{"(", 1}}));
+}
+
+TEST(LineReaderTest, CorruptZstdIsAReadError) {
+  ZstdFrameEncoder encoder(1);
+  std::string file;
+  ASSERT_TRUE(encoder.AppendFrame("a\n", file).ok());
+  file += "trailing bytes that are not a frame";
+  LineReader reader = ReaderOver(file, LineReader::WholeLines(64));
+  std::string_view line;
+  Result<bool> more = reader.Next(&line);
+  while (more.ok() && *more)
+    more = reader.Next(&line);
+  ASSERT_FALSE(more.ok());
+  EXPECT_TRUE(more.status().message().starts_with("read memfd: zstd: ")) << more.status().message();
 }
 
 }  // namespace

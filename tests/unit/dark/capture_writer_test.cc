@@ -16,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "hammer/base/line_reader.h"
+#include "hammer/base/zstd_frames.h"
+
 namespace hammer::dark {
 namespace {
 
@@ -221,6 +224,90 @@ TEST(CaptureWriterTest, ABadFilterIsRefusedByName) {
   Result<std::unique_ptr<CaptureWriter>> writer = CaptureWriter::Open(options);
   ASSERT_FALSE(writer.ok());
   EXPECT_NE(writer.status().message().find("(unclosed"), std::string::npos);
+}
+
+std::vector<std::string> DecodedLines(const std::string& path) {
+  Result<LineReader> reader = LineReader::Open(path, LineReader::WholeLines(1 << 20));
+  EXPECT_TRUE(reader.ok());
+  std::vector<std::string> lines;
+  std::string_view line;
+  while (reader.ok()) {
+    Result<bool> more = reader->Next(&line);
+    EXPECT_TRUE(more.ok()) << more.status().message();
+    if (!more.ok() || !*more) break;
+    lines.emplace_back(line);
+  }
+  if (reader.ok()) EXPECT_EQ(reader->cut_short(), "");
+  return lines;
+}
+
+// --capture-compress zstd: the same lines, as zstd frames of at most about one block each.
+TEST(CaptureWriterTest, CompressedCapturesHoldTheSameLinesInZstdFrames) {
+  CaptureFile plain_file;
+  CaptureFile zstd_file;
+  CaptureOptions plain;
+  plain.path = plain_file.path();
+  CaptureOptions compressed = plain;
+  compressed.path = zstd_file.path();
+  compressed.zstd = true;
+  for (const CaptureOptions* options : {&plain, &compressed}) {
+    Result<std::unique_ptr<CaptureWriter>> writer = CaptureWriter::Open(*options);
+    ASSERT_TRUE(writer.ok());
+    // About 600 KiB of lines, in one batch: several frames.
+    for (int i = 0; i < 3000; ++i) {
+      auto exchange = Exchange("/n/" + std::to_string(i));
+      exchange->body = std::string(150, static_cast<char>('a' + i % 26));
+      (*writer)->Submit(std::move(exchange));
+    }
+    (*writer)->Close();
+    EXPECT_EQ(Get((*writer)->counters().lines), 3000u);
+    struct stat st {};
+    ASSERT_EQ(stat(options->path.c_str(), &st), 0);
+    EXPECT_EQ(Get((*writer)->counters().bytes), static_cast<uint64_t>(st.st_size));
+  }
+  const std::vector<std::string> lines = plain_file.Lines();
+  ASSERT_EQ(lines.size(), 3000u);
+  EXPECT_EQ(DecodedLines(zstd_file.path()), lines);
+
+  std::ifstream in(zstd_file.path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(bytes.starts_with(kZstdMagic));
+  size_t frames = 0;
+  for (size_t at = bytes.find(kZstdMagic); at != std::string::npos;
+       at = bytes.find(kZstdMagic, at + 1)) {
+    ++frames;
+  }
+  EXPECT_GE(frames, 4u);  // ~600 KiB of lines in frames of ~128 KiB
+  struct stat st {};
+  ASSERT_EQ(stat(plain_file.path().c_str(), &st), 0);
+  EXPECT_LT(bytes.size(), static_cast<size_t>(st.st_size) / 4);
+}
+
+TEST(CaptureWriterTest, CompressedCapturesRotateToDotJsonlDotZst) {
+  char name[] = "/tmp/hammer_rotate_XXXXXX";
+  ASSERT_NE(mkdtemp(name), nullptr);
+  const std::string dir = name;
+  CaptureOptions options;
+  options.path = dir + "/traffic.jsonl.zst";
+  options.zstd = true;
+  options.rotate_bytes = 1;
+  Result<std::unique_ptr<CaptureWriter>> writer = CaptureWriter::Open(options);
+  ASSERT_TRUE(writer.ok());
+  for (int i = 0; i < 2; ++i) {
+    (*writer)->Submit(Exchange("/r/" + std::to_string(i)));
+    (*writer)->Flush();
+  }
+  (*writer)->Close();
+  size_t lines = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file == "traffic.jsonl.zst") continue;
+    EXPECT_TRUE(std::regex_match(file, std::regex(R"(traffic-\d{8}T\d{6}Z(-\d+)?\.jsonl\.zst)")))
+        << file;
+    lines += DecodedLines(entry.path().string()).size();
+  }
+  EXPECT_EQ(lines, 2u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+"""`hammer dark --capture FILE.jsonl.zst` writes the capture zstd-compressed (issue 47, item 1):
+`zstdcat` reads it, `hammer load` reads it as it is, a file cut inside its last frame is read up
+to its last complete line, and a kill -9 leaves a file that decodes to complete lines.
+"""
+import json
+import signal
+import subprocess
+import time
+
+from harness import HAMMER, run_hammer, wait_for
+from logged_nginx import LoggedNginx
+from prerequisites import require_program
+from test_dark_capture import curl
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def zstdcat(path):
+    """(the decoded text, zstdcat's exit status, its stderr)."""
+    r = subprocess.run(["zstdcat", str(path)], capture_output=True, timeout=60)
+    return r.stdout.decode(), r.returncode, r.stderr.decode()
+
+
+def test_a_compressed_capture_reads_with_zstdcat_and_replays(serve, proxies, start_nginx,
+                                                              tmp_path):
+    require_program("curl", "curl")
+    require_program("zstdcat", "zstd")
+    capture = tmp_path / "traffic.jsonl.zst"
+    proxy = proxies("--upstream", f"http://{serve.address}", "--capture", str(capture))
+    sent = [("GET", "/z/0?q=1"), ("POST", "/echo"), ("PUT", "/echo"), ("GET", "/z/3")]
+    for method, path in sent:
+        args = ["-X", method] + (["--data-binary", f"{method} body"] if method != "GET" else [])
+        assert curl(*args, proxy.url(path)) == "1.1 200"
+        time.sleep(0.05)  # spaces the recorded schedule; nothing waits on it
+    proxy.wait_for_metric("hammer_dark_capture_lines_total", lambda v: v == len(sent))
+    proxy.stop()
+
+    data = capture.read_bytes()
+    assert data.startswith(ZSTD_MAGIC)
+    text, status, err = zstdcat(capture)
+    assert status == 0, err
+    entries = [json.loads(line) for line in text.splitlines()]
+    assert [(e["method"], e["url"].split(str(proxy.port), 1)[1]) for e in entries] == sent
+
+    logged = LoggedNginx(start_nginx, serve, tmp_path)
+    r = run_hammer(["load", "--targets-format", "jsonl", "--replay", "--speed", "4",
+                    "--base-url", logged.url(), "--emit", "none", str(capture)])
+    assert r.returncode == 0, r.stderr
+    assert "cut" not in r.stderr, r.stderr
+    assert [(e["m"], e["u"]) for e in logged.log.entries()] == sent
+
+    # Cut inside the last frame (one line each here: every request was its own write): the
+    # lines before it are replayed and the run says the file was cut.
+    cut = tmp_path / "cut.jsonl.zst"
+    cut.write_bytes(data[:-3])
+    logged.log.clear()
+    r = run_hammer(["load", "--targets-format", "jsonl", "--replay", "--speed", "4",
+                    "--base-url", logged.url(), "--emit", "none", str(cut)])
+    assert r.returncode == 0, r.stderr
+    assert [(e["m"], e["u"]) for e in logged.log.entries()] == sent[:-1]
+    assert "cut.jsonl.zst ends inside a zstd frame" in r.stderr, r.stderr
+
+
+def test_kill_9_leaves_a_compressed_capture_of_complete_lines(serve, proxies, tmp_path):
+    require_program("zstdcat", "zstd")
+    capture = tmp_path / "killed.jsonl.zst"
+    proxy = proxies("--threads", "2", "--upstream", f"http://{serve.address}", "--capture",
+                    str(capture))
+    urls = tmp_path / "urls.txt"
+    urls.write_text("".join(f"POST {proxy.url(f'/echo?i={i}')}\n" for i in range(100)))
+    # Bodies that differ (the request number inside them is not enough): a mix of bytes
+    # compresses less than one repeated byte, so the file grows by whole frames quickly.
+    load = subprocess.Popen([HAMMER, "load", "--concurrency", "16", "--duration", "20s",
+                             "--body", "".join(chr(33 + (i * 7919) % 90) for i in range(3000)),
+                             "--emit", "none", str(urls)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: capture.exists() and capture.stat().st_size > 300_000, timeout=30,
+                 what="300 kB of compressed capture")
+        proxy.proc.send_signal(signal.SIGKILL)
+        proxy.proc.wait(timeout=10)
+    finally:
+        load.kill()
+        load.wait()
+    text, status, err = zstdcat(capture)
+    # A frame cut by the kill decodes to nothing: zstdcat then reports the truncation.
+    assert status == 0 or "truncated" in err.lower() or "premature" in err.lower(), err
+    assert text.endswith("\n"), text[-200:]
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert len(lines) > 100
+    assert all(e["method"] == "POST" and e["body"] for e in lines)
+
+    r = run_hammer(["load", "--targets-format", "jsonl", "--dry-run", str(capture)])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("\n") >= len(lines), r.stdout[-500:]
