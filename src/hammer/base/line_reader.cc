@@ -243,8 +243,9 @@ Status LineReader::Failed(Status error) {
 
 std::string LineReader::cut_short() const {
   if (!cut_short_) return "";
-  return name_ + " ends inside a zstd frame (cut short, as by a kill while it was written): "
-                 "read up to its last complete line";
+  return name_ +
+         " ends inside a zstd frame (cut short, as by a kill while it was written): "
+         "read up to its last complete line";
 }
 
 bool LineReader::ReadableNow() const {

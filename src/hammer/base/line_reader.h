@@ -136,8 +136,8 @@ class LineReader {
   Step NextLine(Line* line, bool wait = true);
   bool ReadableNow() const;   // bytes (or the end, or an error) to read without waiting
   bool WaitReadable() const;  // false once options_.interrupt is set
-  Status Fill();  // compacts, then reads one more block; sets eof_ at the end of the input
-  void Took(size_t n);           // n more bytes are in buffer_ at end_
+  Status Fill();        // compacts, then reads one more block; sets eof_ at the end of the input
+  void Took(size_t n);  // n more bytes are in buffer_ at end_
   Status Failed(Status error);  // at the end, empty, returning `error`
   void Close();
 

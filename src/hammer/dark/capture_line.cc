@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "hammer/base/base64.h"
+#include "hammer/base/json_string.h"
 #include "hammer/base/strings.h"
 #include "hammer/base/word_bytes.h"
 #include "hammer/http/message.h"
@@ -32,75 +33,12 @@ void AppendNumber(std::string& out, int64_t n) {
   out.append(buf, std::to_chars(buf, buf + sizeof(buf), n).ptr);
 }
 
-// The length of the valid UTF-8 sequence at the start of `s` (RFC 3629 §4), 0 if none.
-size_t Utf8SequenceLength(std::string_view s) {
-  const auto b = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
-  const auto tail = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
-  uint8_t c = b(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return tail(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!tail(1) || !tail(2)) return 0;
-    if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
-    if (c == 0xED && b(1) > 0x9F) return 0;  // surrogates
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!tail(1) || !tail(2) || !tail(3)) return 0;
-    if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
-    if (c == 0xF4 && b(1) > 0x8F) return 0;  // beyond U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-// Whether a word of eight bytes is all printable ASCII other than '"' and '\\': copied as is.
-bool PlainJsonWord(uint64_t word) {
-  using namespace word_bytes;
-  return !HasHigh(word) && !HasLess(word, 0x20) && !HasByte(word, '"') && !HasByte(word, '\\') &&
-         !HasByte(word, 0x7F);
-}
-
-// `s` escaped for the inside of a JSON string: runs of bytes that need nothing are appended
-// whole (eight bytes are checked at a time), the others one by one.
 void AppendJsonEscaped(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  size_t run = 0;  // s[run, i) is appended as it is
-  size_t i = 0;
-  while (i < s.size()) {
-    if (i + 8 <= s.size() && PlainJsonWord(word_bytes::Load(s.data() + i))) {
-      i += 8;
-      continue;
-    }
-    const auto c = static_cast<uint8_t>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F) {
-      const size_t n = c < 0x80 ? 1 : Utf8SequenceLength(s.substr(i));
-      if (n > 0) {
-        i += n;
-        continue;
-      }
-    }
-    out.append(s.data() + run, i - run);
-    if (c >= 0x80) {
-      // Not UTF-8: the byte as the Latin-1 code point of the same value.
-      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.append("\\u00").push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-    }
-    run = ++i;
-  }
-  out.append(s.data() + run, i - run);
+  hammer::AppendJsonEscaped(out, s, InvalidUtf8::kLatin1);
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {
-  out.push_back('"');
-  AppendJsonEscaped(out, s);
-  out.push_back('"');
+  hammer::AppendJsonString(out, s, InvalidUtf8::kLatin1);
 }
 
 // Whether `text` starts with `prefix`, ignoring ASCII case.
@@ -194,9 +132,15 @@ std::string CaptureRedaction::RedactTarget(std::string_view target) const {
 
 bool IsBinaryBody(std::string_view content_type, std::string_view body) {
   const std::string_view type = TrimOws(content_type.substr(0, content_type.find(';')));
-  constexpr std::string_view kBinaryTypes[] = {
-      "application/grpc", "application/octet-stream", "application/x-protobuf",
-      "application/protobuf", "application/zip", "application/gzip", "image/", "audio/", "video/"};
+  constexpr std::string_view kBinaryTypes[] = {"application/grpc",
+                                               "application/octet-stream",
+                                               "application/x-protobuf",
+                                               "application/protobuf",
+                                               "application/zip",
+                                               "application/gzip",
+                                               "image/",
+                                               "audio/",
+                                               "video/"};
   for (std::string_view binary : kBinaryTypes) {
     if (StartsWithIgnoreCase(type, binary)) return true;
   }
@@ -264,7 +208,8 @@ void AppendCaptureLine(std::string& out, const CapturedExchange& exchange,
     out.append(":[");
     const bool secret = redaction.RedactsHeader(fields[i].name);
     for (size_t j = i; j < fields.size(); ++j) {
-      if (j != i && (fields[j].written || !http::EqualsIgnoreCase(fields[j].name, fields[i].name))) {
+      if (j != i &&
+          (fields[j].written || !http::EqualsIgnoreCase(fields[j].name, fields[i].name))) {
         continue;
       }
       fields[j].written = true;

@@ -237,7 +237,9 @@ std::vector<std::string> DecodedLines(const std::string& path) {
     if (!more.ok() || !*more) break;
     lines.emplace_back(line);
   }
-  if (reader.ok()) EXPECT_EQ(reader->cut_short(), "");
+  if (reader.ok()) {
+    EXPECT_EQ(reader->cut_short(), "");
+  }
   return lines;
 }
 
