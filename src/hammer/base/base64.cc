@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace hammer {
 namespace {
@@ -20,6 +21,16 @@ constexpr std::array<uint8_t, 256> MakeDecodeTable() {
 
 constexpr std::array<uint8_t, 256> kDecodeTable = MakeDecodeTable();
 
+// The two digits of every 12-bit value, for encoding (8 KiB).
+constexpr std::array<std::array<char, 2>, 4096> MakeDigitPairs() {
+  std::array<std::array<char, 2>, 4096> pairs{};
+  for (size_t v = 0; v < pairs.size(); ++v)
+    pairs[v] = {kAlphabet[v >> 6], kAlphabet[v & 63]};
+  return pairs;
+}
+
+constexpr std::array<std::array<char, 2>, 4096> kDigitPairs = MakeDigitPairs();
+
 }  // namespace
 
 void AppendBase64(std::string& out, std::string_view bytes) {
@@ -29,12 +40,12 @@ void AppendBase64(std::string& out, std::string_view bytes) {
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   size_t n = bytes.size();
   size_t i = 0;
+  // Three bytes are two 12-bit halves, each two digits of kDigitPairs.
   for (; i + 3 <= n; i += 3) {
-    uint32_t group = (uint32_t{src[i]} << 16) | (uint32_t{src[i + 1]} << 8) | src[i + 2];
-    *dst++ = kAlphabet[(group >> 18) & 63];
-    *dst++ = kAlphabet[(group >> 12) & 63];
-    *dst++ = kAlphabet[(group >> 6) & 63];
-    *dst++ = kAlphabet[group & 63];
+    const uint32_t group = (uint32_t{src[i]} << 16) | (uint32_t{src[i + 1]} << 8) | src[i + 2];
+    std::memcpy(dst, kDigitPairs[group >> 12].data(), 2);
+    std::memcpy(dst + 2, kDigitPairs[group & 0xFFF].data(), 2);
+    dst += 4;
   }
   if (size_t rest = n - i; rest > 0) {
     uint32_t group = uint32_t{src[i]} << 16;
