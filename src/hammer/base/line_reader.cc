@@ -67,6 +67,7 @@ LineReader& LineReader::operator=(LineReader&& other) noexcept {
     eof_ = std::exchange(other.eof_, true);
     skipping_ = std::exchange(other.skipping_, false);
     line_number_ = other.line_number_;
+    last_unterminated_ = std::exchange(other.last_unterminated_, false);
     error_ = std::move(other.error_);
     keep_copy_ = std::exchange(other.keep_copy_, false);
     copy_limit_ = other.copy_limit_;
@@ -118,6 +119,7 @@ bool LineReader::Rewind() {
   begin_ = scanned_ = 0;
   skipping_ = false;
   line_number_ = 0;
+  last_unterminated_ = false;
   error_ = Status::Ok();
   return true;
 }
@@ -281,6 +283,7 @@ LineReader::Step LineReader::NextLine(Line* line, bool wait) {
       ++line_number_;
       line->text = std::string_view(data + begin_, std::min(length, max));
       line->overlong = length > max;
+      last_unterminated_ = found == nullptr;
       begin_ = scanned_ = found != nullptr ? line_end + 1 : end_;
       break;
     } else if (end_ - begin_ > max + (options_.strip_cr ? 1 : 0)) {
@@ -288,6 +291,7 @@ LineReader::Step LineReader::NextLine(Line* line, bool wait) {
       ++line_number_;
       line->text = std::string_view(data + begin_, max);
       line->overlong = true;
+      last_unterminated_ = false;
       begin_ = scanned_ = end_;
       skipping_ = true;
       break;

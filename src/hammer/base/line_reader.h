@@ -124,6 +124,10 @@ class LineReader {
   std::string cut_short() const;
 
   uint64_t line_number() const { return line_number_; }  // of the line last handed out
+  // Whether the line last handed out ended at the end of the input without its '\n': the
+  // whole of a last line written without one, or the part of a line a writer killed mid-write
+  // (kill -9 can cut a write(2) to a regular file at a page boundary) left behind.
+  bool last_unterminated() const { return last_unterminated_; }
   const std::string& name() const { return name_; }
   size_t max_line_bytes() const { return options_.max_line_bytes; }
 
@@ -155,6 +159,7 @@ class LineReader {
   bool eof_ = false;       // no more bytes to read (text in memory: always)
   bool skipping_ = false;  // inside an overlong line: dropping bytes up to its '\n'
   uint64_t line_number_ = 0;
+  bool last_unterminated_ = false;
   Status error_;  // why NextLine returned kError
   bool keep_copy_ = false;
   size_t copy_limit_ = 0;

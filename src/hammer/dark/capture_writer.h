@@ -14,7 +14,8 @@
 // writes leaves only complete lines; a write that fails or is cut short (a full disk) is undone
 // with ftruncate to the last whole line, and its lines are counted as dropped. Linux may still
 // stop one write(2) at a page boundary when a fatal signal arrives in the middle of it, so after
-// a kill -9 the last line may rarely be incomplete; it is never followed by another.
+// a kill -9 the last line may rarely be incomplete; it is never followed by another, and
+// `hammer load` drops it, saying so (load/jsonl_targets.h).
 //
 // Compression (--capture-compress zstd): each write(2) is one zstd frame (zstd_frames.h) of
 // whole lines, at most about one zstd block of them (128 KiB) unless a line is longer, with

@@ -83,9 +83,10 @@ JsonTargetReader::JsonTargetReader(JsonTargetReader&&) noexcept = default;
 JsonTargetReader& JsonTargetReader::operator=(JsonTargetReader&&) noexcept = default;
 JsonTargetReader::~JsonTargetReader() = default;
 
-Status JsonTargetReader::ParseLine(std::string_view line, RequestSpec* out) {
+Status JsonTargetReader::ParseLine(std::string_view line, RequestSpec* out, bool* not_json) {
   simdjson::dom::element document;
   simdjson::error_code error = parser_->parser.parse(line.data(), line.size()).get(document);
+  *not_json = error != simdjson::SUCCESS;
   if (error != simdjson::SUCCESS) {
     return Status::Error(std::string("invalid JSON: ") + simdjson::error_message(error));
   }
@@ -146,12 +147,28 @@ Result<bool> JsonTargetReader::Next(RequestSpec* out) {
   }
   *out = RequestSpec();
   std::string where = lines_.name() + ":" + std::to_string(lines_.line_number());
-  if (Status ok = ParseLine(line, out); !ok.ok()) {
+  bool not_json = false;
+  if (Status ok = ParseLine(line, out, &not_json); !ok.ok()) {
     failed_ = true;
+    if (not_json && lines_.last_unterminated()) {
+      cut_line_ = std::move(where);
+      return false;
+    }
     return Status::Error(where + ": " + ok.message());
   }
   out->where = std::move(where);
   return true;
+}
+
+std::string JsonTargetReader::cut_short() const {
+  std::string note = lines_.cut_short();
+  if (!cut_line_.empty()) {
+    if (!note.empty()) note += "; ";
+    note += cut_line_ +
+            ": the last line ends without its newline and is not whole JSON (a "
+            "writer killed mid-write?): dropped";
+  }
+  return note;
 }
 
 }  // namespace hammer::load

@@ -56,20 +56,25 @@ class JsonTargetReader {
   ~JsonTargetReader();
 
   // Fills *out with the next target and returns true; false at the end of the input. After an
-  // error, further calls return false.
+  // error, further calls return false. A last line without its '\n' that is not JSON is what
+  // a writer killed mid-write leaves (kill -9 can cut a write(2) to a regular file, as of
+  // a `hammer dark --capture`): it is dropped and said by cut_short(), not an error.
   Result<bool> Next(RequestSpec* out);
 
-  // Once Next has returned false: empty, or why the input ended early (LineReader::cut_short).
-  std::string cut_short() const { return lines_.cut_short(); }
+  // Once Next has returned false: empty, or why the input ended early (LineReader::cut_short,
+  // or a cut last line).
+  std::string cut_short() const;
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header
   explicit JsonTargetReader(LineReader lines);
-  Status ParseLine(std::string_view line, RequestSpec* out);
+  // *not_json: the line is not JSON at all (as a cut one is), rather than a wrong target.
+  Status ParseLine(std::string_view line, RequestSpec* out, bool* not_json);
 
   LineReader lines_;
   std::unique_ptr<Parser> parser_;  // reused from line to line
   bool failed_ = false;
+  std::string cut_line_;  // "NAME:LINE": the cut last line dropped, if any
 };
 
 }  // namespace hammer::load

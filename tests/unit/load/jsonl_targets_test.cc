@@ -91,9 +91,28 @@ TEST(JsonTargetsTest, ErrorsNameLineAndProblem) {
   EXPECT_EQ(ErrorOf(R"({"method":"GET","url":"http://h/","body":"not base64!"})"),
             "t.jsonl:1: 'body' is not base64: " + Base64Decode("not base64!").status().message());
   EXPECT_EQ(ErrorOf("[1,2]"), "t.jsonl:1: expected a JSON object");
-  EXPECT_TRUE(ErrorOf("{\"method\":\"GET\",").starts_with("t.jsonl:1: invalid JSON: "));
-  EXPECT_TRUE(ErrorOf("{} {}").starts_with("t.jsonl:1: invalid JSON: "));
-  EXPECT_TRUE(ErrorOf("\xff").starts_with("t.jsonl:1: invalid JSON: "));
+  EXPECT_TRUE(ErrorOf("{\"method\":\"GET\",\n").starts_with("t.jsonl:1: invalid JSON: "));
+  EXPECT_TRUE(ErrorOf("{} {}\n").starts_with("t.jsonl:1: invalid JSON: "));
+  EXPECT_TRUE(ErrorOf("\xff\n").starts_with("t.jsonl:1: invalid JSON: "));
+  // Without its newline a last line that is JSON but a wrong target is still an error.
+  EXPECT_EQ(ErrorOf("{\"url\":\"http://h/\"}"), "t.jsonl:1: 'method' is missing");
+}
+
+TEST(JsonTargetsTest, ACutLastLineIsDroppedAndSaid) {
+  // What kill -9 leaves of a capture: whole lines, then the start of one without its newline.
+  JsonTargetReader reader = JsonTargetReader::FromString(
+      "{\"method\":\"GET\",\"url\":\"http://h/1\"}\n{\"method\":\"POST\",\"url\":\"http://h/",
+      "capture.jsonl");
+  RequestSpec spec;
+  Result<bool> more = reader.Next(&spec);
+  ASSERT_TRUE(more.ok() && *more);
+  EXPECT_EQ(spec.url, "http://h/1");
+  more = reader.Next(&spec);
+  ASSERT_TRUE(more.ok()) << more.status().message();
+  EXPECT_FALSE(*more);
+  EXPECT_EQ(reader.cut_short(),
+            "capture.jsonl:2: the last line ends without its newline and is not whole JSON (a "
+            "writer killed mid-write?): dropped");
 }
 
 }  // namespace
