@@ -18,9 +18,9 @@
 #include "hammer/dark/listen_reservation.h"
 #include "hammer/dark/proxy_group.h"
 #include "hammer/dark/zk_membership.h"
-#include "hammer/dark/zk_session.h"
 #include "hammer/http/url.h"
 #include "hammer/net/socket.h"
+#include "hammer/net/zk_session.h"
 
 namespace hammer::dark {
 
@@ -77,7 +77,7 @@ Status ParseUpstreams(const DarkFlags& flags, DarkOptions& options) {
   std::vector<std::string> urls;
   for (const std::string& item : flags.upstreams) {
     if (item.starts_with("zk://")) {
-      if (Result<ZkUrl> zk = ParseZkUrl(item); !zk.ok() || zk->path.empty()) {
+      if (Result<net::ZkUrl> zk = net::ParseZkUrl(item); !zk.ok() || zk->path.empty()) {
         return Status::Error("--upstream: '" + item +
                              "': expected zk://HOST:PORT[,HOST:PORT...]/PATH/clusters/NAME");
       }

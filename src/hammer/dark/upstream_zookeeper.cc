@@ -40,13 +40,13 @@ Result<std::unique_ptr<UpstreamZooKeeper>> UpstreamZooKeeper::Start(std::string_
                                                                     size_t source,
                                                                     UpstreamPool* pool,
                                                                     Nanos start_timeout) {
-  Result<ZkUrl> url = ParseZkUrl(zk_url);
+  Result<net::ZkUrl> url = net::ParseZkUrl(zk_url);
   if (!url.ok()) return url.status();
   std::unique_ptr<UpstreamZooKeeper> upstreams(
-      new UpstreamZooKeeper(JoinZkPath(url->path, "members"), source, pool));
+      new UpstreamZooKeeper(net::JoinZkPath(url->path, "members"), source, pool));
   UpstreamZooKeeper* self = upstreams.get();
-  Result<std::unique_ptr<ZkSession>> session = ZkSession::Start(
-      url->hosts, ZkSessionOptions{}, [self](zhandle_t* zh) { return self->Refresh(zh); },
+  Result<std::unique_ptr<net::ZkSession>> session = net::ZkSession::Start(
+      url->hosts, net::ZkSessionOptions{}, [self](zhandle_t* zh) { return self->Refresh(zh); },
       [](bool) {});
   if (!session.ok()) return session.status();
   upstreams->session_ = std::move(session).value();
@@ -63,18 +63,18 @@ Result<std::unique_ptr<UpstreamZooKeeper>> UpstreamZooKeeper::Start(std::string_
 Status UpstreamZooKeeper::Refresh(zhandle_t* zh) {
   std::vector<std::string> children;
   bool exists = false;
-  Status s = ZkGetChildren(zh, members_path_, /*watch=*/true, &children, &exists);
+  Status s = net::ZkGetChildren(zh, members_path_, /*watch=*/true, &children, &exists);
   std::map<std::string, std::optional<UpstreamAddress>> members;
   for (const std::string& child : children) {
     if (!s.ok()) break;
-    const std::string path = JoinZkPath(members_path_, child);
+    const std::string path = net::JoinZkPath(members_path_, child);
     if (auto it = members_.find(path); it != members_.end()) {
       members.insert(*it);
       continue;
     }
     std::string data;
     bool member_exists = false;
-    s = ZkGetData(zh, path, /*watch=*/false, &data, &member_exists);
+    s = net::ZkGetData(zh, path, /*watch=*/false, &data, &member_exists);
     if (s.ok() && member_exists) members.emplace(path, InstanceOf(data));
   }
   if (!s.ok()) {

@@ -28,7 +28,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/base/status.h"
 #include "hammer/dark/upstream_pool.h"
-#include "hammer/dark/zk_session.h"
+#include "hammer/net/zk_session.h"
 
 namespace hammer::dark {
 
@@ -55,9 +55,9 @@ class UpstreamZooKeeper {
   std::map<std::string, std::optional<UpstreamAddress>> members_;
   std::mutex mu_;
   std::condition_variable read_;
-  bool read_once_ = false;              // guarded by mu_
-  std::string last_error_;              // guarded by mu_
-  std::unique_ptr<ZkSession> session_;  // last: stopped first
+  bool read_once_ = false;                   // guarded by mu_
+  std::string last_error_;                   // guarded by mu_
+  std::unique_ptr<net::ZkSession> session_;  // last: stopped first
 };
 
 }  // namespace hammer::dark

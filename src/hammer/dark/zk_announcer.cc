@@ -27,7 +27,7 @@ EphemeralMember::EphemeralMember(std::string members_path, std::string data)
       prefix_("m-" + RandomToken() + "-") {}
 
 std::string EphemeralMember::node_path() const {
-  return node_name_.empty() ? std::string() : JoinZkPath(members_path_, node_name_);
+  return node_name_.empty() ? std::string() : net::JoinZkPath(members_path_, node_name_);
 }
 
 Result<bool> EphemeralMember::Ensure(zhandle_t* zh, const std::vector<std::string>* children) {
@@ -35,7 +35,7 @@ Result<bool> EphemeralMember::Ensure(zhandle_t* zh, const std::vector<std::strin
   std::vector<std::string> read;
   if (children == nullptr) {
     bool exists = false;
-    if (Status s = ZkGetChildren(zh, members_path_, /*watch=*/true, &read, &exists); !s.ok()) {
+    if (Status s = net::ZkGetChildren(zh, members_path_, /*watch=*/true, &read, &exists); !s.ok()) {
       return s;
     }
     children = &read;
@@ -49,7 +49,7 @@ Result<bool> EphemeralMember::Ensure(zhandle_t* zh, const std::vector<std::strin
   // create retried after a lost answer, or leftovers of an expired session).
   std::string keep;
   for (const std::string& name : mine) {
-    const std::string path = JoinZkPath(members_path_, name);
+    const std::string path = net::JoinZkPath(members_path_, name);
     if (keep.empty()) {
       if (name == node_name_ && verified_session_ == session) {
         keep = name;
@@ -58,32 +58,32 @@ Result<bool> EphemeralMember::Ensure(zhandle_t* zh, const std::vector<std::strin
       Stat stat{};
       int rc = zoo_exists(zh, path.c_str(), 0, &stat);
       if (rc == ZNONODE) continue;
-      if (rc != ZOK) return ZkStatus("exists", path, rc);
+      if (rc != ZOK) return net::ZkStatus("exists", path, rc);
       if (stat.ephemeralOwner == session) {
         keep = name;
         continue;
       }
     }
     int rc = zoo_delete(zh, path.c_str(), -1);
-    if (rc != ZOK && rc != ZNONODE) return ZkStatus("delete", path, rc);
+    if (rc != ZOK && rc != ZNONODE) return net::ZkStatus("delete", path, rc);
   }
   if (!keep.empty()) {
     node_name_ = keep;
     verified_session_ = session;
     return false;
   }
-  const std::string pattern = JoinZkPath(members_path_, prefix_);
+  const std::string pattern = net::JoinZkPath(members_path_, prefix_);
   char created[1024];
   for (int attempt = 0;; ++attempt) {
     int rc = zoo_create(zh, pattern.c_str(), data_.data(), static_cast<int>(data_.size()),
                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, created, sizeof created);
     if (rc == ZNONODE && attempt == 0) {
-      if (Status s = ZkEnsurePath(zh, members_path_); !s.ok()) return s;
+      if (Status s = net::ZkEnsurePath(zh, members_path_); !s.ok()) return s;
       continue;
     }
     if (rc != ZOK) {
       node_name_.clear();
-      return ZkStatus("create", pattern, rc);
+      return net::ZkStatus("create", pattern, rc);
     }
     break;
   }
@@ -98,7 +98,7 @@ Status EphemeralMember::Remove(zhandle_t* zh) {
   const std::string path = node_path();
   node_name_.clear();
   int rc = zoo_delete(zh, path.c_str(), -1);
-  return rc == ZNONODE ? Status::Ok() : ZkStatus("delete", path, rc);
+  return rc == ZNONODE ? Status::Ok() : net::ZkStatus("delete", path, rc);
 }
 
 ZkAnnouncer::ZkAnnouncer(std::string members_path, std::string data)
@@ -107,7 +107,7 @@ ZkAnnouncer::ZkAnnouncer(std::string members_path, std::string data)
 Result<std::unique_ptr<ZkAnnouncer>> ZkAnnouncer::Start(std::string_view zk_url,
                                                         std::string_view url,
                                                         const ZkAnnouncerOptions& options) {
-  Result<ZkUrl> parsed = ParseZkUrl(zk_url);
+  Result<net::ZkUrl> parsed = net::ParseZkUrl(zk_url);
   if (!parsed.ok()) return parsed.status();
   const std::string& path = parsed->path;
   const size_t last = path.rfind('/');
@@ -121,15 +121,15 @@ Result<std::unique_ptr<ZkAnnouncer>> ZkAnnouncer::Start(std::string_view zk_url,
   if (!instance.ok()) return instance.status();
 
   std::unique_ptr<ZkAnnouncer> announcer(
-      new ZkAnnouncer(JoinZkPath(path, "members"), MemberData(*instance)));
+      new ZkAnnouncer(net::JoinZkPath(path, "members"), MemberData(*instance)));
   ZkAnnouncer* raw = announcer.get();
-  Result<std::unique_ptr<ZkSession>> session = ZkSession::Start(
+  Result<std::unique_ptr<net::ZkSession>> session = net::ZkSession::Start(
       parsed->hosts, options.session, [raw](zhandle_t* zh) { return raw->Refresh(zh); },
       [raw](bool connected) { raw->OnConnection(connected); });
   if (!session.ok()) return session.status();
   announcer->session_ = std::move(session).value();
   if (options.start_timeout > 0 && !announcer->WaitRegistered(options.start_timeout)) {
-    ZkSessionStats stats = announcer->stats();
+    net::ZkSessionStats stats = announcer->stats();
     return Status::Error("announce at " + std::string(zk_url) + ": not registered within " +
                          std::to_string(options.start_timeout / kMillisecond) + " ms" +
                          (stats.last_error.empty() ? "" : " (" + stats.last_error + ")"));

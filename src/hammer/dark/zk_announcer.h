@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "hammer/base/status.h"
-#include "hammer/dark/zk_session.h"
+#include "hammer/net/zk_session.h"
 
 namespace hammer::dark {
 
@@ -53,7 +53,7 @@ class EphemeralMember {
 };
 
 struct ZkAnnouncerOptions {
-  ZkSessionOptions session;
+  net::ZkSessionOptions session;
   Nanos start_timeout = 0;  // > 0: Start waits this long for the registration and fails if not
 };
 
@@ -73,7 +73,7 @@ class ZkAnnouncer {
   std::string node_path() const;
   // Waits until registered in the current session; false on timeout. Not for event loops.
   bool WaitRegistered(Nanos timeout) const;
-  ZkSessionStats stats() const { return session_->stats(); }
+  net::ZkSessionStats stats() const { return session_->stats(); }
 
  private:
   explicit ZkAnnouncer(std::string members_path, std::string data);
@@ -83,8 +83,8 @@ class ZkAnnouncer {
   EphemeralMember member_;  // session thread only
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
-  std::string registered_path_;         // guarded by mu_
-  std::unique_ptr<ZkSession> session_;  // last: stopped first
+  std::string registered_path_;              // guarded by mu_
+  std::unique_ptr<net::ZkSession> session_;  // last: stopped first
 };
 
 }  // namespace hammer::dark

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hammer/dark/zk_announcer.h"
-#include "hammer/dark/zk_session.h"
+#include "hammer/net/zk_session.h"
 
 namespace hammer::dark {
 namespace {
@@ -97,7 +97,7 @@ class ZkMembershipState {
   void Publish(MembershipSnapshot next);
   void MarkStale();
   std::string MembersPath(const std::string& cluster) const {
-    return JoinZkPath(JoinZkPath(JoinZkPath(root_, "clusters"), cluster), "members");
+    return net::JoinZkPath(net::JoinZkPath(net::JoinZkPath(root_, "clusters"), cluster), "members");
   }
 
   const std::string root_;
@@ -123,22 +123,22 @@ class ZkMembershipState {
 };
 
 Status ZkMembershipState::ReadConfig(zhandle_t* zh) {
-  const std::string path = JoinZkPath(root_, "config");
+  const std::string path = net::JoinZkPath(root_, "config");
   const int64_t session = zoo_client_id(zh)->client_id;
   if (!options_.initial_config.empty() && seeded_session_ != session) {
     // Once per session: a new session may be talking to a ZooKeeper that lost its data.
     if (!root_.empty()) {
-      if (Status s = ZkEnsurePath(zh, root_); !s.ok()) return s;
+      if (Status s = net::ZkEnsurePath(zh, root_); !s.ok()) return s;
     }
     const std::string& data = options_.initial_config;
     int rc = zoo_create(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
                         &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
-    if (rc != ZOK && rc != ZNODEEXISTS) return ZkStatus("create", path, rc);
+    if (rc != ZOK && rc != ZNODEEXISTS) return net::ZkStatus("create", path, rc);
     seeded_session_ = session;
   }
   std::string text;
   bool exists = false;
-  if (Status s = ZkGetData(zh, path, /*watch=*/true, &text, &exists); !s.ok()) return s;
+  if (Status s = net::ZkGetData(zh, path, /*watch=*/true, &text, &exists); !s.ok()) return s;
   if (!exists) {
     config_ = MembershipConfig{};
     config_seen_ = false;
@@ -164,7 +164,8 @@ Result<uint32_t> ZkMembershipState::ReadRegular(zhandle_t* zh, const std::string
   const std::string path = MembersPath(cluster);
   std::vector<std::string> children;
   bool exists = false;
-  if (Status s = ZkGetChildren(zh, path, /*watch=*/true, &children, &exists); !s.ok()) return s;
+  if (Status s = net::ZkGetChildren(zh, path, /*watch=*/true, &children, &exists); !s.ok())
+    return s;
   std::string wanted;
   {
     std::lock_guard lock(mu_);
@@ -185,7 +186,7 @@ Result<uint32_t> ZkMembershipState::ReadRegular(zhandle_t* zh, const std::string
     Result<bool> created = member_->Ensure(zh, &children);
     if (!created.ok()) return created.status();
     if (*created) {
-      if (Status s = ZkGetChildren(zh, path, true, &children, &exists); !s.ok()) return s;
+      if (Status s = net::ZkGetChildren(zh, path, true, &children, &exists); !s.ok()) return s;
     }
     std::lock_guard lock(mu_);
     registrations_ += *created ? 1 : 0;
@@ -199,16 +200,17 @@ Status ZkMembershipState::ReadDark(zhandle_t* zh, const std::string& cluster,
   const std::string path = MembersPath(cluster);
   std::vector<std::string> children;
   bool exists = false;
-  if (Status s = ZkGetChildren(zh, path, /*watch=*/true, &children, &exists); !s.ok()) return s;
+  if (Status s = net::ZkGetChildren(zh, path, /*watch=*/true, &children, &exists); !s.ok())
+    return s;
   SortMembers(children);
   for (const std::string& child : children) {
-    const std::string member = JoinZkPath(path, child);
+    const std::string member = net::JoinZkPath(path, child);
     seen->insert(member);
     auto it = member_urls_.find(member);
     if (it == member_urls_.end()) {
       std::string data;
       bool member_exists = false;
-      if (Status s = ZkGetData(zh, member, /*watch=*/false, &data, &member_exists); !s.ok()) {
+      if (Status s = net::ZkGetData(zh, member, /*watch=*/false, &data, &member_exists); !s.ok()) {
         return s;
       }
       if (!member_exists) continue;  // gone since the listing; its watch event follows
@@ -268,7 +270,7 @@ ZkMembership::ZkMembership(std::string root, ZkMembershipOptions options)
 
 Result<std::unique_ptr<ZkMembership>> ZkMembership::Start(std::string_view zk_url,
                                                           ZkMembershipOptions options) {
-  Result<ZkUrl> url = ParseZkUrl(zk_url);
+  Result<net::ZkUrl> url = net::ParseZkUrl(zk_url);
   if (!url.ok()) return url.status();
   if (!options.regular_cluster.empty()) {
     if (Status s = CheckClusterName("regular cluster", options.regular_cluster); !s.ok()) return s;
@@ -284,7 +286,7 @@ Result<std::unique_ptr<ZkMembership>> ZkMembership::Start(std::string_view zk_ur
       return Status::Error("initial config: " + parsed.status().message());
     }
   }
-  ZkSessionOptions session_options;
+  net::ZkSessionOptions session_options;
   session_options.session_timeout = options.session_timeout;
   session_options.retry_delay = options.retry_delay;
   session_options.log_path = options.zk_log_path;
@@ -292,7 +294,7 @@ Result<std::unique_ptr<ZkMembership>> ZkMembership::Start(std::string_view zk_ur
 
   std::unique_ptr<ZkMembership> membership(new ZkMembership(url->path, std::move(options)));
   ZkMembershipState* state = membership->state_.get();
-  Result<std::unique_ptr<ZkSession>> session = ZkSession::Start(
+  Result<std::unique_ptr<net::ZkSession>> session = net::ZkSession::Start(
       url->hosts, session_options, [state](zhandle_t* zh) { return state->Refresh(zh); },
       [state](bool connected) { state->OnConnection(connected); });
   if (!session.ok()) return session.status();
@@ -319,7 +321,7 @@ ZkMembershipStats ZkMembership::stats() const {
   ZkMembershipStats stats = state_->Counters();
   stats.stale = Current()->stale;
   if (session_) {
-    ZkSessionStats session = session_->stats();
+    net::ZkSessionStats session = session_->stats();
     stats.connected = session.connected;
     stats.sessions = session.sessions;
     stats.disconnects = session.disconnects;

@@ -39,9 +39,12 @@
 #include "hammer/base/status.h"
 #include "hammer/dark/membership.h"
 
+namespace hammer::net {
+class ZkSession;
+}  // namespace hammer::net
+
 namespace hammer::dark {
 
-class ZkSession;
 class ZkMembershipState;
 
 struct ZkMembershipOptions {
@@ -92,7 +95,7 @@ class ZkMembership final : public Membership {
   ZkMembership(std::string root, ZkMembershipOptions options);
 
   std::unique_ptr<ZkMembershipState> state_;  // session-thread state
-  std::unique_ptr<ZkSession> session_;        // last: stopped first
+  std::unique_ptr<net::ZkSession> session_;   // last: stopped first
 };
 
 }  // namespace hammer::dark

@@ -21,17 +21,17 @@ using testing::PollUntil;
 using testing::ZkMembershipTest;
 
 TEST(ParseZkUrlTest, HostsAndPath) {
-  Result<ZkUrl> url = ParseZkUrl("zk://127.0.0.1:2181,127.0.0.1:2182/hammer/x/");
+  Result<net::ZkUrl> url = net::ParseZkUrl("zk://127.0.0.1:2181,127.0.0.1:2182/hammer/x/");
   ASSERT_TRUE(url.ok()) << url.status().message();
   EXPECT_EQ(url->hosts, "127.0.0.1:2181,127.0.0.1:2182");
   EXPECT_EQ(url->path, "/hammer/x");
-  EXPECT_EQ(ParseZkUrl("zk://127.0.0.1:2181")->path, "");
-  EXPECT_EQ(ParseZkUrl("zk://127.0.0.1:2181/")->path, "");
-  EXPECT_FALSE(ParseZkUrl("http://127.0.0.1:2181/x").ok());
-  EXPECT_FALSE(ParseZkUrl("zk:///x").ok());
-  EXPECT_FALSE(ParseZkUrl("zk://h:1/a//b").ok());
-  EXPECT_EQ(JoinZkPath("", "config"), "/config");
-  EXPECT_EQ(JoinZkPath("/hammer", "config"), "/hammer/config");
+  EXPECT_EQ(net::ParseZkUrl("zk://127.0.0.1:2181")->path, "");
+  EXPECT_EQ(net::ParseZkUrl("zk://127.0.0.1:2181/")->path, "");
+  EXPECT_FALSE(net::ParseZkUrl("http://127.0.0.1:2181/x").ok());
+  EXPECT_FALSE(net::ParseZkUrl("zk:///x").ok());
+  EXPECT_FALSE(net::ParseZkUrl("zk://h:1/a//b").ok());
+  EXPECT_EQ(net::JoinZkPath("", "config"), "/config");
+  EXPECT_EQ(net::JoinZkPath("/hammer", "config"), "/hammer/config");
 }
 
 TEST(ZkStartTest, RejectsBadArguments) {

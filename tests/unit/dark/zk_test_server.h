@@ -37,7 +37,7 @@
 #include "hammer/dark/membership.h"
 #include "hammer/dark/zk_announcer.h"
 #include "hammer/dark/zk_membership.h"
-#include "hammer/dark/zk_session.h"
+#include "hammer/net/zk_session.h"
 
 namespace hammer::dark::testing {
 
@@ -208,7 +208,7 @@ class TestClient {
 
   int Create(const std::string& path, const std::string& data) {
     if (size_t slash = path.rfind('/'); slash > 0) {
-      if (!ZkEnsurePath(zh_, path.substr(0, slash)).ok()) return ZSYSTEMERROR;
+      if (!net::ZkEnsurePath(zh_, path.substr(0, slash)).ok()) return ZSYSTEMERROR;
     }
     return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()),
                       &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
@@ -220,14 +220,14 @@ class TestClient {
   std::vector<std::string> Children(const std::string& path) {
     std::vector<std::string> children;
     bool exists = false;
-    EXPECT_TRUE(ZkGetChildren(zh_, path, false, &children, &exists).ok());
+    EXPECT_TRUE(net::ZkGetChildren(zh_, path, false, &children, &exists).ok());
     std::sort(children.begin(), children.end());
     return children;
   }
   std::string Get(const std::string& path) {
     std::string data;
     bool exists = false;
-    EXPECT_TRUE(ZkGetData(zh_, path, false, &data, &exists).ok());
+    EXPECT_TRUE(net::ZkGetData(zh_, path, false, &data, &exists).ok());
     return data;
   }
 

@@ -40,7 +40,7 @@
 #include "hammer/base/clock.h"
 #include "hammer/base/status.h"
 
-namespace hammer::dark {
+namespace hammer::net {
 
 // "zk://127.0.0.1:2181,127.0.0.1:2182/hammer" -> hosts "127.0.0.1:2181,127.0.0.1:2182" and
 // path "/hammer" (no trailing slash; "" for the root).
@@ -142,4 +142,4 @@ Status ZkGetChildren(zhandle_t* zh, const std::string& path, bool watch,
 Status ZkGetData(zhandle_t* zh, const std::string& path, bool watch, std::string* data,
                  bool* exists);
 
-}  // namespace hammer::dark
+}  // namespace hammer::net

@@ -1,11 +1,11 @@
-#include "hammer/dark/zk_session.h"
+#include "hammer/net/zk_session.h"
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 
-namespace hammer::dark {
+namespace hammer::net {
 
 // The watcher's context: which session, and which of its handles (a dead handle's late
 // events must not be taken for the new one's).
@@ -312,4 +312,4 @@ void ZkSession::Run() {
   }
 }
 
-}  // namespace hammer::dark
+}  // namespace hammer::net
