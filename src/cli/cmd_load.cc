@@ -22,7 +22,7 @@ constexpr const char* kDescription =
     "SIGTERM prints its summary and exits 130 or 143; a second signal abandons the requests\n"
     "in flight. Records that cannot be written (a closed pipe: '| head', a full disk) stop the\n"
     "run the same way; it exits 1 once the summary is printed. Exit 2: usage error, 3: a\n"
-    "--threshold failed.\n\n"
+    "--threshold failed (or, with --abort-on-fail, aborted the run).\n\n"
     "Examples:\n"
     "  hammer load http://127.0.0.1:8080/ -d 10s         one URL for 10 seconds\n"
     "  hammer load urls.txt -c 100                      closed loop, 100 in flight\n"
@@ -236,6 +236,20 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
   app.add_option("--threshold", f.thresholds,
                  "pass/fail rule, e.g. 'p99<250ms', 'errors<1%', 'rps>1000', "
                  "'p99<100ms@KEY'; any failure exits 3 (except in Hadoop mode)");
+  app.add_flag("--abort-on-fail", f.abort_on_fail,
+               "judge the --threshold rules every second while the run goes on (after "
+               "--abort-grace) and stop the run when one fails, on this worker's figures or, with "
+               "--fleet, on the fleet's merge; exits 3 (a Hadoop task succeeds, its partials "
+               "saying it was aborted)");
+  app.add_option("--abort-grace", f.abort_grace,
+                 "with --abort-on-fail: judge only after this long from the start (default 10s)")
+      ->type_name("DUR");
+  app.add_option("--fleet", f.fleet,
+                 "with --abort-on-fail: judge the fleet's merged figures, shared through "
+                 "ZooKeeper under PATH/hammer/runs/RUN_ID (HAMMER_RUN_ID or the Hadoop job id); "
+                 "the first worker to see a failure aborts every worker; ZooKeeper out of reach: "
+                 "the run goes on")
+      ->type_name("zk://HOST:PORT[,HOST:PORT][/PATH]");
   app.add_option("--max-redirects", f.run.max_redirects,
                  "follow up to N redirects (0: do not follow); a cycle is redirect_loop")
       ->capture_default_str();

@@ -286,6 +286,7 @@ Status LoadCommand::CheckReportFlags() {
     metrics_linger_ = *linger;
   }
   if (Status ok = CheckRemoteWriteFlags(); !ok.ok()) return ok;
+  if (Status ok = CheckAbortFlags(); !ok.ok()) return ok;
   if (!flags_.dashboard.empty()) {
     // A malformed address is a usage error now, not after the input was opened.
     if (Result<net::SocketAddress> a = ParseDashboardAddress(flags_.dashboard); !a.ok())
@@ -297,8 +298,8 @@ Status LoadCommand::CheckReportFlags() {
     if (!linger.ok()) return Status::Error("--dashboard-linger: " + linger.status().message());
     dashboard_linger_ = *linger;
   }
-  options_.live_key_metrics =
-      !flags_.metrics_listen.empty() || !flags_.remote_write.empty() || !flags_.dashboard.empty();
+  options_.live_key_metrics = !flags_.metrics_listen.empty() || !flags_.remote_write.empty() ||
+                              !flags_.dashboard.empty() || flags_.abort_on_fail;
   if (!options_.tls.ca_file.empty()) {
     // A bad --cacert is a usage error now, not a failure of every https request later.
     Result<std::unique_ptr<http::TlsClientContext>> tls =
@@ -366,8 +367,37 @@ Status LoadCommand::CheckRemoteWriteFlags() {
   if (run.empty()) {
     run = std::to_string(WallNowMicros() / 1'000'000) + "-" + std::to_string(getpid());
   }
-  const int index = flags_.worker_index >= 0 ? flags_.worker_index : std::max(0, identity_.index);
-  remote_write_.labels = {{"run_id", run}, {"worker", std::to_string(index)}};
+  remote_write_.labels = {{"run_id", run}, {"worker", std::to_string(worker_index())}};
+  return Status::Ok();
+}
+
+int LoadCommand::worker_index() const {
+  return flags_.worker_index >= 0 ? flags_.worker_index : std::max(0, identity_.index);
+}
+
+// --abort-on-fail, --abort-grace and --fleet.
+Status LoadCommand::CheckAbortFlags() {
+  if (!flags_.abort_on_fail) {
+    if (!flags_.abort_grace.empty()) return Status::Error("--abort-grace needs --abort-on-fail");
+    if (!flags_.fleet.empty()) return Status::Error("--fleet needs --abort-on-fail");
+    return Status::Ok();
+  }
+  if (thresholds_.empty()) return Status::Error("--abort-on-fail needs a --threshold");
+  if (!flags_.abort_grace.empty()) {
+    Result<Nanos> grace = ParseDuration(flags_.abort_grace);
+    if (!grace.ok()) return Status::Error("--abort-grace: " + grace.status().message());
+    abort_grace_ = *grace;
+  }
+  if (!flags_.fleet.empty()) {
+    if (Result<net::ZkUrl> url = net::ParseZkUrl(flags_.fleet); !url.ok()) {
+      return Status::Error("--fleet: " + url.status().message());
+    }
+    if (identity_.run.empty()) {
+      return Status::Error(
+          "--fleet needs the run's id, the same in every worker: HAMMER_RUN_ID (a Hadoop task "
+          "has its job's)");
+    }
+  }
   return Status::Ok();
 }
 
@@ -476,9 +506,40 @@ Result<LoadVerdict> LoadCommand::Run() {
     // Said even with -q: the URL is what the flag asked for.
     std::fprintf(stderr, "hammer load: dashboard at %s\n", dashboard->url().c_str());
   }
+  std::unique_ptr<FleetAbort> fleet;
+  std::unique_ptr<AbortWatch> abort;
+  if (flags_.abort_on_fail) {
+    if (!flags_.fleet.empty()) {
+      Result<std::unique_ptr<FleetAbort>> started =
+          FleetAbort::Start(flags_.fleet, identity_.run, worker_index());
+      if (!started.ok()) return started.status();
+      fleet = std::move(*started);
+    }
+    AbortOptions abort_options;
+    abort_options.thresholds = thresholds_;
+    abort_options.grace = abort_grace_;
+    abort_options.warmup = options_.warmup;
+    abort_options.worker = worker_index();
+    abort_options.max_keys = options_.max_keys;
+    abort_options.max_key_bytes = options_.max_key_bytes;
+    abort = std::make_unique<AbortWatch>(std::move(abort_options), fleet.get());
+  }
   if (!flags_.quiet) AnnounceInput();
   Result<LoadSummary> result = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_,
-                                       metrics.get(), dashboard.get());
+                                       metrics.get(), dashboard.get(), abort.get());
+  if (fleet) {
+    const FleetAbort::Counts counts = fleet->counts();
+    if (counts.not_published > 0) {
+      std::fprintf(stderr,
+                   "hammer load: --fleet: %llu of %llu figures not published to ZooKeeper at %s "
+                   "(last: %s)\n",
+                   static_cast<unsigned long long>(counts.not_published),
+                   static_cast<unsigned long long>(counts.not_published + counts.published),
+                   fleet->hosts().c_str(),
+                   counts.last_error.empty() ? "not connected" : counts.last_error.c_str());
+    }
+    fleet.reset();  // this worker's node goes with its session
+  }
   if (remote_writer) {
     RemoteWriter::Counts pushed = remote_writer->Finish(kFinalPushTimeout);
     if (pushed.failed > 0) {
@@ -534,6 +595,16 @@ Result<LoadVerdict> LoadCommand::Run() {
   }
   if (!summary.records_error.ok()) return LoadVerdict::kOutputFailed;
   LoadVerdict verdict = JudgeThresholds(results);
+  if (summary.abort) {
+    // Said even with -q: it is the run's verdict.
+    std::fprintf(stderr, "hammer load: aborted (--abort-on-fail): %s\n",
+                 summary.abort->Describe().c_str());
+    if (flags_.hadoop || identity_.in_hadoop()) {
+      HadoopReporter(true).Counter("threshold", "aborted", 1);
+    } else {
+      verdict = LoadVerdict::kThresholdsFailed;
+    }
+  }
   if (metrics && metrics_linger_ > 0 && summary.signal == 0) {
     if (!flags_.quiet) {
       std::fprintf(stderr, "hammer load: serving the final metrics for %s (--metrics-linger)\n",

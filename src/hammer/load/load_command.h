@@ -22,6 +22,11 @@
 // starting i/RATE after worker 0's, so that together the workers send one request every 1/RATE.
 // With --split-by and no --split, it names this worker's part of a request file (index/count;
 // the count must be known: a Hadoop job's map count, --workers or HAMMER_WORKERS).
+// With --abort-on-fail, Run judges the thresholds every second after --abort-grace
+// (abort_watch.h) and stops the run when one fails, on this worker's figures or, with --fleet, on
+// the fleet's merged figures coordinated through ZooKeeper (fleet_abort.h); an aborted run is a
+// failed threshold (kThresholdsFailed; in Hadoop mode the task succeeds, its summary, counters
+// and partials saying it was aborted). ZooKeeper out of reach is said once; the run goes on.
 // Threads: the caller's (RunLoad starts the event loops).
 #pragma once
 
@@ -33,7 +38,9 @@
 #include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/base/worker_identity.h"
+#include "hammer/load/abort_watch.h"
 #include "hammer/load/body_matcher.h"
+#include "hammer/load/fleet_abort.h"
 #include "hammer/load/load_options.h"
 #include "hammer/load/load_run.h"
 #include "hammer/load/remote_writer.h"
@@ -89,6 +96,9 @@ struct LoadFlags {
   std::string key = "url";
   std::vector<std::string> key_patterns;
   std::vector<std::string> thresholds;
+  bool abort_on_fail = false;  // --abort-on-fail
+  std::string abort_grace;     // --abort-grace DUR
+  std::string fleet;           // --fleet zk://HOSTS[/PATH]
   bool dry_run = false;
   double rate_total = 0;
   int workers = 0;
@@ -135,6 +145,8 @@ class LoadCommand {
   Status CheckReportFlags();
   Status CheckSplitFlags(TargetsFormat format, SpecOptions* spec_options) const;
   Status CheckRemoteWriteFlags();
+  Status CheckAbortFlags();
+  int worker_index() const;  // --worker-index, else the identity's, else 0
   Status OpenInput();
   void AnnounceInput() const;
   // `html`: the HTML report, rendered when --html or --dashboard asks for it.
@@ -156,6 +168,7 @@ class LoadCommand {
   Nanos metrics_linger_ = 0;
   RemoteWriteOptions remote_write_;  // url empty: no --remote-write
   Nanos dashboard_linger_ = 0;
+  Nanos abort_grace_ = 10 * kSecond;
   int signal_ = 0;
 };
 

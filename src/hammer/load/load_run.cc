@@ -38,10 +38,10 @@ int WaitForStart(MonoNanos start_at, ProgressReporter& progress) {
 // signal, or records that can no longer be written (a closed pipe, a full disk), asks the
 // workers to finish what is in flight and ends the input (a worker skipping an endless line
 // returns); a second signal abandons the requests in flight. Returns the first signal, 0 when
-// none came.
+// none came. An abort (--abort-on-fail) stops the run as a first signal does.
 int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared, LoadInput& input,
                  const RecordSink& sink, ProgressReporter& progress, RunMonitor& monitor,
-                 LoadMetrics* metrics, LoadDashboard* dashboard) {
+                 LoadMetrics* metrics, LoadDashboard* dashboard, AbortWatch* abort) {
   int first_signal = 0;
   bool stopping = false;
   auto stop = [&](const std::string& why) {
@@ -70,6 +70,13 @@ int DriveWorkers(net::LoopGroup& loops, Workers& workers, SharedRunState& shared
     }
     if (!stopping && sink.failed()) {
       stop(sink.status().message() + "; stopping, waiting for requests in flight");
+    }
+    if (abort != nullptr) {
+      const AbortReason* reason = abort->Update(MonoNow(), monitor);
+      if (!stopping && reason != nullptr) {
+        stop("aborting (--abort-on-fail): " + reason->Describe() +
+             "; waiting for requests in flight");
+      }
     }
     progress.Poll(MonoNow());
     if (metrics != nullptr) metrics->Update(MonoNow(), monitor);
@@ -129,7 +136,7 @@ void WritePartials(const LoadOptions& options, const LoadSummary& summary, int64
 
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
                             const ProgressOptions& progress_options, LoadMetrics* metrics,
-                            LoadDashboard* dashboard) {
+                            LoadDashboard* dashboard, AbortWatch* abort) {
   const int threads = options.threads;
   // Every connection in flight is a descriptor: -c 5000 needs more than a soft limit of 1024.
   RaiseOpenFileLimit();
@@ -137,8 +144,10 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   if (Status s = loops.Init(); !s.ok()) return s;
   net::Resolver resolver(1);
   RecordSink sink(records_fd);
-  // Each live reader takes its own queue of the per-key intervals: the metrics the first.
-  const size_t key_readers = (metrics != nullptr ? 1 : 0) + (dashboard != nullptr ? 1 : 0);
+  // Each live reader takes its own queue of the per-key intervals: the metrics the first, the
+  // dashboard the next, the abort watch the last.
+  const size_t key_readers =
+      (metrics != nullptr ? 1 : 0) + (dashboard != nullptr ? 1 : 0) + (abort != nullptr ? 1 : 0);
   RunMonitor monitor(threads, key_readers);
   SharedRunState shared;
   if (options.max_requests > 0) {
@@ -165,15 +174,16 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   const int64_t wall_start_us = WallNowMicros();
   // Before the workers start: the dashboard takes the timeline from their first interval on.
   if (dashboard != nullptr) {
-    dashboard->BeginRun(start, wall_start_us / 1000, monitor, key_readers - 1);
+    dashboard->BeginRun(start, wall_start_us / 1000, monitor, (metrics != nullptr ? 1 : 0));
   }
   for (auto& worker : workers)
     worker->Start(start);
   progress.Begin(start);
   progress.Status("started");
   if (metrics != nullptr) metrics->BeginRun(start);
-  const int signal =
-      DriveWorkers(loops, workers, shared, input, sink, progress, monitor, metrics, dashboard);
+  if (abort != nullptr) abort->BeginRun(start, key_readers - 1);
+  const int signal = DriveWorkers(loops, workers, shared, input, sink, progress, monitor, metrics,
+                                  dashboard, abort);
   loops.Join();
   // The run ends at its last response (the last worker's end), not after the workers' own
   // ending work or the join: "seconds" and ended_at are the traffic's.
@@ -204,6 +214,7 @@ Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int rec
   summary.wall_end_us = wall_end_us;
   summary.interrupted = signal != 0;
   summary.signal = signal;
+  if (abort != nullptr) summary.abort = abort->reason();
   if (input.lines) {
     summary.source_warning = input.lines->warning();
     summary.input_wait_seconds = static_cast<double>(input.lines->waited(end)) / kSecond;

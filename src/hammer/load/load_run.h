@@ -14,6 +14,7 @@
 #include "hammer/base/progress.h"
 #include "hammer/base/status.h"
 #include "hammer/http/client.h"
+#include "hammer/load/abort_watch.h"
 #include "hammer/load/grpc_answer.h"
 #include "hammer/load/http_status_counts.h"
 #include "hammer/load/load_counters.h"
@@ -42,9 +43,10 @@ struct LoadSummary {
   double input_wait_seconds = 0;
   LoadCounters counters;  // late, dropped, aborted, warmup, redirects, connections, TLS
   bool interrupted = false;
-  int signal = 0;                // the first SIGINT/SIGTERM that stopped the run, 0 if none
-  stats::KeyStats total;         // every key merged
-  stats::Histogram uncorrected;  // open loop only
+  int signal = 0;                    // the first SIGINT/SIGTERM that stopped the run, 0 if none
+  std::optional<AbortReason> abort;  // --abort-on-fail stopped the run: why
+  stats::KeyStats total;             // every key merged
+  stats::Histogram uncorrected;      // open loop only
   std::vector<std::pair<std::string, stats::KeyStats>> keys;  // sorted by key
   stats::KeyFolding key_folding;  // what --max-keys grouped (folded == false: nothing)
   std::vector<std::string> failure_examples[kFailureCount];
@@ -82,9 +84,11 @@ struct LoadInput {
 // summary, the error in records_error).
 // `metrics` (--metrics-listen) and `dashboard` (--dashboard) (null: none; else
 // options.live_key_metrics must be set) get the run's figures while it works and its final
-// ones at the end; they keep serving them after.
+// ones at the end; they keep serving them after. `abort` (--abort-on-fail; null: none; else
+// options.live_key_metrics must be set) is asked every tick whether to stop: when it says so,
+// the run stops as on a first signal (requests in flight finish) and summary.abort says why.
 Result<LoadSummary> RunLoad(const LoadOptions& options, LoadInput input, int records_fd,
                             const ProgressOptions& progress, LoadMetrics* metrics = nullptr,
-                            LoadDashboard* dashboard = nullptr);
+                            LoadDashboard* dashboard = nullptr, AbortWatch* abort = nullptr);
 
 }  // namespace hammer::load

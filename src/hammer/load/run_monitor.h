@@ -3,12 +3,12 @@
 // Each worker keeps its own statistics (nothing shared on the hot path) and, once per
 // interval, hands a snapshot of that interval to the monitor, which is the only shared,
 // locked object of a run. The main thread reads totals for the live line, Hadoop counters
-// (`reporter:counter:error,<type>,<delta>`) and status lines. With --metrics-listen or
-// --dashboard the interval also carries its figures per key (IntervalSnapshot::keys), which the
-// monitor only queues for the main thread to merge (TakeKeyIntervals): a move under the lock
-// for one live reader; with two (both flags), the first reader's queue gets a copy, made by the
-// worker before it takes the lock. A worker never waits for that work, nor for a scrape or a
-// page.
+// (`reporter:counter:error,<type>,<delta>`) and status lines. With --metrics-listen,
+// --dashboard or --abort-on-fail the interval also carries its figures per key
+// (IntervalSnapshot::keys), which the monitor only queues for the main thread to merge
+// (TakeKeyIntervals): a move under the lock for one live reader; with more, every reader but
+// the last gets a copy, made by the worker before it takes the lock. A worker never waits for
+// that work, nor for a scrape or a page.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +42,8 @@ struct IntervalSnapshot {
 
 class RunMonitor {
  public:
-  // `key_readers`: how many live readers take the per-key intervals (TakeKeyIntervals), 1 or 2.
+  // `key_readers`: how many live readers take the per-key intervals (TakeKeyIntervals): the
+  // metrics, the dashboard, the abort watch (--abort-on-fail), each when asked for.
   explicit RunMonitor(int workers, size_t key_readers = 1)
       : in_flight_(static_cast<size_t>(workers), 0),
         counters_(static_cast<size_t>(workers)),
