@@ -86,14 +86,22 @@ constexpr const char* kFooter =
     "  hadoop fs -cat out/part-* | hammer stats --threshold 'p99<250ms' --threshold 'errors<1%'\n"
     "\n"
     "Exit status: 0 ok (even with malformed lines), 1 read/write error, 2 usage or unreadable "
-    "FILE, 3 a --threshold failed.";
+    "FILE, 3 a --threshold failed (or the partials say the run was aborted by one:\n"
+    "hammer load --abort-on-fail).";
 
-// Prints each result on stderr, as hammer load does; kExitThreshold when one failed, except in a
-// Hadoop task, where the job's output and counters are the contract (as for hammer load).
-int JudgeThresholds(const std::vector<stats::ThresholdResult>& results) {
+// Prints each result on stderr, as hammer load does; kExitThreshold when one failed, or when the
+// run was aborted by a failed threshold (`aborted`: its partials say so; its figures are those
+// of a run cut short), except in a Hadoop task, where the job's output and counters are the
+// contract (as for hammer load).
+int JudgeThresholds(const std::vector<stats::ThresholdResult>& results, bool aborted) {
   for (const stats::ThresholdResult& r : results)
     std::fputs(stats::FormatThresholdLine(r).c_str(), stderr);
-  const size_t failed = stats::FailedCount(results);
+  size_t failed = stats::FailedCount(results);
+  if (aborted && !results.empty() && failed == 0) {
+    std::fputs("hammer stats: the run was aborted by a failed threshold (--abort-on-fail)\n",
+               stderr);
+    failed = 1;
+  }
   if (failed == 0) return kExitOk;
   if (DetectWorkerIdentity().in_hadoop()) {
     HadoopReporter(true).Counter("threshold", "failed", failed);
@@ -237,7 +245,7 @@ int StatsMain(int argc, char** argv) {
     return 1;
   }
   std::fputs(summary->StderrText().c_str(), stderr);
-  return JudgeThresholds(summary->thresholds);
+  return JudgeThresholds(summary->thresholds, summary->abort_notes > 0);
 }
 
 }  // namespace hammer::cli

@@ -77,6 +77,7 @@ std::optional<AbortReason> FleetAbort::abort() const {
 FleetAbort::Counts FleetAbort::counts() const {
   std::lock_guard lock(mu_);
   Counts counts = counts_;
+  if (payload_pending_) ++counts.not_published;  // the latest, not written (yet)
   if (counts.last_error.empty()) counts.last_error = session_->stats().last_error;
   return counts;
 }

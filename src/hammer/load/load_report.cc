@@ -93,7 +93,8 @@ std::string FormatLoadSummary(const LoadSummary& s, bool with_table, size_t max_
       "hammer load: {} requests sent = {} succeeded + {} failed, in {:.2f} s: "
       "{:.1f} req/s{}\n",
       s.requests(), s.succeeded, s.failed, s.seconds, s.rps(),
-      s.interrupted
+      s.abort ? " (aborted: a threshold failed, --abort-on-fail)"
+      : s.interrupted
           ? (s.signal == SIGTERM ? " (interrupted by SIGTERM)" : " (interrupted by SIGINT)")
           : "");
   if (s.counters.warmup > 0) {
@@ -242,6 +243,14 @@ std::string LoadSummaryJson(const LoadSummary& s, std::string_view command,
   stats::AddCounterJson(j, LoadCounters::kCounterSpecs, s.counters.CounterValues());
   j["interrupted"] = s.interrupted;
   j["signal"] = s.signal == SIGTERM ? "SIGTERM" : s.signal == SIGINT ? "SIGINT" : "";
+  j["aborted"] = s.abort.has_value();
+  if (s.abort) {
+    j["abort"] = {{"threshold", s.abort->threshold},
+                  {"actual", s.abort->actual},
+                  {"message", s.abort->message},
+                  {"worker", s.abort->worker},
+                  {"fleet", s.abort->fleet}};
+  }
   nlohmann::ordered_json codes = nlohmann::ordered_json::object();
   for (const auto& [code, n] : s.status_codes.Counted())
     codes[std::to_string(code)] = n;

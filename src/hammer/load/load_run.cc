@@ -129,6 +129,8 @@ void WritePartials(const LoadOptions& options, const LoadSummary& summary, int64
       partials.clear();
     }
   }
+  // A reader of the partials learns that the run was cut short, and why (stats/record.h).
+  if (summary.abort) stats::AppendAbortNote(partials, summary.abort->Describe());
   sink.Write(partials);
 }
 

@@ -273,4 +273,24 @@ ParsedRecord ParseRecordLine(std::string_view line) {
   return record;
 }
 
+void AppendAbortNote(std::string& out, std::string_view text) {
+  out.append(kAbortNoteKey);
+  out.push_back('\t');
+  out.append(kAbortNoteTag);
+  out.push_back(' ');
+  AppendSanitizedKey(out, text);
+  out.push_back('\n');
+}
+
+bool ParseAbortNote(std::string_view line, std::string_view* text) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!line.starts_with(kAbortNoteKey)) return false;
+  line.remove_prefix(kAbortNoteKey.size());
+  if (line.size() < kAbortNoteTag.size() + 2 || line[0] != '\t') return false;
+  line.remove_prefix(1);
+  if (!line.starts_with(kAbortNoteTag) || line[kAbortNoteTag.size()] != ' ') return false;
+  *text = line.substr(kAbortNoteTag.size() + 1);
+  return true;
+}
+
 }  // namespace hammer::stats

@@ -46,6 +46,13 @@
 //                         lines          how many partial lines the attempt wrote in all (one
 //                                        per key), so a reader can tell it has all of them;
 //                       then the fields of #hp1 above, with the same rules.
+//   (aborted)<TAB>#hab1 TEXT\n
+//                       a note, not figures: `hammer load --abort-on-fail --emit partials` ends
+//                       its partials with it when a failed threshold aborted the run; TEXT (one
+//                       line) says which threshold, its measured value and which worker saw it.
+//                       `hammer stats` reports it, passes it on with --combine, and fails its
+//                       --threshold verdict on it; it is counted in no key. Readers that predate
+//                       it count it as malformed (an unknown tag): it changes no figures.
 //
 // Keys are bytes up to the first TAB; writers replace TAB, CR and LF in keys with spaces. One
 // trailing CR on a line is ignored (Ruby's chomp). Every other line is malformed: no TAB, a key
@@ -103,6 +110,13 @@ struct PartialOrigin {
 };
 inline constexpr std::string_view kAttemptPartialTag = "#ha1";
 inline constexpr size_t kMaxOriginFieldBytes = 256;
+
+// The abort note: "(aborted)\t#hab1 TEXT\n" (TAB, CR and LF in TEXT become spaces).
+inline constexpr std::string_view kAbortNoteKey = "(aborted)";
+inline constexpr std::string_view kAbortNoteTag = "#hab1";
+void AppendAbortNote(std::string& out, std::string_view text);
+// True when `line` (without its '\n') is an abort note; `*text` then views its TEXT.
+bool ParseAbortNote(std::string_view line, std::string_view* text);
 
 enum class RecordKind : uint8_t { kSuccess, kFailure, kPartial, kMalformed };
 

@@ -275,6 +275,12 @@ class LineRouter : public LineHandler {
   void OnLine(std::string_view line) override {
     ++line_;
     ++lines_;
+    if (std::string_view text; ParseAbortNote(line, &text)) {
+      if (abort_notes_++ == 0) first_abort_note_ = text;
+      // --combine passes notes on, so that the reader of its output sees them too.
+      if (options_.mode == StatsMode::kCombine) AppendAbortNote(passed_notes_, text);
+      return;
+    }
     if (options_.mode == StatsMode::kCsv && LooksLikeReducerLine(line)) {
       if (!AppendCsvRowFromReducerLine(writer_->buffer(), line)) {
         NoteMalformed("reducer line with neither 12 nor 7 fields");
@@ -331,6 +337,9 @@ class LineRouter : public LineHandler {
   }
 
   uint64_t lines() const { return lines_; }
+  uint64_t abort_notes() const { return abort_notes_; }
+  const std::string& first_abort_note() const { return first_abort_note_; }
+  const std::string& passed_notes() const { return passed_notes_; }
   uint64_t malformed() const { return malformed_; }
   const std::string& first_malformed() const { return first_malformed_; }
   const std::string& late_unsorted() const { return late_unsorted_; }
@@ -378,12 +387,19 @@ class LineRouter : public LineHandler {
   uint64_t malformed_ = 0;
   std::string first_malformed_;
   std::string late_unsorted_;
+  uint64_t abort_notes_ = 0;
+  std::string first_abort_note_;
+  std::string passed_notes_;  // --combine: the notes, written after the partials
 };
 
 }  // namespace
 
 std::string StatsJobSummary::StderrText() const {
   std::string text;
+  if (abort_notes > 0) {
+    text += "hammer stats: the run was aborted (--abort-on-fail; " + std::to_string(abort_notes) +
+            (abort_notes == 1 ? " note" : " notes") + " read): " + first_abort_note + "\n";
+  }
   if (malformed > 0) {
     text += HadoopReporter::CounterLine("stats", "malformed", malformed);
     if (mode != StatsMode::kTable) {
@@ -512,6 +528,7 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   reducer.Finish();
   sink.Finish();
   writer.buffer() += kept_lines;
+  writer.buffer() += router.passed_notes();
   if (!writer.status().ok()) return writer.status();
 
   StatsJobSummary summary;
@@ -520,6 +537,8 @@ Result<StatsJobSummary> StatsJob::Run(int out_fd) {
   summary.keys = sink.keys();
   summary.malformed = router.malformed();
   summary.first_malformed = router.first_malformed();
+  summary.abort_notes = router.abort_notes();
+  summary.first_abort_note = router.first_abort_note();
   summary.late_unsorted = router.late_unsorted();
   summary.timestamped = timeline.requests();
   summary.hdr_log_written = options_.hdr_log_path.has_value();

@@ -93,6 +93,10 @@ struct StatsJobSummary {
   // empty: printed after the table (--table), else on stderr, and a note in the HTML report.
   std::string one_request_hint;
   std::vector<ThresholdResult> thresholds;  // one per StatsJobOptions::thresholds, in order
+  // Abort notes read (record.h: a `hammer load --abort-on-fail` run was aborted), and the
+  // first one's text.
+  uint64_t abort_notes = 0;
+  std::string first_abort_note;
 
   // What to print on stderr at the end: the Hadoop counter "reporter:counter:stats,malformed,N"
   // and one human line per problem. Empty when there is nothing to say.

@@ -255,5 +255,21 @@ TEST(RecordTest, TypedFailureRecordsWrittenAndParsedBack) {
   }
 }
 
+TEST(RecordTest, AbortNoteWrittenAndParsedBack) {
+  std::string line;
+  AppendAbortNote(line, "threshold errors<5% failed\ton the fleet's figures\n");
+  EXPECT_EQ(line, "(aborted)\t#hab1 threshold errors<5% failed on the fleet's figures \n");
+  std::string_view text;
+  ASSERT_TRUE(ParseAbortNote(std::string_view(line).substr(0, line.size() - 1), &text));
+  EXPECT_EQ(text, "threshold errors<5% failed on the fleet's figures ");
+  EXPECT_TRUE(ParseAbortNote("(aborted)\t#hab1 x\r", &text));
+  EXPECT_EQ(text, "x");
+  EXPECT_FALSE(ParseAbortNote("(aborted)\t#hp1 x", &text));
+  EXPECT_FALSE(ParseAbortNote("(aborted)\t#hab1", &text));
+  EXPECT_FALSE(ParseAbortNote("aborted\t#hab1 x", &text));
+  // A reader that does not know the note counts it as malformed, never as figures.
+  EXPECT_EQ(ParseRecordLine("(aborted)\t#hab1 x").kind, RecordKind::kMalformed);
+}
+
 }  // namespace
 }  // namespace hammer::stats
