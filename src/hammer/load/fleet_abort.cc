@@ -1,5 +1,6 @@
 #include "hammer/load/fleet_abort.h"
 
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,12 @@ void FleetAbort::RequestAbort(const AbortReason& reason) {
   session_->RequestRefresh();
 }
 
+bool FleetAbort::FinishAbort(Nanos timeout) {
+  std::unique_lock lock(mu_);
+  return abort_written_.wait_for(lock, std::chrono::nanoseconds(timeout),
+                                 [this] { return !abort_request_; });
+}
+
 std::map<std::string, std::string> FleetAbort::Peers() const {
   std::lock_guard lock(mu_);
   return peers_;
@@ -124,6 +131,7 @@ Status FleetAbort::Refresh(zhandle_t* zh) {
     if (rc != ZOK && rc != ZNODEEXISTS) return net::ZkStatus("create", abort_path_, rc);
     std::lock_guard lock(mu_);
     abort_request_.reset();
+    abort_written_.notify_all();
   }
   // Armed again at every pass: the watch fires when the node is created.
   std::string abort_data;

@@ -19,6 +19,7 @@
 // another) is reported by abort() within a watch notification's time, not at the next Publish.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "hammer/base/clock.h"
 #include "hammer/base/status.h"
 #include "hammer/load/fleet_partial.h"
 #include "hammer/net/zk_session.h"
@@ -51,6 +53,9 @@ class FleetAbort {
   void Publish(std::string payload);
   // Creates the abort node with `reason` unless one exists (then that one's reason stands).
   void RequestAbort(const AbortReason& reason);
+  // Waits until an abort asked for has been written (at most `timeout`; ZooKeeper may be out
+  // of reach): the other workers learn of it only from the node. False on timeout.
+  bool FinishAbort(Nanos timeout);
   // The other workers' payloads as last read, by node name (this worker's own left out).
   std::map<std::string, std::string> Peers() const;
   // The abort node's reason once it exists.
@@ -79,6 +84,7 @@ class FleetAbort {
   const std::string worker_;
 
   mutable std::mutex mu_;
+  std::condition_variable abort_written_;
   std::string payload_;  // the latest from Publish
   bool payload_pending_ = false;
   std::optional<std::string> abort_request_;  // encoded reason to create

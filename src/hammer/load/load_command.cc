@@ -38,6 +38,8 @@ constexpr uint64_t kDescriptorsPerThread = 4;
 constexpr uint64_t kSpareDescriptors = 32;
 // How long the end of a run waits for the receiver to take the final --remote-write push.
 constexpr Nanos kFinalPushTimeout = 5 * kSecond;
+// How long the end of an aborted run waits for ZooKeeper to take the abort node (--fleet).
+constexpr Nanos kAbortWriteTimeout = 5 * kSecond;
 
 // RFC 3339 ("2026-11-30T02:00:00Z", "...+01:00") or Unix seconds ("1764468000.5"), as
 // microseconds since the epoch.
@@ -528,6 +530,10 @@ Result<LoadVerdict> LoadCommand::Run() {
   Result<LoadSummary> result = RunLoad(options_, std::move(input_), STDOUT_FILENO, progress_,
                                        metrics.get(), dashboard.get(), abort.get());
   if (fleet) {
+    if (!fleet->FinishAbort(kAbortWriteTimeout)) {
+      std::fprintf(stderr, "hammer load: --fleet: could not write the abort to ZooKeeper at %s\n",
+                   fleet->hosts().c_str());
+    }
     const FleetAbort::Counts counts = fleet->counts();
     if (counts.not_published > 0) {
       std::fprintf(stderr,
