@@ -246,10 +246,11 @@ void AddLoadFlags(CLI::App& app, load::LoadFlags& f) {
       ->type_name("DUR");
   app.add_option("--fleet", f.fleet,
                  "with --abort-on-fail: judge the fleet's merged figures, shared through "
-                 "ZooKeeper under PATH/hammer/runs/RUN_ID (HAMMER_RUN_ID or the Hadoop job id); "
+                 "ZooKeeper (zk://HOST:PORT[,HOST:PORT][/PATH]) under PATH/hammer/runs/RUN_ID "
+                 "(HAMMER_RUN_ID or the Hadoop job id); "
                  "the first worker to see a failure aborts every worker; ZooKeeper out of reach: "
                  "the run goes on")
-      ->type_name("zk://HOST:PORT[,HOST:PORT][/PATH]");
+      ->type_name("URL");
   app.add_option("--max-redirects", f.run.max_redirects,
                  "follow up to N redirects (0: do not follow); a cycle is redirect_loop")
       ->capture_default_str();

@@ -39,6 +39,8 @@ SAMPLE_VALUES = {
     "--metrics-linger": ["1s", "--metrics-listen", "127.0.0.1:0"],
     "--remote-write": ["http://127.0.0.1:9/api/v1/write"],
     "--push-interval": ["2s", "--remote-write", "http://127.0.0.1:9/api/v1/write"],
+    "--abort-grace": ["5s", "--abort-on-fail", "--threshold", "errors<1%"],
+    "--fleet": ["zk://127.0.0.1:9/x", "--abort-on-fail", "--threshold", "errors<1%"],
     "--dashboard": [":0"],
     "--dashboard-linger": ["1s", "--dashboard", ":0"],
     "--start-at": ["1"],

@@ -394,7 +394,7 @@ Status LoadCommand::CheckAbortFlags() {
     if (Result<net::ZkUrl> url = net::ParseZkUrl(flags_.fleet); !url.ok()) {
       return Status::Error("--fleet: " + url.status().message());
     }
-    if (identity_.run.empty()) {
+    if (identity_.run.empty() && !flags_.dry_run) {  // --dry-run joins no fleet
       return Status::Error(
           "--fleet needs the run's id, the same in every worker: HAMMER_RUN_ID (a Hadoop task "
           "has its job's)");
