@@ -16,6 +16,7 @@ import uuid
 import pytest
 
 import zookeeper
+from hadoop_harness import StreamingCluster, remove_tree, require_harness
 from harness import HAMMER, ClosedPort, HammerServe, run_hammer, summary_of
 from zookeeper import zk  # noqa: F401
 
@@ -80,6 +81,8 @@ def test_fleet_aborts_on_the_merged_figures(zk, tmp_path):  # noqa: F811
     assert node["actual"].endswith("%") and float(node["actual"][:-1]) >= 5
     assert node["worker"] in {"0", "1", "2", "3"}
     created = stat.ctime / 1000.0
+    print("seconds from the abort node's creation to each worker's end: " +
+          ", ".join(f"{ended - created:.3f}" for _, ended in ends))
     for i, (status, ended) in enumerate(ends):
         stderr = (tmp_path / f"w{i}.stderr").read_text()
         assert status == 3, stderr
@@ -106,6 +109,49 @@ def test_fleet_aborts_on_the_merged_figures(zk, tmp_path):  # noqa: F811
     assert merged.returncode == 3, merged.stderr
     assert "the run was aborted (--abort-on-fail; 4 notes read)" in merged.stderr
     assert "malformed" not in merged.stderr
+
+
+def test_four_hadoop_mappers_abort_together(zk, tmp_path, hammer_bin):  # noqa: F811
+    """The same with a Hadoop Streaming job on the local runner, four mappers at once: the run
+    id is the job's, each worker its task's partition. One mapper's target refuses connections;
+    the job ends early and successfully (aborted tasks succeed), every part file carries the
+    abort note, and the job's last step, hammer stats --threshold over the parts, exits 3."""
+    require_harness()
+    healthy = [HammerServe() for _ in range(3)]
+    work = tmp_path / "hadoop"
+    cluster = StreamingCluster("local", work)
+    try:
+        with ClosedPort() as refused:
+            urls = tmp_path / "urls.txt"  # one line, one mapper
+            urls.write_text("".join(u + "\n" for u in [refused.url("/"),
+                                                       *[h.url("/") for h in healthy]]))
+            started = time.monotonic()
+            job = cluster.run("abort", [urls], [
+                "-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.map.speculative=false",
+                "-D", "mapreduce.job.reduces=0", "-D", "mapreduce.local.map.tasks.maximum=4",
+                "-D", "mapreduce.input.lineinputformat.linespermap=1",
+                "-inputformat", "org.apache.hadoop.mapred.lib.NLineInputFormat",
+                "-mapper", f"{hammer_bin} load --loop -d 120s -r {RATE} -c 50 --emit partials "
+                           f"--threshold {THRESHOLD} --abort-on-fail --abort-grace 2s "
+                           f"--fleet {zk.url('/hadoop')}"])
+            elapsed = time.monotonic() - started
+        assert job.rc == 0, f"{job.reply}\n{cluster.log_tail()}"
+        assert elapsed < 100, elapsed  # not the mappers' 120 s
+        parts = job.part_files()
+        assert len(parts) == 4
+        for part in parts:
+            assert "(aborted)\t#hab1 threshold errors<5% failed on the fleet's figures" \
+                in part.read_text(), part
+        node = zk.get(f"/hadoop/hammer/runs/{job.job_id}/abort")
+        assert f"threshold\t{THRESHOLD}\n" in node
+        merged = run_hammer(["stats", "--threshold", THRESHOLD, *[str(p) for p in parts]])
+        assert merged.returncode == 3, merged.stderr
+        assert "the run was aborted (--abort-on-fail; 4 notes read)" in merged.stderr
+    finally:
+        cluster.close()
+        remove_tree(work)
+        for h in healthy:
+            h.stop()
 
 
 def test_alone_aborts_on_its_own_figures(tmp_path):
