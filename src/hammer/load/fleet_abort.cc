@@ -20,8 +20,12 @@ Result<std::unique_ptr<FleetAbort>> FleetAbort::Start(std::string_view url, std:
   std::unique_ptr<FleetAbort> fleet(
       new FleetAbort(parsed->hosts, run_path, std::to_string(std::max(0, worker))));
   FleetAbort* self = fleet.get();
+  // The C client logs every failed connection attempt (several a second while ZooKeeper is
+  // down); a load run says what matters once, at its end (counts()).
+  net::ZkSessionOptions session_options;
+  session_options.log_path = "/dev/null";
   Result<std::unique_ptr<net::ZkSession>> session = net::ZkSession::Start(
-      parsed->hosts, net::ZkSessionOptions{}, [self](zhandle_t* zh) { return self->Refresh(zh); },
+      parsed->hosts, session_options, [self](zhandle_t* zh) { return self->Refresh(zh); },
       [self](bool connected) {
         std::lock_guard lock(self->mu_);
         self->counts_.connected = connected;
