@@ -13,13 +13,15 @@ import threading
 import time
 import uuid
 
+import jsonschema
 import pytest
 
 import zookeeper
 from hadoop_harness import StreamingCluster, remove_tree, require_harness
-from harness import HAMMER, ClosedPort, HammerServe, run_hammer, summary_of
+from harness import HAMMER, ROOT, ClosedPort, HammerServe, run_hammer, summary_of
 from zookeeper import zk  # noqa: F401
 
+SCHEMA = json.loads((ROOT / "docs" / "summary.schema.json").read_text())
 THRESHOLD = "errors<5%"
 RATE = 200  # requests per second, each worker
 
@@ -91,6 +93,7 @@ def test_fleet_aborts_on_the_merged_figures(zk, tmp_path):  # noqa: F811
         assert "aborted (--abort-on-fail): threshold errors<5% failed on the fleet's figures" \
             in stderr, stderr
         summary = summary_of(tmp_path / f"w{i}.json")
+        jsonschema.validate(summary, SCHEMA)
         assert summary["aborted"] is True
         assert summary["abort"]["threshold"] == THRESHOLD
         assert summary["abort"]["fleet"] is True
@@ -166,6 +169,7 @@ def test_alone_aborts_on_its_own_figures(tmp_path):
     assert "aborted (--abort-on-fail): threshold errors<5% failed on this worker's figures" \
         in stderr
     summary = summary_of(tmp_path / "alone.json")
+    jsonschema.validate(summary, SCHEMA)
     assert summary["aborted"] is True and summary["abort"]["fleet"] is False
     assert summary["abort"]["worker"] == 0
     assert 1 <= summary["seconds"] < 30
