@@ -18,7 +18,7 @@ import pytest
 
 import zookeeper
 from hadoop_harness import StreamingCluster, remove_tree, require_harness
-from harness import HAMMER, ROOT, ClosedPort, HammerServe, run_hammer, summary_of
+from harness import HAMMER, ROOT, ClosedPort, HammerServe, run_hammer, summary_of, wait_for
 from zookeeper import zk  # noqa: F401
 
 SCHEMA = json.loads((ROOT / "docs" / "summary.schema.json").read_text())
@@ -116,28 +116,46 @@ def test_fleet_aborts_on_the_merged_figures(zk, tmp_path):  # noqa: F811
 
 def test_four_hadoop_mappers_abort_together(zk, tmp_path, hammer_bin):  # noqa: F811
     """The same with a Hadoop Streaming job on the local runner, four mappers at once: the run
-    id is the job's, each worker its task's partition. One mapper's target refuses connections;
-    the job ends early and successfully (aborted tasks succeed), every part file carries the
-    abort note, and the job's last step, hammer stats --threshold over the parts, exits 3."""
+    id is the job's, each worker its task's partition. Once all four publish to ZooKeeper, one
+    mapper's target stops (connections refused from then on); the job ends early and
+    successfully (aborted tasks succeed), every part file carries the abort note, and the job's
+    last step, hammer stats --threshold over the parts, exits 3."""
     require_harness()
+    failing = HammerServe()
     healthy = [HammerServe() for _ in range(3)]
     work = tmp_path / "hadoop"
     cluster = StreamingCluster("local", work)
+    kazoo = zk._kazoo()
+
+    def four_mappers_publish():
+        runs = kazoo.get_children("/hadoop/hammer/runs") \
+            if kazoo.exists("/hadoop/hammer/runs") else []
+        workers = f"/hadoop/hammer/runs/{runs[0]}/workers" if len(runs) == 1 else None
+        return workers is not None and kazoo.exists(workers) \
+            and len(kazoo.get_children(workers)) == 4
+
+    result = {}
     try:
-        with ClosedPort() as refused:
-            urls = tmp_path / "urls.txt"  # one line, one mapper
-            urls.write_text("".join(u + "\n" for u in [refused.url("/"),
-                                                       *[h.url("/") for h in healthy]]))
-            started = time.monotonic()
-            job = cluster.run("abort", [urls], [
+        urls = tmp_path / "urls.txt"  # one line, one mapper
+        urls.write_text("".join(u + "\n" for u in [failing.url("/"),
+                                                   *[h.url("/") for h in healthy]]))
+        started = time.monotonic()
+        runner = threading.Thread(target=lambda: result.update(job=cluster.run("abort", [urls], [
                 "-D", "mapreduce.map.maxattempts=1", "-D", "mapreduce.map.speculative=false",
                 "-D", "mapreduce.job.reduces=0", "-D", "mapreduce.local.map.tasks.maximum=4",
                 "-D", "mapreduce.input.lineinputformat.linespermap=1",
                 "-inputformat", "org.apache.hadoop.mapred.lib.NLineInputFormat",
                 "-mapper", f"{hammer_bin} load --loop -d 120s -r {RATE} -c 50 --emit partials "
                            f"--threshold {THRESHOLD} --abort-on-fail --abort-grace 2s "
-                           f"--fleet {zk.url('/hadoop')}"])
-            elapsed = time.monotonic() - started
+                           f"--fleet {zk.url('/hadoop')}"])))
+        runner.start()
+        # Mid-run: every mapper is sending and publishing when worker 0's target goes away.
+        wait_for(four_mappers_publish, timeout=90, what="four mappers publishing their figures")
+        failing.stop()
+        runner.join(timeout=150)
+        assert not runner.is_alive(), "the job did not end"
+        elapsed = time.monotonic() - started
+        job = result["job"]
         assert job.rc == 0, f"{job.reply}\n{cluster.log_tail()}"
         assert elapsed < 100, elapsed  # not the mappers' 120 s
         parts = job.part_files()
@@ -153,7 +171,7 @@ def test_four_hadoop_mappers_abort_together(zk, tmp_path, hammer_bin):  # noqa: 
     finally:
         cluster.close()
         remove_tree(work)
-        for h in healthy:
+        for h in [failing, *healthy]:
             h.stop()
 
 
